@@ -1,0 +1,5 @@
+"""``python -m logagent`` runs the CLI."""
+
+from logagent.cli import main
+
+main()

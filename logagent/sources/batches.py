@@ -1,0 +1,190 @@
+"""Plan units over the inputs and read them in batches (EDGE: reads sources).
+
+Seekable inputs are planned up front as units of ``unit_size`` bytes with one
+global numbering (source after source). They are read either in file order or
+in a seeded uniformly random permutation of all units; a batch is the next
+``batch_units`` units of that order, read with positional reads and joined into
+one buffer so extraction runs once per batch. Streams follow, read forwards in
+batches of the same byte size; their units are numbered as they are met.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+
+import numpy as np
+import numpy.typing as npt
+
+from logagent.sources.files import Source
+from logagent.sources.framing import Piece, first_line_start, iter_pieces, iter_unit_pieces
+
+MIN_UNIT = 4 << 10
+MAX_UNIT = 1 << 20
+TARGET_UNITS = 1 << 18
+
+I64 = npt.NDArray[np.int64]
+
+
+class Order(StrEnum):
+    """In which order units are read."""
+
+    SEQUENTIAL = "sequential"
+    RANDOM = "random"
+
+
+def choose_unit_size(total_bytes: int) -> int:
+    """Unit size (stats note §10): about 2^18 units, a power of two in [4 KiB, 1 MiB]."""
+    want = max(total_bytes, 1) / TARGET_UNITS
+    size = 1 << max(0, math.ceil(math.log2(want))) if want > 1 else 1
+    return int(min(MAX_UNIT, max(MIN_UNIT, size)))
+
+
+@dataclass(frozen=True, slots=True)
+class UnitPlan:
+    """Global unit numbering over the seekable sources."""
+
+    unit_size: int
+    bases: tuple[int, ...]
+    counts: tuple[int, ...]
+
+    @property
+    def total_units(self) -> int:
+        """Units over all seekable sources."""
+        return sum(self.counts)
+
+
+def plan_units(sizes: Sequence[int], unit_size: int) -> UnitPlan:
+    """Number the units of each seekable source, source after source."""
+    counts = tuple(math.ceil(s / unit_size) for s in sizes)
+    bases = tuple(int(x) for x in np.concatenate([[0], np.cumsum(counts)[:-1]])) if counts else ()
+    return UnitPlan(unit_size, bases, counts)
+
+
+def unit_order(total_units: int, order: Order, seed: int) -> I64:
+    """The reading order of all planned units: file order or a seeded permutation."""
+    if order is Order.SEQUENTIAL:
+        return np.arange(total_units, dtype=np.int64)
+    return np.random.default_rng(seed).permutation(total_units).astype(np.int64)
+
+
+@dataclass(frozen=True, slots=True)
+class Batch:
+    """Lines of several units in one buffer, with what is needed to place each line in its unit.
+
+    The lines are ``data[:size]`` (``data`` may run past ``size``: see
+    ``Piece``). The line starting at buffer position ``p`` inside piece ``k``
+    starts at source byte ``piece_offset[k] + p - piece_pos[k]`` and so lies in
+    unit ``piece_base[k] + that // unit_size``.
+    """
+
+    data: bytes
+    size: int
+    piece_pos: I64
+    piece_offset: I64
+    piece_base: I64
+    unit_size: int
+    units: I64
+    bytes_read: int
+    lines_truncated: int
+
+    def units_of(self, positions: I64) -> I64:
+        """Global unit index of the lines starting at these buffer positions."""
+        k = np.searchsorted(self.piece_pos, positions, side="right") - 1
+        offsets = self.piece_offset[k] + positions - self.piece_pos[k]
+        out: I64 = self.piece_base[k] + offsets // self.unit_size
+        return out
+
+
+def make_batch(
+    pieces: list[tuple[Piece, int]], units: I64, *, unit_size: int, bytes_read: int
+) -> Batch:
+    """Join pieces (each with its source's unit base) into one batch; one piece is not copied."""
+    lengths = np.fromiter((p.size for p, _ in pieces), dtype=np.int64, count=len(pieces))
+    pos = np.concatenate([[0], np.cumsum(lengths)[:-1]]).astype(np.int64)
+    if len(pieces) == 1:
+        data = pieces[0][0].buf
+    else:
+        data = b"".join(memoryview(p.buf)[: p.size] for p, _ in pieces)
+    return Batch(
+        data=data,
+        size=int(lengths.sum()),
+        piece_pos=pos,
+        piece_offset=np.fromiter((p.offset for p, _ in pieces), np.int64, len(pieces)),
+        piece_base=np.fromiter((b for _, b in pieces), np.int64, len(pieces)),
+        unit_size=unit_size,
+        units=units,
+        bytes_read=bytes_read,
+        lines_truncated=sum(p.truncated for p, _ in pieces),
+    )
+
+
+def iter_seekable_batches(
+    sources: Sequence[Source], plan: UnitPlan, order: I64, *, batch_units: int, cap: int
+) -> Iterator[Batch]:
+    """Read the planned units in ``order``, ``batch_units`` at a time."""
+    bases = np.asarray(plan.bases, dtype=np.int64)
+    size = plan.unit_size
+    for i in range(0, len(order), batch_units):
+        units = order[i : i + batch_units]
+        if len(units) > 1 and np.all(np.diff(units) == 1) and _one_source(bases, units):
+            yield _contiguous_batch(sources, plan, units, cap=cap)
+            continue
+        pieces: list[tuple[Piece, int]] = []
+        nbytes = 0
+        for u in units.tolist():
+            s = int(np.searchsorted(bases, u, side="right") - 1)
+            src, base, local = sources[s], plan.bases[s], u - plan.bases[s]
+            assert src.size is not None
+            nbytes += min(size, src.size - local * size)
+            pieces.extend(
+                (p, base) for p in iter_unit_pieces(src.read_at, local, size, src.size, cap=cap)
+            )
+        yield make_batch(pieces, units, unit_size=size, bytes_read=nbytes)
+
+
+def _one_source(bases: I64, units: I64) -> bool:
+    first, last = np.searchsorted(bases, units[[0, -1]], side="right")
+    return bool(first == last)
+
+
+def _contiguous_batch(sources: Sequence[Source], plan: UnitPlan, units: I64, *, cap: int) -> Batch:
+    """A run of neighbouring units of one source, framed in one pass."""
+    s = int(np.searchsorted(np.asarray(plan.bases), units[0], side="right") - 1)
+    src, base = sources[s], plan.bases[s]
+    assert src.size is not None
+    lo = (int(units[0]) - base) * plan.unit_size
+    hi = min((int(units[-1]) - base + 1) * plan.unit_size, src.size)
+    pieces: list[tuple[Piece, int]] = []
+    start = first_line_start(src.read_at, lo, hi)
+    if start is not None:
+        chunk = max(hi - start, 1)
+        pieces = [(p, base) for p in iter_pieces(src.read_at, start, hi, cap=cap, chunk=chunk)]
+    return make_batch(pieces, units, unit_size=plan.unit_size, bytes_read=hi - lo)
+
+
+def iter_stream_batches(
+    source: Source, *, unit_size: int, first_unit: int, batch_bytes: int, cap: int
+) -> Iterator[Batch]:
+    """Read a stream forwards in batches of whole units; units numbered from ``first_unit``.
+
+    A batch holds the lines whose first byte lies in ``[lo, hi)``, both multiples
+    of ``unit_size``, so no unit is split across batches.
+    """
+    step = max(1, batch_bytes // unit_size) * unit_size
+    lo, pos = 0, 0
+    while True:
+        lo = max(lo, pos - pos % unit_size)  # a very long line may have jumped whole units
+        hi = lo + step
+        pieces = [
+            (p, first_unit) for p in iter_pieces(source.read_at, pos, hi, cap=cap, chunk=step)
+        ]
+        if not pieces:
+            return
+        end = pieces[-1][0].offset + pieces[-1][0].span
+        last_unit = (min(end, hi) - 1) // unit_size
+        units = np.arange(first_unit + lo // unit_size, first_unit + last_unit + 1, dtype=np.int64)
+        yield make_batch(pieces, units, unit_size=unit_size, bytes_read=end - pos)
+        lo, pos = hi, end

@@ -1,0 +1,199 @@
+"""Open log inputs: plain files, compressed files and stdin (EDGE).
+
+A plain file is *seekable*: it is read with positional reads (``os.pread``),
+in any unit order. Compressed files (gzip, zstd, bzip2, found by magic bytes)
+and stdin are *streams*: they are read forwards only, through
+``ForwardReader``, which offers the same ``read_at`` as a file but refuses to
+go back. Third-party decoding errors become ``InputCorrupt`` here, once.
+"""
+
+from __future__ import annotations
+
+import bz2
+import glob
+import gzip
+import os
+import stat
+import sys
+import zlib
+from dataclasses import dataclass, field
+from typing import IO, Any
+
+from logagent.errors import (
+    InputCorrupt,
+    InputError,
+    InputIsDirectory,
+    InputNotFound,
+    InputPermissionError,
+)
+
+MAGIC = {b"\x1f\x8b": "gzip", b"\x28\xb5\x2f\xfd": "zstd", b"BZh": "bzip2"}
+STDIN = "-"
+
+
+@dataclass
+class Source:
+    """One opened input. ``size`` is None for streams (unknown until read)."""
+
+    path: str
+    seekable: bool
+    size: int | None
+    compression: str | None
+    _fd: int | None = None
+    _stream: ForwardReader | None = None
+    _closers: list[Any] = field(default_factory=list)
+
+    def read_at(self, offset: int, n: int) -> bytes:
+        """Read up to ``n`` bytes at ``offset`` (forwards only for streams)."""
+        if self._fd is not None:
+            try:
+                return os.pread(self._fd, n, offset)
+            except OSError as exc:
+                raise InputError(f"read failed: {exc.strerror}", path=self.path) from exc
+        assert self._stream is not None
+        return self._stream.read_at(offset, n)
+
+    @property
+    def error(self) -> InputCorrupt | None:
+        """The damage that ended a compressed stream early, if any (what came before was read)."""
+        return self._stream.error if self._stream else None
+
+    def close(self) -> None:
+        """Release the file descriptor or stream."""
+        if self._fd is not None:
+            os.close(self._fd)
+            self._fd = None
+        for closer in reversed(self._closers):
+            closer.close()
+        self._closers.clear()
+
+
+class ForwardReader:
+    """``read_at`` over a forward-only stream, keeping at most one request buffered.
+
+    A damaged or truncated compressed stream ends early instead of raising, so
+    the bytes before the damage are still counted; ``error`` says what happened.
+    """
+
+    def __init__(self, raw: IO[bytes], path: str) -> None:
+        self._raw = raw
+        self._path = path
+        self._buf = b""
+        self._start = 0  # stream offset of _buf[0]
+        self.eof = False
+        self.error: InputCorrupt | None = None
+
+    def read_at(self, offset: int, n: int) -> bytes:
+        """Bytes ``[offset, offset+n)`` of the stream; ``offset`` may never move backwards."""
+        if offset < self._start:
+            raise ValueError(f"stream {self._path} cannot seek back to {offset}")
+        drop = offset - self._start
+        if drop >= len(self._buf):
+            self._skip(drop - len(self._buf))
+            self._buf = b""
+        else:
+            self._buf = self._buf[drop:]
+        self._start = offset
+        parts = [self._buf]
+        have = len(self._buf)
+        while have < n and not self.eof:
+            chunk = self._read(n - have)
+            parts.append(chunk)
+            have += len(chunk)
+        self._buf = b"".join(parts)
+        return self._buf[:n]
+
+    def _fail(self, exc: Exception) -> bytes:
+        self.eof = True
+        self.error = InputCorrupt(
+            f"compressed stream is damaged or truncated after about {self._start} bytes: {exc}",
+            path=self._path,
+            offset=self._start,
+        )
+        return b""
+
+    def _skip(self, count: int) -> None:
+        while count > 0 and not self.eof:
+            count -= len(self._read(min(count, 1 << 20)))
+
+    def _read(self, n: int) -> bytes:
+        read = getattr(
+            self._raw, "read1", self._raw.read
+        )  # read1: what is there, no waiting for more
+        try:
+            chunk = read(n)
+        except (EOFError, OSError, zlib.error, ValueError) as exc:
+            return self._fail(exc)
+        except Exception as exc:  # zstandard raises its own ZstdError
+            if type(exc).__name__ != "ZstdError":
+                raise
+            return self._fail(exc)
+        if not chunk:
+            self.eof = True
+        return chunk
+
+
+def resolve_paths(patterns: list[str]) -> list[str]:
+    """Expand globs; every pattern must match at least one path ('-' is stdin)."""
+    out: list[str] = []
+    for pattern in patterns:
+        if pattern == STDIN or os.path.lexists(pattern) or not glob.has_magic(pattern):
+            out.append(pattern)
+            continue
+        matches = sorted(glob.glob(pattern))
+        if not matches:
+            raise InputNotFound("no file matches this pattern", path=pattern)
+        out.extend(matches)
+    return out
+
+
+def open_source(path: str) -> Source:
+    """Open one input; raise an ``InputError`` subclass with a clear message."""
+    if path == STDIN:
+        reader = ForwardReader(sys.stdin.buffer, "<stdin>")
+        return Source("<stdin>", seekable=False, size=None, compression=None, _stream=reader)
+    fd = _open_fd(path)
+    size = os.fstat(fd).st_size
+    head = os.pread(fd, 4, 0)
+    kind = next((k for magic, k in MAGIC.items() if head.startswith(magic)), None)
+    if kind is None and stat.S_ISREG(os.fstat(fd).st_mode):
+        return Source(path, seekable=True, size=size, compression=None, _fd=fd)
+    os.close(fd)
+    return _open_stream(path, kind)
+
+
+def _open_fd(path: str) -> int:
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except FileNotFoundError as exc:
+        raise InputNotFound("no such file", path=path) from exc
+    except PermissionError as exc:
+        raise InputPermissionError("permission denied", path=path) from exc
+    except IsADirectoryError as exc:
+        raise InputIsDirectory("is a directory, not a log file", path=path) from exc
+    except OSError as exc:
+        raise InputError(f"cannot open: {exc.strerror}", path=path) from exc
+    if stat.S_ISDIR(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise InputIsDirectory("is a directory, not a log file", path=path)
+    return fd
+
+
+def _open_stream(path: str, kind: str | None) -> Source:
+    raw: IO[bytes] = open(path, "rb")  # noqa: SIM115 - closed by Source.close
+    closers: list[Any] = [raw]
+    stream: Any = raw
+    if kind == "gzip":
+        stream = gzip.GzipFile(fileobj=raw, mode="rb")
+    elif kind == "bzip2":
+        stream = bz2.BZ2File(raw, mode="rb")
+    elif kind == "zstd":
+        import zstandard
+
+        stream = zstandard.ZstdDecompressor().stream_reader(raw, read_across_frames=True)
+    if stream is not raw:
+        closers.append(stream)
+    reader = ForwardReader(stream, path)
+    return Source(
+        path, seekable=False, size=None, compression=kind, _stream=reader, _closers=closers
+    )

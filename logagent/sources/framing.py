@@ -1,0 +1,177 @@
+"""Cut a byte range of a log into newline-aligned pieces (PURE).
+
+Everything here works on a ``read_at(offset, n) -> bytes`` callable, so the
+same code frames a seekable file (``os.pread``), a decompressed stream read
+forwards, or bytes in memory in tests.
+
+The unit rule (stats note §2): unit ``b`` of size ``S`` holds the lines whose
+first byte lies in ``[b*S, (b+1)*S)``. A line longer than ``cap`` bytes is cut
+to its first ``cap`` bytes and counted as truncated; the rest of it is skipped
+without ever being held in memory whole. A last line without a newline gets
+one. Every piece's data therefore ends in ``b"\\n"`` and holds no line longer
+than ``cap``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+
+ReadAt = Callable[[int, int], bytes]
+
+#: How far past a range's end a read looks for the newline of the crossing line.
+TAIL_SLACK = 4096
+NL = b"\n"
+
+
+@dataclass(frozen=True, slots=True)
+class Piece:
+    """Complete lines starting at byte ``offset`` of the source: ``buf[:end]``.
+
+    ``buf`` may run past ``end`` (the bytes of a read that belong to the next
+    piece) so that a large read is never copied just to cut it. ``span`` is how
+    many source bytes the lines cover (more than ``end`` when a long line was
+    cut, one less when a final newline was added).
+    """
+
+    offset: int
+    buf: bytes
+    span: int
+    truncated: int = 0
+    end: int = -1
+
+    @property
+    def size(self) -> int:
+        """Bytes of lines in ``buf``."""
+        return len(self.buf) if self.end < 0 else self.end
+
+    @property
+    def data(self) -> bytes:
+        """The lines as their own bytes (copies when ``buf`` runs past ``end``)."""
+        return self.buf if self.size == len(self.buf) else self.buf[: self.size]
+
+
+def iter_pieces(read_at: ReadAt, start: int, stop: int, *, cap: int, chunk: int) -> Iterator[Piece]:
+    """Yield pieces covering every line whose first byte is in ``[start, stop)``.
+
+    ``start`` must be the first byte of a line. Reads ``chunk`` bytes at a time.
+    """
+    pos = start
+    while pos < stop:
+        limit = min(stop, pos + chunk) - pos
+        want = limit + TAIL_SLACK
+        data = read_at(pos, want)
+        if not data:
+            return
+        end = data.find(NL, limit - 1)
+        if end >= 0:
+            yield from split_long_lines(data, pos, cap, end=end + 1)
+            pos += end + 1
+        elif len(data) < want:  # end of input before the crossing line's newline
+            if data.endswith(NL):
+                yield from split_long_lines(data, pos, cap)
+            else:
+                yield from split_long_lines(data + NL, pos, cap, span=len(data))
+            return
+        else:
+            head_end = data.rfind(NL, 0, limit) + 1
+            if head_end:
+                yield from split_long_lines(data[:head_end], pos, cap)
+            piece, pos = read_capped_line(read_at, pos + head_end, cap=cap, chunk=chunk)
+            if piece is None:
+                return
+            yield piece
+
+
+def read_capped_line(
+    read_at: ReadAt, line_start: int, *, cap: int, chunk: int
+) -> tuple[Piece | None, int]:
+    """Read the line at ``line_start`` cut to ``cap`` bytes; return it and the next start."""
+    head = read_at(line_start, cap + 1)
+    if not head:
+        return None, line_start
+    nl = head.find(NL)
+    if nl >= 0:
+        return Piece(line_start, head[: nl + 1], nl + 1), line_start + nl + 1
+    if len(head) <= cap:  # end of input, no newline
+        return Piece(line_start, head + NL, len(head)), line_start + len(head)
+    pos = line_start + len(head)
+    while True:
+        more = read_at(pos, chunk)
+        if not more:
+            end = pos
+            break
+        k = more.find(NL)
+        if k >= 0:
+            end = pos + k + 1
+            break
+        pos += len(more)
+    return Piece(line_start, head[:cap] + NL, end - line_start, truncated=1), end
+
+
+def split_long_lines(
+    data: bytes, offset: int, cap: int, *, span: int | None = None, end: int | None = None
+) -> list[Piece]:
+    """Split newline-terminated ``data[:end]`` so that lines longer than ``cap`` become cut pieces.
+
+    Cost is O(end / cap) calls of ``bytes.rfind``: a window of ``cap + 1``
+    bytes with no newline is exactly a line longer than ``cap``.
+    """
+    n = len(data) if end is None else end
+    full_span = n if span is None else span
+    if _no_long_line(data, n, cap):
+        return [Piece(offset, data, full_span, end=n)]
+    out: list[Piece] = []
+    seg = i = 0
+    data = data[:n]
+    while i < n:
+        j = data.rfind(NL, i, i + cap + 1)
+        if j >= 0:
+            i = j + 1
+            continue
+        if i > seg:
+            out.append(Piece(offset + seg, data[seg:i], i - seg))
+        k = data.find(NL, i + cap)
+        out.append(Piece(offset + i, data[i : i + cap] + NL, k + 1 - i, truncated=1))
+        seg = i = k + 1
+    if seg < n:
+        out.append(Piece(offset + seg, data[seg:], n - seg))
+    if span is not None and out:  # the added final newline is not a source byte
+        last = out[-1]
+        out[-1] = Piece(last.offset, last.data, last.span - (n - span), last.truncated)
+    return out
+
+
+def _no_long_line(data: bytes, n: int, cap: int) -> bool:
+    """Whether every line of ``data[:n]`` fits in ``cap`` bytes (the common case, checked first)."""
+    i = 0
+    while i < n:
+        j = data.rfind(NL, i, min(i + cap + 1, n))
+        if j < 0:
+            return False
+        i = j + 1
+    return True
+
+
+def first_line_start(read_at: ReadAt, unit_start: int, unit_stop: int) -> int | None:
+    """First line start in ``[unit_start, unit_stop)``, or None when no line starts there."""
+    if unit_start == 0:
+        return 0
+    head = read_at(unit_start - 1, unit_stop - unit_start + 1)
+    i = head.find(NL)
+    if i < 0:
+        return None
+    start = unit_start + i
+    return start if start < unit_stop else None
+
+
+def iter_unit_pieces(
+    read_at: ReadAt, unit: int, unit_size: int, size: int, *, cap: int
+) -> Iterator[Piece]:
+    """Pieces of unit ``unit``: the lines whose first byte lies in ``[unit*S, (unit+1)*S)``."""
+    lo = unit * unit_size
+    hi = min(lo + unit_size, size)
+    start = first_line_start(read_at, lo, hi)
+    if start is None:
+        return iter(())
+    return iter_pieces(read_at, start, hi, cap=cap, chunk=max(hi - start, 1))

@@ -1,0 +1,47 @@
+"""Sample lines from the inputs for format detection (EDGE: reads sources).
+
+Lines come from several spots spread over each seekable input (a log whose
+head is a banner or a different format still gets a fair vote), and from the
+head of each stream (a forward reader can still go back to offset 0 then).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from logagent.sources.files import Source
+
+SAMPLE_BYTES = 256 << 10
+SPOTS = 8
+
+
+def sample_lines(
+    sources: Sequence[Source], *, cap: int, sample_bytes: int = SAMPLE_BYTES
+) -> list[str]:
+    """Up to ``sample_bytes`` of whole lines from the inputs, decoded, without blank lines."""
+    per_source = max(sample_bytes // max(len(sources), 1), 4096)
+    lines: list[str] = []
+    for source in sources:
+        for offset, data in _spots(source, per_source):
+            lines.extend(_whole_lines(data, skip_first=offset > 0, cap=cap))
+    return [line for line in lines if line.strip()]
+
+
+def _spots(source: Source, budget: int) -> list[tuple[int, bytes]]:
+    if not source.seekable or source.size is None:
+        return [(0, source.read_at(0, budget))]
+    size = source.size
+    if size <= budget:
+        return [(0, source.read_at(0, size))]
+    step = budget // SPOTS
+    offsets = sorted({(size - step) * i // (SPOTS - 1) for i in range(SPOTS)})
+    return [(off, source.read_at(off, step)) for off in offsets]
+
+
+def _whole_lines(data: bytes, *, skip_first: bool, cap: int) -> list[str]:
+    parts = data.split(b"\n")
+    if skip_first:
+        parts = parts[1:]
+    if len(parts) > 1 and not data.endswith(b"\n"):
+        parts = parts[:-1]  # cut by the read, not a whole line
+    return [p[:cap].decode("utf-8", "replace").removesuffix("\r") for p in parts]
