@@ -1,0 +1,70 @@
+"""What a log format is (PURE): a parser from lines to fields, plus a byte prefilter.
+
+A ``Format`` gives Polars expressions that turn a column of lines (no
+newline, no trailing CR) into the columns ``path`` (str, raw request path)
+and ``status`` (Int32); a line is a valid record when ``status`` is not null.
+Being expressions, they run inside one lazy query per batch.
+``min_line_bytes`` is the shortest line the format counts (the stats note's
+l_min: shorter lines are malformed, which is what bounds the events one unit
+can hold). ``error_prefilter``, when present, is a bytes regex that every line
+holding a 5xx record matches: lines that do not match need not be parsed when
+the question is about 5xx only.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Protocol
+
+import polars as pl
+
+#: Columns every parser returns.
+PATH, STATUS = "path", "status"
+
+
+class Format(Protocol):
+    """A log format: name, l_min, optional 5xx prefilter and a vectorized parser."""
+
+    @property
+    def name(self) -> str:
+        """Format name as used by ``--format``."""
+        ...
+
+    @property
+    def min_line_bytes(self) -> int:
+        """l_min: shorter lines are malformed."""
+        ...
+
+    @property
+    def error_prefilter(self) -> re.Pattern[bytes] | None:
+        """A bytes regex every 5xx record matches, or None."""
+        ...
+
+    def fields(self, line: pl.Expr) -> dict[str, pl.Expr]:
+        """Expressions for ``path`` and ``status`` from a column of lines."""
+        ...
+
+
+def parse(fmt: Format, lines: pl.Series) -> pl.DataFrame:
+    """Columns ``path`` and ``status`` of each line (null status: not a record)."""
+    return pl.DataFrame({"line": lines}).select(**fmt.fields(pl.col("line")))
+
+
+@dataclass(frozen=True)
+class RegexFormat:
+    """A format given by one regex with named groups ``path`` and ``status`` (Rust regex syntax)."""
+
+    name: str
+    pattern: str
+    min_line_bytes: int
+    error_prefilter: re.Pattern[bytes] | None = None
+    description: str = ""
+
+    def fields(self, line: pl.Expr) -> dict[str, pl.Expr]:
+        """The named groups; ``status`` becomes Int32 (null when the line does not match)."""
+        groups = line.str.extract_groups(self.pattern)
+        return {
+            PATH: groups.struct.field(PATH),
+            STATUS: groups.struct.field(STATUS).cast(pl.Int32, strict=False),
+        }

@@ -1,0 +1,236 @@
+"""Turn a batch's bytes into counted records placed in their units (PURE).
+
+Two paths, one parser:
+* errors only (the question needs only 5xx lines and the format has a byte
+  prefilter): one compiled bytes regex over the whole batch finds candidate
+  lines; only those are parsed. Lines that fail the prefilter cannot hold a
+  5xx record, so they are counted as lines but never parsed.
+* all lines: every line is parsed.
+
+Lines become an Arrow string array over the batch buffer without copying
+(offsets from one numpy pass that also counts the lines); Polars parses them.
+``malformed`` and ``invalid_utf8`` count among the *parsed* lines
+(``parsed``): with the prefilter that is the candidates, not every line.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import polars as pl
+import pyarrow as pa
+
+from logagent.formats.base import PATH, STATUS, Format
+from logagent.formats.routes import RouteRule, with_routes
+from logagent.sources.batches import I64, Batch
+
+REPLACEMENT = "\ufffd"
+UNIT, ROUTE, N = "unit", "route", "n"
+
+
+@dataclass(frozen=True)
+class Extracted:
+    """A batch's records as lazy queries, plus line counters known without parsing.
+
+    ``records`` has columns unit (Int64; -1 where the unit is not tracked: only
+    5xx lines keep theirs), route (str), status (Int32) and n (Int64), for the
+    valid records the question needs; ``valid`` is a one-row query counting the
+    valid records among the ``parsed`` lines. Running both is the tally's job.
+    """
+
+    records: pl.LazyFrame
+    valid: pl.LazyFrame
+    lines: int
+    parsed: int
+    invalid_utf8: int
+
+
+@dataclass(frozen=True)
+class Lines:
+    """Decoded lines (no newline, no trailing CR) with their start positions in the batch buffer."""
+
+    text: pl.Series
+    starts: I64
+    invalid_utf8: int
+
+
+@dataclass(frozen=True)
+class Scanned:
+    """The lines of one batch that need parsing, each with its unit, and the batch's line count."""
+
+    text: pl.Series
+    units: I64
+    lines: int
+    invalid_utf8: int
+
+
+def scan(batch: Batch, fmt: Format, *, errors_only: bool) -> Scanned:
+    """Find the lines of ``batch`` the question needs (all, or 5xx candidates) and their units."""
+    prefilter = fmt.error_prefilter if errors_only else None
+    if prefilter is None:
+        ends = line_ends(batch.data, batch.size)
+        lines, count = all_lines(batch, ends), len(ends)
+    else:
+        lines, count = candidate_lines(batch, prefilter)
+    return Scanned(lines.text, batch.units_of(lines.starts), count, lines.invalid_utf8)
+
+
+def extract(
+    batch: Batch,
+    fmt: Format,
+    *,
+    errors_only: bool,
+    rules: Sequence[RouteRule] | None,
+) -> Extracted:
+    """Plan the parse of the lines ``batch`` needs; ``rules=None`` keeps raw paths."""
+    return extract_scanned(
+        [scan(batch, fmt, errors_only=errors_only)], fmt, errors_only=errors_only, rules=rules
+    )
+
+
+def extract_scanned(
+    scans: Sequence[Scanned],
+    fmt: Format,
+    *,
+    errors_only: bool,
+    rules: Sequence[RouteRule] | None,
+) -> Extracted:
+    """Plan one parse over the lines of several scanned batches (Polars' cost is per call)."""
+    text = pl.concat([s.text for s in scans]) if len(scans) > 1 else scans[0].text
+    units = np.concatenate([s.units for s in scans]) if len(scans) > 1 else scans[0].units
+    line = pl.col("line")
+    base = pl.LazyFrame({"line": text, UNIT: units}).select(
+        UNIT, **fmt.fields(line), nbytes=line.str.len_bytes()
+    )
+    ok = pl.col(STATUS).is_not_null() & (pl.col("nbytes") >= fmt.min_line_bytes)
+    is_5xx = pl.col(STATUS).is_between(500, 599)
+    records = (
+        base.filter(ok & is_5xx if errors_only else ok)
+        .with_columns(pl.when(is_5xx).then(pl.col(UNIT)).otherwise(-1).alias(UNIT))
+        .group_by(UNIT, PATH, STATUS)
+        .agg(pl.len().cast(pl.Int64).alias(N))
+    )
+    return Extracted(
+        records=with_routes(records, PATH, rules)
+        .group_by(UNIT, ROUTE, STATUS)
+        .agg(pl.col(N).sum()),
+        valid=base.select(ok.sum().alias("valid")),
+        lines=sum(s.lines for s in scans),
+        parsed=int(text.len()),
+        invalid_utf8=sum(s.invalid_utf8 for s in scans),
+    )
+
+
+def line_ends(data: bytes, size: int) -> I64:
+    """Positions of the newlines in ``data[:size]`` (one vectorized pass; also the line count)."""
+    ends: I64 = np.flatnonzero(np.frombuffer(data, dtype=np.uint8, count=size) == 10)
+    return ends
+
+
+def line_starts(ends: I64) -> I64:
+    """Start position of each line, given the newline positions."""
+    starts: I64 = np.empty_like(ends)
+    if len(ends):
+        starts[0] = 0
+        starts[1:] = ends[:-1] + 1
+    return starts
+
+
+def all_lines(batch: Batch, ends: I64) -> Lines:
+    """Every line of the batch, decoded (invalid UTF-8 replaced and counted)."""
+    data, size = batch.data, batch.size
+    if _is_utf8(data, size):
+        return Lines(_strip(_string_lines(data, ends)), line_starts(ends), 0)
+    fixed = data[:size].decode("utf-8", "replace").encode("utf-8")
+    text = _strip(_string_lines(fixed, line_ends(fixed, len(fixed))))
+    invalid = int(text.str.contains(REPLACEMENT, literal=True).sum())
+    return Lines(text, line_starts(ends), invalid)
+
+
+def candidate_lines(batch: Batch, prefilter: re.Pattern[bytes]) -> tuple[Lines, int]:
+    """The lines of the batch that match ``prefilter`` (each once), decoded; and the line count.
+
+    Candidates are usually rare (5xx lines): their bounds are then found one by
+    one, which is cheaper than locating every newline. When they are not rare,
+    all newlines are located at once and the lines taken from an Arrow view.
+    """
+    data, size = batch.data, batch.size
+    hits = [m.start() for m in prefilter.finditer(data, 0, size)]
+    count = count_lines(data, size)
+    if len(hits) * 8 < count:
+        return _rare_candidates(data, hits), count
+    ends = line_ends(data, size)
+    index = np.unique(np.searchsorted(ends, np.asarray(hits, dtype=np.int64)))
+    starts = line_starts(ends)[index]
+    if _is_utf8(data, size):
+        text = pl.from_arrow(_arrow_lines(data, ends, pa.string()).take(pa.array(index)))
+        assert isinstance(text, pl.Series)
+        return Lines(_strip(text.rename("line")), starts, 0), count
+    bounds = zip(starts.tolist(), ends[index].tolist(), strict=True)
+    return _decode_lines([data[s:e] for s, e in bounds], starts), count
+
+
+def _rare_candidates(data: bytes, hits: list[int]) -> Lines:
+    starts: list[int] = []
+    raw: list[bytes] = []
+    for hit in hits:
+        start = data.rfind(b"\n", 0, hit) + 1
+        if starts and starts[-1] == start:  # two hits on one line
+            continue
+        starts.append(start)
+        raw.append(data[start : data.find(b"\n", hit)])
+    return _decode_lines(raw, np.asarray(starts, dtype=np.int64))
+
+
+def _decode_lines(raw: list[bytes], starts: I64) -> Lines:
+    """Decode lines one by one, replacing and counting invalid UTF-8."""
+    texts: list[str] = []
+    invalid = 0
+    for line in raw:
+        try:
+            texts.append(line.decode("utf-8"))
+        except UnicodeDecodeError:
+            invalid += 1
+            texts.append(line.decode("utf-8", "replace"))
+    return Lines(_strip(pl.Series("line", texts, dtype=pl.String)), starts, invalid)
+
+
+def count_lines(data: bytes, size: int) -> int:
+    """Newlines in ``data[:size]``."""
+    return int(np.count_nonzero(np.frombuffer(data, dtype=np.uint8, count=size) == 10))
+
+
+def _is_utf8(data: bytes, size: int) -> bool:
+    """Whether ``data[:size]`` is valid UTF-8 (ASCII, the common case, is checked first)."""
+    if data.isascii():  # bytes past ``size`` count too: harmless, at worst the slower path
+        return True
+    try:
+        str(memoryview(data)[:size], "utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
+def _arrow_lines(data: bytes, ends: I64, kind: pa.DataType) -> pa.Array:
+    """Zero-copy Arrow array whose item i is line i of ``data`` with its newline."""
+    offsets = np.empty(len(ends) + 1, dtype=np.int64)
+    offsets[0] = 0
+    offsets[1:] = ends + 1
+    return pa.Array.from_buffers(
+        pa.large_string() if kind == pa.string() else pa.large_binary(),
+        len(ends),
+        [None, pa.py_buffer(offsets), pa.py_buffer(data)],
+    )
+
+
+def _string_lines(data: bytes, ends: I64) -> pl.Series:
+    series = pl.from_arrow(_arrow_lines(data, ends, pa.string()))
+    assert isinstance(series, pl.Series)
+    return series.rename("line")
+
+
+def _strip(lines: pl.Series) -> pl.Series:
+    return lines.str.strip_suffix("\n").str.strip_suffix("\r")

@@ -1,0 +1,117 @@
+"""JSON-lines access logs with automatic or explicit key mapping (PURE).
+
+Keys are JSONPath-like dotted names (``status``, ``http.response.status_code``).
+``auto_mapping`` looks at a sample of decoded objects and picks, for each
+field, the first well-known key present in at least half of them; an explicit
+mapping from the configuration wins over it. A line that is not a JSON object
+or has no usable status is malformed.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import polars as pl
+
+from logagent.formats.base import PATH, STATUS
+
+#: Well-known keys per field, most specific first.
+KEY_CANDIDATES: dict[str, tuple[str, ...]] = {
+    STATUS: (
+        "status",
+        "status_code",
+        "statusCode",
+        "http_status",
+        "response_status",
+        "http.response.status_code",
+        "response.status",
+        "http.status_code",
+    ),
+    PATH: (
+        "path",
+        "url",
+        "uri",
+        "request_uri",
+        "request_path",
+        "endpoint",
+        "route",
+        "url.path",
+        "url.original",
+        "http.request.path",
+        "request.path",
+        "request",
+    ),
+    "ts": ("time", "ts", "timestamp", "@timestamp", "datetime", "date"),
+    "level": ("level", "severity", "levelname", "log.level"),
+    "latency": ("latency", "duration", "request_time", "response_time", "elapsed", "duration_ms"),
+}
+
+
+@dataclass(frozen=True)
+class JsonFormat:
+    """JSON lines; ``mapping`` maps field name -> dotted key in the objects."""
+
+    mapping: Mapping[str, str] = field(default_factory=lambda: {STATUS: "status", PATH: "path"})
+    name: str = "jsonl"
+    min_line_bytes: int = 16
+    description: str = "JSON lines (one object per line), keys mapped automatically or by config"
+
+    @property
+    def error_prefilter(self) -> re.Pattern[bytes]:
+        """Every 5xx record holds its status key followed by a 5xx value."""
+        leaf = self.mapping[STATUS].rsplit(".", 1)[-1]
+        return re.compile(rb'"' + re.escape(leaf.encode()) + rb'"\s*:\s*"?5\d\d(?![0-9])')
+
+    def fields(self, line: pl.Expr) -> dict[str, pl.Expr]:
+        """The mapped keys of each object; a non-object gets a null status."""
+        path = line.str.json_path_match(_jsonpath(self.mapping[PATH]))
+        if self.mapping[PATH].rsplit(".", 1)[-1] == "request":  # "GET /x HTTP/1.1"
+            path = path.str.extract(r"^[A-Za-z]+ (\S+)", 1).fill_null(path)
+        status = line.str.json_path_match(_jsonpath(self.mapping[STATUS]))
+        return {
+            PATH: path,
+            STATUS: status.cast(pl.Float64, strict=False).cast(pl.Int32, strict=False),
+        }
+
+
+def _jsonpath(key: str) -> str:
+    return "$" + "".join(f"['{part}']" for part in key.split("."))
+
+
+def auto_mapping(
+    sample: Iterable[str], explicit: Mapping[str, str] | None = None
+) -> dict[str, str]:
+    """Choose keys for each field from decoded sample lines; explicit keys win."""
+    objects = [obj for obj in map(_loads, sample) if obj is not None]
+    mapping: dict[str, str] = {}
+    for name, candidates in KEY_CANDIDATES.items():
+        for key in candidates:
+            hits = sum(1 for obj in objects if _has(obj, key))
+            if objects and hits * 2 >= len(objects):
+                mapping[name] = key
+                break
+    mapping.setdefault(STATUS, KEY_CANDIDATES[STATUS][0])
+    mapping.setdefault(PATH, KEY_CANDIDATES[PATH][0])
+    mapping.update({k: v for k, v in (explicit or {}).items() if v})
+    return mapping
+
+
+def _loads(line: str) -> dict[str, Any] | None:
+    try:
+        obj = json.loads(line)
+    except ValueError:
+        return None
+    return obj if isinstance(obj, dict) else None
+
+
+def _has(obj: dict[str, Any], key: str) -> bool:
+    node: Any = obj
+    for part in key.split("."):
+        if not isinstance(node, dict) or part not in node:
+            return False
+        node = node[part]
+    return node is not None

@@ -1,0 +1,85 @@
+"""Route normalization: raw request paths -> route templates (PURE).
+
+``/users/83473/orders/550e8400-e29b-41d4-a716-446655440000?x=1`` becomes
+``/users/{id}/orders/{uuid}``: the query string and fragment are dropped, an
+absolute URI (``http://host/x``, as proxies log it) keeps only its path, and
+each path segment is replaced by the first rule whose regex matches the whole
+segment. Rules come from the configuration (``[routes]``) and can be extended.
+The work is done once per *distinct* path of a batch, vectorized.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import polars as pl
+
+INVALID_REQUEST = "(invalid request)"
+
+
+@dataclass(frozen=True)
+class RouteRule:
+    """Replace a path segment that fully matches ``pattern`` with ``replacement``."""
+
+    name: str
+    pattern: str
+    replacement: str
+
+
+DEFAULT_RULES: tuple[RouteRule, ...] = (
+    RouteRule("id", r"\d+", "{id}"),
+    RouteRule(
+        "uuid",
+        r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}",
+        "{uuid}",
+    ),
+    RouteRule("hex", r"[0-9a-fA-F]{16,}", "{hex}"),
+)
+
+
+def strip_query(paths: pl.Expr) -> pl.Expr:
+    """Drop query string and fragment, and the scheme and host of an absolute URI."""
+    return (
+        paths.str.replace(r"[?#].*$", "")
+        .str.replace(r"^[A-Za-z][A-Za-z0-9+.-]*://[^/]*", "")
+        .fill_null(INVALID_REQUEST)
+    )
+
+
+def normalize_paths(paths: pl.Series, rules: Sequence[RouteRule] | None) -> pl.Series:
+    """Map raw paths to routes with ``rules`` (``None``: only drop the query string)."""
+    frame = pl.LazyFrame({"path": paths})
+    return with_routes(frame, "path", rules).collect()["route"]
+
+
+def with_routes(
+    frame: pl.LazyFrame, column: str, rules: Sequence[RouteRule] | None
+) -> pl.LazyFrame:
+    """Add a ``route`` column for the raw paths in ``column``, normalized once per distinct path."""
+    stripped = frame.with_columns(strip_query(pl.col(column)).alias("route"))
+    if rules is None:
+        return stripped
+    distinct = stripped.select("route").unique()
+    mapped = distinct.with_columns(apply_rules(pl.col("route"), rules).alias("_normalized"))
+    return (
+        stripped.join(mapped, on="route", how="left", maintain_order="left")
+        .drop("route")
+        .rename({"_normalized": "route"})
+    )
+
+
+def apply_rules(route: pl.Expr, rules: Sequence[RouteRule]) -> pl.Expr:
+    """Replace each path segment by the first rule whose pattern matches all of it."""
+    if not rules:
+        return route
+    segment = pl.element()
+    expr: pl.Expr = segment
+    for rule in reversed(rules):
+        expr = (
+            pl.when(segment.str.contains(f"^(?:{rule.pattern})$"))
+            .then(pl.lit(rule.replacement))
+            .otherwise(expr)
+        )
+    normalized = route.str.split("/").list.eval(expr).list.join("/")
+    return pl.when(route == INVALID_REQUEST).then(route).otherwise(normalized)
