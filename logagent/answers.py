@@ -1,0 +1,111 @@
+"""Exact answers from a tally (PURE).
+
+``answer`` ranks routes (``top-errors`` by 5xx count, ``error-rate`` by 5xx
+per request among routes with enough requests) or statuses (``status``).
+Ties in the ranking are broken by key name. When everything in scope was read
+the full-input total equals the count, so ``estimate == low == high == count``.
+"""
+
+from __future__ import annotations
+
+import polars as pl
+
+from logagent.counters.tally import ROUTE, N, Tally
+from logagent.formats.base import STATUS
+from logagent.result import Answer, QuestionKind, TopEntry
+
+IS_5XX = pl.col(STATUS).is_between(500, 599)
+
+
+def answer(tally: Tally, kind: QuestionKind, *, top: int, min_requests: int) -> Answer:
+    """The exact answer to ``kind`` over everything tallied."""
+    if kind is QuestionKind.STATUS:
+        return _status_answer(tally.counts, top)
+    per_route = route_totals(tally.counts)
+    total = int(per_route["errors"].sum())
+    if kind is QuestionKind.ERROR_RATE:
+        ranked = (
+            per_route.filter(pl.col("requests") >= min_requests)
+            .with_columns((pl.col("errors") / pl.col("requests")).alias("rate"))
+            .sort(["rate", "errors", ROUTE], descending=[True, True, False])
+        )
+        metric = "5xx per request"
+    else:
+        ranked = per_route.filter(pl.col("errors") > 0).sort(
+            ["errors", ROUTE], descending=[True, False]
+        )
+        metric = "5xx lines"
+    head = ranked.head(top)
+    breakdowns = status_breakdowns(tally.counts, head[ROUTE].to_list())
+    entries = [
+        _entry(row, total, breakdowns.get(row[ROUTE], {}), kind)
+        for row in head.iter_rows(named=True)
+    ]
+    return Answer(top=entries, total=total, distinct_keys=ranked.height, metric=metric)
+
+
+def route_totals(counts: pl.DataFrame) -> pl.DataFrame:
+    """Per route: requests (valid records), 4xx and 5xx counts."""
+    return counts.group_by(ROUTE).agg(
+        pl.col(N).sum().alias("requests"),
+        pl.col(N).filter(pl.col(STATUS).is_between(400, 499)).sum().alias("client_errors"),
+        pl.col(N).filter(IS_5XX).sum().alias("errors"),
+    )
+
+
+def status_breakdowns(counts: pl.DataFrame, routes: list[str]) -> dict[str, dict[str, float]]:
+    """Share of each 5xx status within each route's 5xx lines."""
+    rows = counts.filter(pl.col(ROUTE).is_in(routes) & IS_5XX)
+    out: dict[str, dict[str, float]] = {}
+    for route, group in rows.group_by(ROUTE):
+        total = int(group[N].sum())
+        ordered = group.sort([N, STATUS], descending=[True, False])
+        out[str(route[0])] = {
+            str(s): round(n / total, 6) for s, n in zip(ordered[STATUS], ordered[N], strict=True)
+        }
+    return out
+
+
+def _entry(
+    row: dict[str, object], total: int, breakdown: dict[str, float], kind: QuestionKind
+) -> TopEntry:
+    count = int(row["errors"])  # type: ignore[call-overload]  # polars row values are objects
+    share = count / total if total else 0.0
+    requests = int(row["requests"])  # type: ignore[call-overload]
+    rate = count / requests if requests else 0.0
+    return TopEntry(
+        key=str(row[ROUTE]),
+        count=count,
+        estimate=count,
+        low=count,
+        high=count,
+        share=share,
+        share_low=share,
+        share_high=share,
+        breakdown=breakdown,
+        requests=requests,
+        rate=rate if kind is QuestionKind.ERROR_RATE else None,
+    )
+
+
+def _status_answer(counts: pl.DataFrame, top: int) -> Answer:
+    per_status = (
+        counts.group_by(STATUS).agg(pl.col(N).sum()).sort([N, STATUS], descending=[True, False])
+    )
+    total = int(per_status[N].sum())
+    entries = []
+    for status, n in per_status.head(top).iter_rows():
+        share = n / total if total else 0.0
+        entries.append(
+            TopEntry(
+                key=str(status),
+                count=n,
+                estimate=n,
+                low=n,
+                high=n,
+                share=share,
+                share_low=share,
+                share_high=share,
+            )
+        )
+    return Answer(top=entries, total=total, distinct_keys=per_status.height, metric="lines")

@@ -1,0 +1,269 @@
+"""Command-line front door (EDGE): flags -> Settings -> engine; errors -> exit codes (one table).
+
+Exit codes: 0 settled or exact, 1 internal error, 2 usage or input error,
+3 recused, 4 partial, 130 interrupted twice (no result).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import signal
+import sys
+import tempfile
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from types import FrameType
+from typing import Any
+
+import click
+import structlog
+
+from logagent.config import Settings, load_settings
+from logagent.engine import ProgressEvent, RunEnv, analyze
+from logagent.errors import ConfigError, FormatError, InputError, LogagentError, OutputError
+from logagent.result import Question, QuestionKind, Result, Status
+
+EXIT_OK, EXIT_INTERNAL, EXIT_USAGE, EXIT_RECUSED, EXIT_PARTIAL = 0, 1, 2, 3, 4
+EXIT_INTERRUPTED = 130  # a second interrupt: stop at once, no result
+
+#: The one table from failures to exit codes.
+ERROR_EXIT: tuple[tuple[type[LogagentError], int], ...] = (
+    (InputError, EXIT_USAGE),
+    (ConfigError, EXIT_USAGE),
+    (FormatError, EXIT_USAGE),
+    (OutputError, EXIT_USAGE),
+)
+STATUS_EXIT = {
+    Status.EXACT: EXIT_OK,
+    Status.SETTLED: EXIT_OK,
+    Status.RECUSED: EXIT_RECUSED,
+    Status.PARTIAL: EXIT_PARTIAL,
+}
+
+
+def exit_code_for(exc: LogagentError) -> int:
+    """Exit code of a failure."""
+    return next((code for kind, code in ERROR_EXIT if isinstance(exc, kind)), EXIT_INTERNAL)
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="logagent")
+def main() -> None:
+    """logagent: answer a targeted question about a huge log, reading only what the answer needs."""
+
+
+@main.command("analyze")
+@click.argument("paths", nargs=-1, required=True)
+@click.option(
+    "--question",
+    "-q",
+    type=click.Choice([k.value for k in QuestionKind]),
+    default=None,
+    help="What to ask [default: top-errors].",
+)
+@click.option(
+    "--top",
+    "-k",
+    type=click.IntRange(1, 1000),
+    default=None,
+    help="How many keys to rank [default: 5].",
+)
+@click.option(
+    "--format", "fmt", default=None, help="combined, common, jsonl or auto [default: auto]."
+)
+@click.option(
+    "--full", is_flag=True, help="Read everything (an exact answer). Currently every run does."
+)
+@click.option(
+    "--json",
+    "as_json",
+    is_flag=True,
+    help="Print the result as JSON instead of the Markdown report.",
+)
+@click.option(
+    "--out",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="Write the output to FILE (atomically).",
+)
+@click.option(
+    "--unit-size", default=None, help="Sampling unit size, e.g. 16KiB, or auto [default: auto]."
+)
+@click.option(
+    "--order",
+    type=click.Choice(["auto", "sequential", "random"]),
+    default=None,
+    help="Unit reading order [default: auto].",
+)
+@click.option(
+    "--seed", type=int, default=None, help="Seed of the random unit order (reproducible runs)."
+)
+@click.option(
+    "--min-requests",
+    type=click.IntRange(1),
+    default=None,
+    help="error-rate: least requests a route needs to be ranked [default: 100].",
+)
+@click.option("--no-normalize", is_flag=True, help="Count raw paths instead of route templates.")
+@click.option(
+    "--line-cap", default=None, help="Longest line kept, e.g. 64KiB; longer lines are cut."
+)
+@click.option(
+    "--config",
+    "config_file",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="TOML config file (also LOGAGENT_CONFIG).",
+)
+@click.option("--quiet", is_flag=True, help="No progress bar.")
+def analyze_cmd(paths: tuple[str, ...], **opts: Any) -> None:
+    """Answer a question about the logs at PATHS (files, globs, .gz/.zst/.bz2, '-' for stdin)."""
+    _configure_logging()
+    try:
+        settings = load_settings(opts["config_file"], **_overrides(opts))
+        result = _run(list(paths), settings, quiet=opts["quiet"])
+        _emit(result, as_json=opts["as_json"], out=opts["out"])
+    except LogagentError as exc:
+        click.echo(f"logagent: error: {exc}", err=True)
+        sys.exit(exit_code_for(exc))
+    except KeyboardInterrupt:  # a second SIGINT/SIGTERM while finishing
+        click.echo("logagent: interrupted", err=True)
+        sys.exit(EXIT_INTERRUPTED)
+    sys.exit(STATUS_EXIT[result.status])
+
+
+def _overrides(opts: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "reader": {
+            "unit_size": opts["unit_size"],
+            "order": opts["order"],
+            "line_cap": opts["line_cap"],
+        },
+        "analysis": {
+            "question": opts["question"],
+            "top": opts["top"],
+            "format": opts["fmt"],
+            "seed": opts["seed"],
+            "min_requests": opts["min_requests"],
+            "normalize": False if opts["no_normalize"] else None,
+        },
+    }
+
+
+def question_from(settings: Settings) -> Question:
+    """The question a run asks, from the analysis settings."""
+    a = settings.analysis
+    return Question(kind=a.question, top=a.top, min_requests=a.min_requests, normalize=a.normalize)
+
+
+def _run(paths: list[str], settings: Settings, *, quiet: bool) -> Result:
+    with _interrupt_flag() as interrupted, _progress_display(quiet) as on_progress:
+        env = RunEnv(interrupted=interrupted, on_progress=on_progress)
+        return analyze(paths, question_from(settings), settings, env)
+
+
+@contextmanager
+def _interrupt_flag() -> Iterator[Callable[[], str | None]]:
+    """SIGINT/SIGTERM ask the run to stop after the current batch with a partial answer."""
+    caught: list[str] = []
+
+    def handler(signum: int, frame: FrameType | None) -> None:
+        if caught:  # a second signal: stop now
+            raise KeyboardInterrupt
+        caught.append(signal.Signals(signum).name)
+
+    previous = {s: signal.signal(s, handler) for s in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield lambda: caught[0] if caught else None
+    finally:
+        for sig, old in previous.items():
+            signal.signal(sig, old)
+
+
+@contextmanager
+def _progress_display(quiet: bool) -> Iterator[Callable[[ProgressEvent], None] | None]:
+    """A rich progress bar on stderr, only when stderr is a terminal."""
+    if quiet or not sys.stderr.isatty():
+        yield None
+        return
+    from rich.progress import (
+        BarColumn,
+        DownloadColumn,
+        Progress,
+        TimeElapsedColumn,
+        TransferSpeedColumn,
+    )
+
+    with Progress(
+        "reading",
+        BarColumn(),
+        DownloadColumn(),
+        TransferSpeedColumn(),
+        TimeElapsedColumn(),
+        transient=True,
+    ) as bar:
+        task = bar.add_task("read", total=None)
+
+        def update(event: ProgressEvent) -> None:
+            bar.update(task, completed=event.bytes_read, total=event.bytes_total)
+
+        yield update
+
+
+def _emit(result: Result, *, as_json: bool, out: str | None) -> None:
+    text = result.model_dump_json(indent=2) + "\n" if as_json else result.report.markdown
+    if out is None:
+        _write_stdout(text)
+        return
+    try:
+        _write_atomic(out, text)
+    except OSError as exc:
+        _write_stdout(text)  # never lose the result
+        raise OutputError(
+            f"cannot write output ({exc.strerror}); the result was printed instead", path=out
+        ) from exc
+
+
+def _write_stdout(text: str) -> None:
+    try:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+    except BrokenPipeError:  # the reader went away (| head): not an error of ours
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    except OSError as exc:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        raise OutputError(f"cannot write to standard output: {exc.strerror}") from exc
+
+
+def _write_atomic(path: str, text: str) -> None:
+    directory = os.path.dirname(os.path.abspath(path))
+    fd, tmp = tempfile.mkstemp(prefix=".logagent-", dir=directory)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+def _configure_logging() -> None:
+    level = getattr(
+        logging, os.environ.get("LOGAGENT_LOG_LEVEL", "warning").upper(), logging.WARNING
+    )
+    renderer: Any = (
+        structlog.dev.ConsoleRenderer()
+        if sys.stderr.isatty()
+        else structlog.processors.JSONRenderer()
+    )
+    structlog.configure(
+        processors=[
+            structlog.processors.add_log_level,
+            structlog.processors.TimeStamper(fmt="iso"),
+            renderer,
+        ],
+        wrapper_class=structlog.make_filtering_bound_logger(level),
+        logger_factory=structlog.PrintLoggerFactory(sys.stderr),
+    )

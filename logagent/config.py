@@ -1,0 +1,162 @@
+"""Configuration: one pydantic-settings object, built only by the front doors (EDGE).
+
+Precedence, lowest first: built-in defaults < config file (``--config`` or
+``LOGAGENT_CONFIG``; TOML, the defaults are in ``configs/logagent.toml``) <
+environment ``LOGAGENT_*`` (nested with ``__``: ``LOGAGENT_READER__LINE_CAP=4KiB``)
+< command-line flags. Each part of the code receives only its own section.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError
+from pydantic_settings import (
+    BaseSettings,
+    PydanticBaseSettingsSource,
+    SettingsConfigDict,
+    TomlConfigSettingsSource,
+)
+
+from logagent.errors import ConfigError
+from logagent.formats.routes import DEFAULT_RULES
+from logagent.result import QuestionKind
+
+_UNITS = {
+    "": 1,
+    "b": 1,
+    "k": 1 << 10,
+    "kb": 1000,
+    "kib": 1 << 10,
+    "m": 1 << 20,
+    "mb": 10**6,
+    "mib": 1 << 20,
+    "g": 1 << 30,
+    "gb": 10**9,
+    "gib": 1 << 30,
+}
+
+
+def parse_size(value: object) -> object:
+    """``"64KiB"``, ``"1 MiB"``, ``"4096"`` or an int -> bytes; other values pass through."""
+    if isinstance(value, str):
+        m = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([A-Za-z]*)\s*", value)
+        if m and m.group(2).lower() in _UNITS:
+            return int(float(m.group(1)) * _UNITS[m.group(2).lower()])
+    return value
+
+
+Size = Annotated[int, BeforeValidator(parse_size), Field(gt=0)]
+
+
+class _Section(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class ReaderSettings(_Section):
+    """How inputs are cut and read."""
+
+    unit_size: Literal["auto"] | Size = "auto"
+    line_cap: Size = 64 << 10
+    batch_bytes: Size = 8 << 20
+    order: Literal["auto", "sequential", "random"] = "auto"
+
+
+class RouteRuleSettings(_Section):
+    """One normalization rule: a whole path segment matching ``pattern`` becomes ``replacement``."""
+
+    name: str
+    pattern: str
+    replacement: str
+
+
+class AnalysisSettings(_Section):
+    """Defaults of the question."""
+
+    question: QuestionKind = QuestionKind.TOP_ERRORS
+    top: int = Field(default=5, ge=1, le=1000)
+    min_requests: int = Field(default=100, ge=1)
+    format: str = "auto"
+    normalize: bool = True
+    seed: int | None = None
+    min_format_confidence: float = Field(default=0.01, ge=0, le=1)
+
+
+class FormatSettings(_Section):
+    """Format options; ``json`` maps field names (status, path, ts, level, latency) to keys."""
+
+    json_keys: dict[str, str] = Field(default_factory=dict)
+
+
+class RoutesSettings(_Section):
+    """Route normalization rules, applied in order."""
+
+    rules: list[RouteRuleSettings] = Field(
+        default_factory=lambda: [
+            RouteRuleSettings(name=r.name, pattern=r.pattern, replacement=r.replacement)
+            for r in DEFAULT_RULES
+        ]
+    )
+
+
+class Settings(BaseSettings):
+    """All settings of a run."""
+
+    model_config = SettingsConfigDict(
+        env_prefix="LOGAGENT_", env_nested_delimiter="__", extra="forbid", frozen=True
+    )
+
+    reader: ReaderSettings = Field(default_factory=ReaderSettings)
+    analysis: AnalysisSettings = Field(default_factory=AnalysisSettings)
+    formats: FormatSettings = Field(default_factory=FormatSettings)
+    routes: RoutesSettings = Field(default_factory=RoutesSettings)
+    log_level: str = "warning"
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        """Flags > environment > config file > defaults."""
+        return init_settings, env_settings, TomlConfigSettingsSource(settings_cls)
+
+
+def load_settings(config_file: str | None = None, **overrides: Any) -> Settings:
+    """Build the settings from defaults, a TOML file, the environment and ``overrides``."""
+    path = config_file or os.environ.get("LOGAGENT_CONFIG")
+    if path and not Path(path).is_file():
+        raise ConfigError("config file not found", path=path)
+
+    class _FileSettings(Settings):
+        model_config = SettingsConfigDict(toml_file=path)
+
+    try:
+        return _FileSettings(**_drop_none(overrides))
+    except ValidationError as exc:
+        raise ConfigError(_describe(exc), path=path) from exc
+    except ValueError as exc:  # malformed TOML or environment value
+        raise ConfigError(f"invalid configuration: {exc}", path=path) from exc
+
+
+def _drop_none(values: dict[str, Any]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in values.items():
+        if isinstance(value, dict):
+            value = _drop_none(value)
+            if not value:
+                continue
+        if value is not None:
+            out[key] = value
+    return out
+
+
+def _describe(exc: ValidationError) -> str:
+    parts = [f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in exc.errors()]
+    return "invalid configuration: " + "; ".join(parts)

@@ -1,0 +1,101 @@
+"""The template report: Markdown rendered from a result alone (PURE)."""
+
+from __future__ import annotations
+
+from logagent.result import QuestionKind, Result, Status, TopEntry
+
+_TITLES = {
+    QuestionKind.TOP_ERRORS: "Routes with the most 5xx errors",
+    QuestionKind.ERROR_RATE: "Routes with the highest 5xx rate",
+    QuestionKind.STATUS: "Status distribution",
+}
+
+
+def render(result: Result) -> str:
+    """A short Markdown report of ``result``."""
+    parts = [f"# logagent: {_TITLES[result.question.kind]}", "", _headline(result), ""]
+    if result.recuse:
+        parts += _recuse_lines(result)
+    elif result.answer.top:
+        parts += _table(result)
+    parts += _reading(result)
+    if result.warnings:
+        parts += ["", "## Warnings", *[f"- {w}" for w in result.warnings]]
+    return "\n".join(parts).rstrip() + "\n"
+
+
+def _headline(result: Result) -> str:
+    if result.recuse:
+        return f"**Cannot answer** ({result.recuse.reason_code.value}): {result.recuse.detail}"
+    top = result.answer.top[0] if result.answer.top else None
+    how = {
+        Status.EXACT: "Exact answer (the whole input was read)",
+        Status.PARTIAL: "Partial answer (only part of the input was read)",
+        Status.SETTLED: "Settled answer",
+    }.get(result.status, "")
+    if top is None:
+        return f"{how}: nothing to rank."
+    kind = result.question.kind
+    if kind is QuestionKind.STATUS:
+        share, total = f"{top.share:.1%}", result.answer.total
+        return f"{how}: status {top.key} is the most common, {share} of {total} lines."
+    if kind is QuestionKind.ERROR_RATE:
+        return (
+            f"{how}: `{top.key}` has the highest 5xx rate, {top.rate or 0:.2%} of "
+            f"{top.requests} requests ({_mostly(top)})."
+        )
+    return (
+        f"{how}: `{top.key}` has the most 5xx errors: {top.count} of {result.answer.total} "
+        f"({top.share:.1%}), {_mostly(top)}."
+    )
+
+
+def _mostly(entry: TopEntry) -> str:
+    if not entry.breakdown:
+        return "no 5xx"
+    status, share = next(iter(entry.breakdown.items()))
+    return f"mostly {status} ({share:.0%})"
+
+
+def _table(result: Result) -> list[str]:
+    kind = result.question.kind
+    if kind is QuestionKind.STATUS:
+        rows = [f"| {e.key} | {e.count} | {e.share:.2%} |" for e in result.answer.top]
+        return ["| status | lines | share |", "|---|---:|---:|", *rows, ""]
+    head = "| # | route | 5xx | share of 5xx | requests | 5xx rate | statuses |"
+    rows = []
+    for i, e in enumerate(result.answer.top, 1):
+        rate = (e.count / e.requests) if e.requests else 0.0
+        statuses = ", ".join(f"{s} {v:.0%}" for s, v in list(e.breakdown.items())[:4])
+        req = "—" if kind is QuestionKind.TOP_ERRORS else str(e.requests)
+        rate_s = "—" if kind is QuestionKind.TOP_ERRORS else f"{rate:.2%}"
+        rows.append(
+            f"| {i} | `{e.key}` | {e.count} | {e.share:.1%} | {req} | {rate_s} | {statuses} |"
+        )
+    return [head, "|---|---|---:|---:|---:|---:|---|", *rows, ""]
+
+
+def _recuse_lines(result: Result) -> list[str]:
+    assert result.recuse is not None
+    return [f"- Tried: {result.recuse.attempted}", f"- What to do: {result.recuse.suggestion}", ""]
+
+
+def _reading(result: Result) -> list[str]:
+    p = result.progress
+    mb = p.bytes_read / 1e6
+    line = (
+        f"Read {p.fraction_read:.1%} of the input ({mb:,.1f} MB, {p.lines_read:,} lines) "
+        f"in {p.elapsed_s:.2f} s; peak memory {p.peak_rss_bytes / 2**20:,.0f} MiB."
+    )
+    fmt = result.input.format
+    conf = result.input.format_confidence
+    detail = (
+        f"Format: {fmt} ({conf:.1%} of sampled lines parse)." if fmt and conf is not None else ""
+    )
+    scope = (
+        "among lines that could hold a 5xx (the rest were not parsed)"
+        if p.malformed_scope == "prefiltered_lines"
+        else "among all lines"
+    )
+    malformed = f"Malformed lines: {p.malformed_lines:,} {scope}."
+    return ["## Reading", "", line, *([detail] if detail else []), malformed]

@@ -1,0 +1,159 @@
+"""The result contract, schema version 1 (PURE pydantic models).
+
+Every front door returns this; ``--json`` prints it. Later versions may add
+keys, never rename or drop them (see DESIGN.md, "The result contract").
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+SCHEMA_VERSION = 1
+
+
+class QuestionKind(StrEnum):
+    """What is asked of the log."""
+
+    TOP_ERRORS = "top-errors"
+    ERROR_RATE = "error-rate"
+    STATUS = "status"
+
+
+class Status(StrEnum):
+    """How the answer was reached."""
+
+    SETTLED = "settled"
+    EXACT = "exact"
+    PARTIAL = "partial"
+    RECUSED = "recused"
+
+
+class RecuseCode(StrEnum):
+    """Why a question cannot be answered."""
+
+    UNRECOGNIZED_FORMAT = "UNRECOGNIZED_FORMAT"
+    NO_MATCHING_EVENTS = "NO_MATCHING_EVENTS"
+    EMPTY_INPUT = "EMPTY_INPUT"
+    INPUT_UNREADABLE = "INPUT_UNREADABLE"
+    MEMORY_EXHAUSTED = "MEMORY_EXHAUSTED"
+
+
+class _Frozen(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class Question(_Frozen):
+    """The question of a run."""
+
+    kind: QuestionKind = QuestionKind.TOP_ERRORS
+    top: int = Field(default=5, ge=1, le=1000)
+    delta: float = Field(default=0.01, gt=0, lt=1)
+    epsilon: float = Field(default=0.0, ge=0)
+    since: str | None = None
+    until: str | None = None
+    min_requests: int = Field(default=100, ge=1)
+    normalize: bool = True
+
+
+class InputInfo(_Frozen):
+    """What was read."""
+
+    paths: list[str]
+    bytes_total: int | None
+    format: str | None
+    format_confidence: float | None
+    seekable: bool
+    format_scores: dict[str, float] = Field(default_factory=dict)
+    unit_size: int | None = None
+    compression: list[str | None] = Field(default_factory=list)
+
+
+class TopEntry(_Frozen):
+    """One ranked key (route or status) with its counts and full-input interval."""
+
+    key: str
+    count: int
+    estimate: float
+    low: float
+    high: float
+    share: float
+    share_low: float
+    share_high: float
+    breakdown: dict[str, float] = Field(default_factory=dict)
+    requests: int | None = None
+    rate: float | None = None
+
+
+class Answer(_Frozen):
+    """The ranked answer; ``total`` is the count the shares are taken of."""
+
+    top: list[TopEntry] = Field(default_factory=list)
+    ties: list[list[str]] = Field(default_factory=list)
+    total: int = 0
+    distinct_keys: int = 0
+    metric: str = ""
+
+
+class Progress(_Frozen):
+    """How much was read and what it cost."""
+
+    units_read: int
+    units_total: int | None
+    fraction_read: float
+    bytes_read: int
+    lines_read: int
+    lines_parsed: int
+    malformed_lines: int
+    malformed_scope: Literal["all_lines", "prefiltered_lines"]
+    invalid_utf8_lines: int
+    truncated_lines: int
+    elapsed_s: float
+    cpu_s: float
+    peak_rss_bytes: int
+
+
+class DecisionRecord(_Frozen):
+    """One entry of the decision trace."""
+
+    units_read: int
+    fraction_read: float
+    action: str
+    reason: str
+    detail: str = ""
+
+
+class Recuse(_Frozen):
+    """A structured "cannot answer"."""
+
+    reason_code: RecuseCode
+    detail: str
+    suggestion: str
+    attempted: str
+
+
+class Report(_Frozen):
+    """The human report and where its prose came from."""
+
+    source: Literal["template", "llm"] = "template"
+    model: str | None = None
+    fallback_reason: Literal["llm_unavailable", "llm_rejected"] | None = None
+    markdown: str = ""
+
+
+class Result(_Frozen):
+    """Everything a run returns."""
+
+    schema_version: int = SCHEMA_VERSION
+    question: Question
+    input: InputInfo
+    status: Status
+    answer: Answer
+    progress: Progress
+    decisions: list[DecisionRecord] = Field(default_factory=list)
+    recuse: Recuse | None = None
+    warnings: list[str] = Field(default_factory=list)
+    report: Report = Field(default_factory=Report)
+    seed: int | None = None
