@@ -1,0 +1,292 @@
+"""The CLI as a user runs it: a real subprocess, its output and exit codes."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+import signal
+import subprocess
+import sys
+from collections import Counter
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from logagent.testing import combined_line
+from tests.conftest import random_log_lines
+
+ENV = {**os.environ, "LOGAGENT_LOG_LEVEL": "warning"}
+
+
+def run(
+    *args: str, stdin: bytes | None = None, env: dict[str, str] | None = None, **kw: object
+) -> subprocess.CompletedProcess[bytes]:
+    return subprocess.run(
+        [sys.executable, "-m", "logagent", *args],
+        input=stdin,
+        capture_output=True,
+        env=env or ENV,
+        timeout=120,
+        check=False,
+        **kw,
+    )  # type: ignore[call-overload]
+
+
+def as_json(proc: subprocess.CompletedProcess[bytes]) -> dict:  # type: ignore[type-arg]
+    return json.loads(proc.stdout)
+
+
+def expected_top(lines: list[str]) -> list[tuple[str, int]]:
+    """Independent count: regex-free split of each line."""
+    counts: Counter[str] = Counter()
+    for line in lines:
+        request, rest = line.split('"')[1], line.split('"')[2].split()
+        if rest[0].startswith("5"):
+            path = request.split()[1].split("?")[0]
+            route = "/".join("{id}" if seg.isdigit() else seg for seg in path.split("/"))
+            counts[route] += 1
+    return sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
+
+
+def test_json_result_follows_the_contract(write_log: Callable[..., Path]) -> None:
+    """--json prints schema v1 with the exact top routes, exit 0."""
+    lines = random_log_lines(1, 3000)
+    proc = run("analyze", str(write_log(lines)), "--json", "--top", "3")
+    assert proc.returncode == 0, proc.stderr
+    r = as_json(proc)
+    assert r["schema_version"] == 1 and r["status"] == "exact"
+    assert [(e["key"], e["count"]) for e in r["answer"]["top"]] == expected_top(lines)[:3]
+    top = r["answer"]["top"][0]
+    assert top["estimate"] == top["low"] == top["high"] == top["count"]
+    assert abs(sum(top["breakdown"].values()) - 1) < 1e-6
+    for key in (
+        "fraction_read",
+        "bytes_read",
+        "lines_read",
+        "malformed_lines",
+        "elapsed_s",
+        "cpu_s",
+        "peak_rss_bytes",
+    ):
+        assert key in r["progress"]
+    assert r["progress"]["fraction_read"] == 1.0 and r["progress"]["lines_read"] == 3000
+    assert r["input"]["format"] == "combined" and r["report"]["source"] == "template"
+
+
+def test_markdown_report_is_the_default(write_log: Callable[..., Path]) -> None:
+    """Without --json the Markdown report names the top route."""
+    lines = random_log_lines(2, 2000)
+    proc = run("analyze", str(write_log(lines)))
+    assert proc.returncode == 0
+    assert f"`{expected_top(lines)[0][0]}`" in proc.stdout.decode()
+
+
+@pytest.mark.parametrize("question", ["status", "error-rate"])
+def test_other_questions(write_log: Callable[..., Path], question: str) -> None:
+    """status counts every status; error-rate ranks by 5xx per request."""
+    lines = random_log_lines(3, 2000)
+    r = as_json(
+        run("analyze", str(write_log(lines)), "--json", "-q", question, "--min-requests", "10")
+    )
+    if question == "status":
+        counts = Counter(line.split('"')[2].split()[0] for line in lines)
+        assert {e["key"]: e["count"] for e in r["answer"]["top"]} == dict(counts.most_common(5))
+    else:
+        rates = [e["rate"] for e in r["answer"]["top"]]
+        assert rates == sorted(rates, reverse=True) and all(
+            e["requests"] >= 10 for e in r["answer"]["top"]
+        )
+
+
+@pytest.mark.parametrize("kind", ["missing", "directory"])
+def test_bad_paths_exit_2_with_one_line(tmp_path: Path, kind: str) -> None:
+    """A missing file or a directory: one clear line on stderr, exit 2, no traceback."""
+    target = tmp_path / "nope.log" if kind == "missing" else tmp_path
+    proc = run("analyze", str(target))
+    assert proc.returncode == 2
+    err = proc.stderr.decode()
+    assert err.count("\n") == 1 and "Traceback" not in err and str(target) in err
+
+
+def test_unreadable_file_exits_2(
+    write_log: Callable[..., Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No permission to read: one clear line, exit 2 (refusal simulated: root reads anything)."""
+    from click.testing import CliRunner
+
+    import logagent.sources.files as files
+    from logagent.cli import main
+
+    path = write_log(random_log_lines(4, 10))
+
+    def refuse(p: str, flags: int) -> int:
+        raise PermissionError(13, "Permission denied", p)
+
+    monkeypatch.setattr(files.os, "open", refuse)
+    res = CliRunner().invoke(main, ["analyze", str(path)])
+    assert res.exit_code == 2
+    assert "permission denied" in res.output and "Traceback" not in res.output
+
+
+def test_empty_file_is_recused(write_log: Callable[..., Path]) -> None:
+    """An empty log recuses with EMPTY_INPUT, exit 3."""
+    proc = run("analyze", str(write_log(b"")), "--json")
+    assert proc.returncode == 3
+    assert as_json(proc)["recuse"]["reason_code"] == "EMPTY_INPUT"
+
+
+def test_binary_file_is_recused_without_reading_it_all(write_log: Callable[..., Path]) -> None:
+    """Binary junk recuses with UNRECOGNIZED_FORMAT after the sample, exit 3."""
+    junk = bytes(range(256)) * 40000  # 10 MB
+    proc = run("analyze", str(write_log(junk)), "--json")
+    assert proc.returncode == 3
+    r = as_json(proc)
+    assert r["recuse"]["reason_code"] == "UNRECOGNIZED_FORMAT"
+    assert r["progress"]["bytes_read"] == 0
+
+
+def test_no_errors_is_recused_after_full_read(write_log: Callable[..., Path]) -> None:
+    """A log with no 5xx recuses with NO_MATCHING_EVENTS after reading everything."""
+    proc = run("analyze", str(write_log([combined_line("/a", 200)] * 100)), "--json")
+    assert proc.returncode == 3
+    r = as_json(proc)
+    assert (
+        r["recuse"]["reason_code"] == "NO_MATCHING_EVENTS" and r["progress"]["fraction_read"] == 1.0
+    )
+
+
+def test_truncated_gzip_gives_partial_answer(write_log: Callable[..., Path]) -> None:
+    """A gzip cut short: what was readable is answered as partial, with a warning, exit 4."""
+    lines = random_log_lines(5, 40000)
+    data = gzip.compress("".join(x + "\n" for x in lines).encode())
+    proc = run("analyze", str(write_log(data[: len(data) // 2], name="a.log.gz")), "--json")
+    assert proc.returncode == 4, proc.stderr
+    r = as_json(proc)
+    assert r["status"] == "partial" and any("truncated" in w for w in r["warnings"])
+    assert 0 < r["progress"]["lines_read"] < 40000
+
+
+def test_stdin_and_gzip_give_the_same_answer_as_the_file(write_log: Callable[..., Path]) -> None:
+    """'-' reads stdin; .gz is decompressed; both are labelled non-seekable."""
+    lines = random_log_lines(6, 3000)
+    raw = "".join(x + "\n" for x in lines).encode()
+    plain = as_json(run("analyze", str(write_log(raw)), "--json"))
+    piped = as_json(run("analyze", "-", "--json", stdin=raw))
+    zipped = as_json(run("analyze", str(write_log(gzip.compress(raw), name="a.gz")), "--json"))
+    assert plain["answer"] == piped["answer"] == zipped["answer"]
+    assert (piped["input"]["seekable"], zipped["input"]["compression"]) == (False, ["gzip"])
+
+
+def test_messy_bytes_are_counted(write_log: Callable[..., Path]) -> None:
+    """CRLF, invalid UTF-8, an overlong line and a missing final newline are handled and counted."""
+    good = [combined_line(f"/r/{i}", 503) for i in range(50)]
+    bad_utf8 = combined_line("/bad/\udcff", 503).encode("utf-8", "surrogateescape")
+    long_line = combined_line("/long/" + "x" * 200_000, 503).encode()
+    data = (
+        b"\r\n".join(x.encode() for x in good)
+        + b"\r\n"
+        + bad_utf8
+        + b"\n"
+        + long_line
+        + b"\n"
+        + combined_line("/last", 500).encode()
+    )
+    r = as_json(run("analyze", str(write_log(data)), "--json", "--top", "10"))
+    assert r["progress"]["lines_read"] == 53
+    assert r["progress"]["truncated_lines"] == 1 and r["progress"]["invalid_utf8_lines"] == 1
+    keys = {e["key"]: e["count"] for e in r["answer"]["top"]}
+    assert keys["/r/{id}"] == 50 and keys["/last"] == 1
+    assert r["answer"]["total"] == 52  # the cut line lost its status
+    # top-errors parses only lines that can hold a 5xx: the cut line is not among them ...
+    assert (r["progress"]["malformed_lines"], r["progress"]["malformed_scope"]) == (
+        0,
+        "prefiltered_lines",
+    )
+    # ... while a question that parses every line counts it as malformed.
+    full = as_json(run("analyze", str(write_log(data)), "--json", "-q", "status"))
+    assert (full["progress"]["malformed_lines"], full["progress"]["malformed_scope"]) == (
+        1,
+        "all_lines",
+    )
+    assert full["progress"]["invalid_utf8_lines"] == 1
+
+
+def test_several_paths_and_globs(write_log: Callable[..., Path], tmp_path: Path) -> None:
+    """Several files and a glob are read as one input."""
+    a, b = random_log_lines(7, 500), random_log_lines(8, 700)
+    write_log(a, name="x1.log")
+    write_log(b, name="x2.log")
+    r = as_json(run("analyze", str(tmp_path / "x*.log"), "--json", "--top", "50"))
+    assert [(e["key"], e["count"]) for e in r["answer"]["top"]] == expected_top(a + b)
+    assert r["progress"]["lines_read"] == 1200
+
+
+def test_out_file_and_unwritable_out(write_log: Callable[..., Path], tmp_path: Path) -> None:
+    """--out writes the file; an unwritable --out prints the result instead and exits 2."""
+    log = str(write_log(random_log_lines(9, 300)))
+    out = tmp_path / "r.json"
+    assert run("analyze", log, "--json", "--out", str(out)).returncode == 0
+    assert json.loads(out.read_text())["status"] == "exact"
+    proc = run("analyze", log, "--json", "--out", str(tmp_path / "no" / "dir" / "r.json"))
+    assert proc.returncode == 2 and json.loads(proc.stdout)["status"] == "exact"
+
+
+def test_full_stdout_is_a_clear_error(write_log: Callable[..., Path]) -> None:
+    """Writing the report to a full device: a clear message and exit 2, no traceback."""
+    log = str(write_log(random_log_lines(10, 300)))
+    with open("/dev/full", "wb") as full:
+        proc = subprocess.run(
+            [sys.executable, "-m", "logagent", "analyze", log],
+            stdout=full,
+            stderr=subprocess.PIPE,
+            env=ENV,
+            timeout=60,
+            check=False,
+        )
+    assert proc.returncode == 2 and b"Traceback" not in proc.stderr
+    assert b"cannot write" in proc.stderr
+
+
+def test_sigterm_mid_run_gives_partial_answer() -> None:
+    """SIGTERM while reading stops after the current batch with a partial answer, exit 4."""
+    env = {**ENV, "LOGAGENT_LOG_LEVEL": "info", "LOGAGENT_READER__BATCH_BYTES": "64KiB"}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "logagent", "analyze", "-", "--json"],
+        env=env,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert proc.stdin and proc.stderr
+    chunk = "".join(x + "\n" for x in random_log_lines(11, 4000)).encode()
+    proc.stdin.write(chunk)
+    proc.stdin.flush()
+    for line in proc.stderr:  # wait until the run has started reading batches
+        if b'"reading"' in line:
+            break
+    proc.send_signal(signal.SIGTERM)
+    try:  # the run may already have stopped reading and closed its end
+        proc.stdin.write(chunk)
+        proc.stdin.close()
+    except BrokenPipeError:
+        pass
+    out, _ = proc.communicate(timeout=60)
+    assert proc.returncode == 4
+    r = json.loads(out)
+    assert r["status"] == "partial" and any("SIGTERM" in w for w in r["warnings"])
+    assert r["decisions"][-1]["action"] == "STOP_PARTIAL"
+
+
+@pytest.mark.parametrize("args", [["--help"], ["analyze", "--help"]])
+def test_every_command_has_help(args: list[str]) -> None:
+    """Each command prints help text and exits 0."""
+    proc = run(*args)
+    assert proc.returncode == 0 and b"Usage:" in proc.stdout
+
+
+def test_bad_flag_value_is_a_usage_error(write_log: Callable[..., Path]) -> None:
+    """An invalid flag value exits 2 with a message."""
+    proc = run("analyze", str(write_log(random_log_lines(12, 10))), "--top", "0")
+    assert proc.returncode == 2 and b"Traceback" not in proc.stderr

@@ -1,0 +1,110 @@
+"""Opening inputs: compression by magic bytes, stream reading, path errors."""
+
+from __future__ import annotations
+
+import bz2
+import gzip
+import io
+import os
+from pathlib import Path
+
+import pytest
+import zstandard
+
+from logagent.errors import InputCorrupt, InputIsDirectory, InputNotFound
+from logagent.sources import open_source, resolve_paths
+from logagent.sources.batches import choose_unit_size, iter_stream_batches
+from logagent.sources.files import ForwardReader
+
+DATA = b"".join(b"line %d\n" % i for i in range(5000))
+
+
+@pytest.mark.parametrize(
+    ("name", "pack", "kind"),
+    [
+        ("a.log.gz", gzip.compress, "gzip"),
+        ("a.log.bz2", bz2.compress, "bzip2"),
+        ("a.log.zst", lambda d: zstandard.ZstdCompressor().compress(d), "zstd"),
+        ("misnamed.log", gzip.compress, "gzip"),  # magic bytes win over the name
+    ],
+)
+def test_compressed_inputs_are_streams(tmp_path: Path, name: str, pack, kind: str) -> None:  # type: ignore[no-untyped-def]
+    """Compressed files are detected by magic bytes and decompressed forwards."""
+    path = tmp_path / name
+    path.write_bytes(pack(DATA))
+    src = open_source(str(path))
+    try:
+        assert (src.seekable, src.compression) == (False, kind)
+        batches = list(
+            iter_stream_batches(src, unit_size=4096, first_unit=0, batch_bytes=8192, cap=100)
+        )
+    finally:
+        src.close()
+    assert b"".join(b.data[: b.size] for b in batches) == DATA
+    units = [int(u) for b in batches for u in b.units]
+    assert units == sorted(set(units)), "no unit is split across batches"
+
+
+def test_truncated_gzip_ends_early_with_an_error(tmp_path: Path) -> None:
+    """A gzip file cut short yields what was readable, then reports InputCorrupt."""
+    path = tmp_path / "cut.log.gz"
+    path.write_bytes(gzip.compress(DATA * 10)[:-200])
+    src = open_source(str(path))
+    got = b"".join(
+        b.data[: b.size]
+        for b in iter_stream_batches(src, unit_size=4096, first_unit=0, batch_bytes=8192, cap=100)
+    )
+    assert isinstance(src.error, InputCorrupt)
+    src.close()
+    whole_lines = got[
+        : got.rfind(b"\n", 0, len(got) - 1) + 1
+    ]  # the last line was cut by the damage
+    assert len(got) > len(DATA) * 5 and (DATA * 10).startswith(whole_lines)
+
+
+def test_forward_reader_refuses_to_go_back() -> None:
+    """A stream can re-read from its buffered position but never before it."""
+    r = ForwardReader(io.BytesIO(DATA), "x")
+    assert r.read_at(0, 5) == DATA[:5]
+    assert r.read_at(3, 4) == DATA[3:7]
+    with pytest.raises(ValueError, match="cannot seek back"):
+        r.read_at(1, 2)
+
+
+def test_missing_file_and_directory_errors(tmp_path: Path) -> None:
+    """A missing path and a directory raise clear input errors."""
+    with pytest.raises(InputNotFound, match="no such file"):
+        open_source(str(tmp_path / "nope.log"))
+    with pytest.raises(InputIsDirectory):
+        open_source(str(tmp_path))
+
+
+def test_globs_expand_sorted_and_must_match(tmp_path: Path) -> None:
+    """Globs expand to sorted paths; a glob matching nothing is an error."""
+    for name in ("b.log", "a.log", "c.txt"):
+        (tmp_path / name).write_text("x\n")
+    assert resolve_paths([str(tmp_path / "*.log")]) == [
+        str(tmp_path / "a.log"),
+        str(tmp_path / "b.log"),
+    ]
+    with pytest.raises(InputNotFound):
+        resolve_paths([str(tmp_path / "*.gz")])
+
+
+@pytest.mark.parametrize(
+    ("size", "unit"),
+    [(0, 4096), (10**6, 4096), (10**9, 4096), (10 * 2**30, 65536), (2**42, 1 << 20)],
+)
+def test_unit_size_follows_input_size(size: int, unit: int) -> None:
+    """Auto unit size aims at ~2^18 units, clamped to [4 KiB, 1 MiB]."""
+    assert choose_unit_size(size) == unit
+
+
+def test_empty_regular_file_opens_as_seekable(tmp_path: Path) -> None:
+    """An empty file is a seekable source of size 0."""
+    path = tmp_path / "empty.log"
+    path.write_bytes(b"")
+    src = open_source(str(path))
+    assert (src.seekable, src.size) == (True, 0)
+    src.close()
+    assert not os.path.getsize(path)
