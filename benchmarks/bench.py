@@ -1,0 +1,148 @@
+"""`make bench`: logagent against the tools users would otherwise use, measured in the same run.
+
+Generates (or reuses) a `dominant` combined log with ground truth, warms the
+page cache, then times each tool on the same question ("top-5 routes by 5xx,
+ids folded") several times and prints the median wall time, throughput, the
+peak RSS of the largest process, and ratios against the grep|awk pipeline.
+Timings are figures to read, not pass/fail thresholds: machines here are noisy.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+DATA = HERE / "data"
+
+AWK_ROUTE = r"""
+{ p = $7; sub(/[?#].*/, "", p); n = split(p, s, "/"); r = ""
+  for (i = 1; i <= n; i++) { x = s[i]
+    if (x ~ /^[0-9]+$/) x = "{id}"
+    else if (length(x) == 36 && x ~ /^[0-9a-fA-F]+-[0-9a-fA-F]+-[0-9a-fA-F]+-[0-9a-fA-F]+-[0-9a-fA-F]+$/) x = "{uuid}"
+    else if (length(x) >= 16 && x ~ /^[0-9a-fA-F]+$/) x = "{hex}"
+    r = (i == 1 ? x : r "/" x) }
+  c[r]++ }
+END { for (k in c) print c[k], k }
+"""
+
+POLARS_ONE_LINER = r"""
+import sys, polars as pl
+top = (pl.scan_csv(sys.argv[1], has_header=False, separator="\x1f", quote_char=None,
+                   new_columns=["line"], schema_overrides={"line": pl.String}, encoding="utf8-lossy")
+       .filter(pl.col("line").str.contains(r'" 5\d\d '))
+       .select(pl.col("line").str.extract(r'"[A-Z]+ ([^ ?"]+)', 1)
+               .str.replace_all(r"/\d+", "/{id}").alias("route"))
+       .group_by("route").len().sort(["len", "route"], descending=[True, False]).head(5)
+       .collect(engine="streaming"))
+for route, n in top.iter_rows(): print(n, route)
+"""
+
+
+@dataclass
+class Measure:
+    name: str
+    wall_s: list[float]
+    peak_rss: int
+    top: list[str]
+
+    @property
+    def median_s(self) -> float:
+        return statistics.median(self.wall_s)
+
+
+def run_measured(cmd: list[str], *, shell: bool = False) -> tuple[float, int, str]:
+    """Wall time, peak RSS of the largest process (wait4), and stdout of one run."""
+    start = time.perf_counter()
+    proc = subprocess.Popen(cmd if not shell else cmd[0], shell=shell, stdout=subprocess.PIPE,
+                            stderr=subprocess.DEVNULL)
+    assert proc.stdout is not None
+    out = proc.stdout.read().decode()
+    _, status, usage = os.wait4(proc.pid, 0)
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    wall = time.perf_counter() - start
+    return wall, usage.ru_maxrss * 1024, out
+
+
+def measure(name: str, cmd: list[str], parse: object, repeat: int, shell: bool = False) -> Measure:
+    walls, peak, out = [], 0, ""
+    for _ in range(repeat):
+        wall, rss, out = run_measured(cmd, shell=shell)
+        walls.append(wall)
+        peak = max(peak, rss)
+    return Measure(name, walls, peak, parse(out))  # type: ignore[operator]
+
+
+def lines_top(out: str) -> list[str]:
+    return [line.split(maxsplit=1)[1] for line in out.strip().splitlines() if line.strip()][:5]
+
+
+def logagent_top(out: str) -> list[str]:
+    return [e["key"] for e in json.loads(out)["answer"]["top"]]
+
+
+def ensure_log(size_mb: int, seed: int) -> tuple[Path, dict]:  # type: ignore[type-arg]
+    from logagent.samples import generate
+
+    DATA.mkdir(exist_ok=True)
+    path = DATA / f"dominant_{size_mb}mb_s{seed}.log"
+    truth_path = Path(f"{path}.truth.json")
+    if not (path.exists() and truth_path.exists()):
+        print(f"generating {path} ({size_mb} MB) ...", file=sys.stderr)
+        generate(path, scenario="dominant", size_mb=size_mb, seed=seed)
+    return path, json.loads(truth_path.read_text())
+
+
+def warm(path: Path) -> None:
+    with open(path, "rb") as f:
+        while f.read(16 << 20):
+            pass
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--size-mb", type=int, default=1000, help="log size in MB [1000]")
+    ap.add_argument("--repeat", type=int, default=3, help="runs per tool; the median is shown [3]")
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--skip-polars", action="store_true", help="do not run the Polars one-liner")
+    args = ap.parse_args()
+    path, truth = ensure_log(args.size_mb, args.seed)
+    size = path.stat().st_size
+    warm(path)
+    truth_top = [k for k, _ in truth["top_errors"][:5]]
+    py = sys.executable
+    runs = [
+        measure("grep | awk", [f"LC_ALL=C grep '\" 5[0-9][0-9] ' {path} | awk '{AWK_ROUTE}' "
+                               "| sort -k1,1nr -k2,2 | head -5"], lines_top, args.repeat, shell=True),
+        measure("logagent --full", [py, "-m", "logagent", "analyze", str(path), "--full", "--json",
+                                    "--quiet"], logagent_top, args.repeat),
+    ]
+    if not args.skip_polars:
+        runs.append(measure("polars one-liner", [py, "-c", POLARS_ONE_LINER, str(path)], lines_top,
+                            args.repeat))
+    report(runs, size, truth_top)
+    return 0
+
+
+def report(runs: list[Measure], size: int, truth_top: list[str]) -> None:
+    base = runs[0]
+    print(f"\ninput: {size / 1e9:.2f} GB dominant log; truth top-5: {truth_top}")
+    print(f"{'tool':<20}{'median s':>10}{'MB/s':>9}{'peak RSS MiB':>14}{'speed vs grep|awk':>19}"
+          f"{'top-5 = truth':>15}")
+    for m in runs:
+        ratio = base.median_s / m.median_s
+        print(f"{m.name:<20}{m.median_s:>10.2f}{size / 1e6 / m.median_s:>9.0f}"
+              f"{m.peak_rss / 2**20:>14.0f}{ratio:>18.2f}x{str(set(m.top) == set(truth_top)):>15}")
+    print("(runs: " + "; ".join(f"{m.name}: " + ", ".join(f"{w:.2f}" for w in m.wall_s) for m in runs)
+          + ")")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
