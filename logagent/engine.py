@@ -54,6 +54,7 @@ from logagent.sources import (
     resolve_paths,
     unit_order,
 )
+from logagent.sources.prefetch import iter_prefetched
 from logagent.sources.sample import sample_lines
 
 log = structlog.get_logger("logagent.engine")
@@ -164,7 +165,7 @@ def _read_all(run: _Run, fmt: Format) -> tuple[int, int | None]:
     pool = _ParsePool(fmt, errors_only=errors_only, rules=rules)
     done = 0
     try:
-        for batch in _iter_batches(run, plan, seekable, unit_size):
+        for batch in iter_prefetched(_iter_batches(run, plan, seekable, unit_size)):
             done += batch.bytes_read
             lines = pool.add(batch)
             if pool.due():

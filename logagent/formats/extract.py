@@ -159,7 +159,7 @@ def candidate_lines(batch: Batch, prefilter: re.Pattern[bytes]) -> tuple[Lines, 
     """
     data, size = batch.data, batch.size
     hits = [m.start() for m in prefilter.finditer(data, 0, size)]
-    count = count_lines(data, size)
+    count = batch.lines
     if len(hits) * 8 < count:
         return _rare_candidates(data, hits), count
     ends = line_ends(data, size)
@@ -196,11 +196,6 @@ def _decode_lines(raw: list[bytes], starts: I64) -> Lines:
             invalid += 1
             texts.append(line.decode("utf-8", "replace"))
     return Lines(_strip(pl.Series("line", texts, dtype=pl.String)), starts, invalid)
-
-
-def count_lines(data: bytes, size: int) -> int:
-    """Newlines in ``data[:size]``."""
-    return int(np.count_nonzero(np.frombuffer(data, dtype=np.uint8, count=size) == 10))
 
 
 def _is_utf8(data: bytes, size: int) -> bool:

@@ -59,20 +59,31 @@ def _mostly(entry: TopEntry) -> str:
 
 def _table(result: Result) -> list[str]:
     kind = result.question.kind
+    top = result.answer.top
     if kind is QuestionKind.STATUS:
-        rows = [f"| {e.key} | {e.count} | {e.share:.2%} |" for e in result.answer.top]
+        rows = [f"| {e.key} | {e.count:,} | {e.share:.2%} |" for e in top]
         return ["| status | lines | share |", "|---|---:|---:|", *rows, ""]
-    head = "| # | route | 5xx | share of 5xx | requests | 5xx rate | statuses |"
-    rows = []
-    for i, e in enumerate(result.answer.top, 1):
-        rate = (e.count / e.requests) if e.requests else 0.0
-        statuses = ", ".join(f"{s} {v:.0%}" for s, v in list(e.breakdown.items())[:4])
-        req = "—" if kind is QuestionKind.TOP_ERRORS else str(e.requests)
-        rate_s = "—" if kind is QuestionKind.TOP_ERRORS else f"{rate:.2%}"
-        rows.append(
-            f"| {i} | `{e.key}` | {e.count} | {e.share:.1%} | {req} | {rate_s} | {statuses} |"
-        )
-    return [head, "|---|---|---:|---:|---:|---:|---|", *rows, ""]
+    if kind is QuestionKind.ERROR_RATE:
+        head = [
+            "| # | route | 5xx rate | 5xx | requests | statuses |",
+            "|---|---|---:|---:|---:|---|",
+        ]
+        rows = [
+            f"| {i} | `{e.key}` | {e.rate or 0:.2%} | {e.count:,} | {e.requests or 0:,} "
+            f"| {_statuses(e)} |"
+            for i, e in enumerate(top, 1)
+        ]
+        return [*head, *rows, ""]
+    head = ["| # | route | 5xx | share of 5xx | statuses |", "|---|---|---:|---:|---|"]
+    rows = [
+        f"| {i} | `{e.key}` | {e.count:,} | {e.share:.1%} | {_statuses(e)} |"
+        for i, e in enumerate(top, 1)
+    ]
+    return [*head, *rows, ""]
+
+
+def _statuses(entry: TopEntry) -> str:
+    return ", ".join(f"{s} {v:.0%}" for s, v in list(entry.breakdown.items())[:4])
 
 
 def _recuse_lines(result: Result) -> list[str]:
@@ -98,4 +109,5 @@ def _reading(result: Result) -> list[str]:
         else "among all lines"
     )
     malformed = f"Malformed lines: {p.malformed_lines:,} {scope}."
-    return ["## Reading", "", line, *([detail] if detail else []), malformed]
+    source = "_Report rendered from a template (no LLM was used)._"
+    return ["## Reading", "", line, *([detail] if detail else []), malformed, "", source]

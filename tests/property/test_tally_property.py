@@ -80,3 +80,26 @@ def test_prefilter_keeps_every_5xx_record(lines: list[str]) -> None:
     full = extract(batch, COMBINED, errors_only=False, rules=DEFAULT_RULES).records.collect()
     expected = full.filter(pl.col("status") >= 500)
     assert fast.sort(fast.columns).equals(expected.sort(expected.columns))
+
+
+@settings(max_examples=40, deadline=None)
+@given(n_good=st.integers(0, 40), n_err=st.integers(0, 40), bad_utf8=st.booleans())
+def test_rare_and_dense_candidate_paths_agree(n_good: int, n_err: int, bad_utf8: bool) -> None:
+    """Finding candidates one by one or via all newlines gives the same lines, units and counts."""
+    from logagent.formats.extract import _rare_candidates, candidate_lines
+
+    lines = [combined_line(f"/g/{i}", 200).encode() for i in range(n_good)]
+    lines += [combined_line(f"/e/{i}", 503).encode() for i in range(n_err)]
+    if bad_utf8:
+        lines.append(combined_line("/x", 502).encode() + b"\xff")
+    data = b"".join(line + b"\n" for line in lines)
+    batch = make_batch(
+        [(Piece(0, data, len(data)), 0)], np.array([0], dtype=np.int64), unit_size=64, bytes_read=len(data)
+    )
+    dense, count = candidate_lines(batch, COMBINED.error_prefilter)  # type: ignore[arg-type]
+    hits = [m.start() for m in COMBINED.error_prefilter.finditer(data)]  # type: ignore[union-attr]
+    rare = _rare_candidates(data, hits)
+    assert count == len(lines)
+    assert dense.text.to_list() == rare.text.to_list()
+    assert dense.starts.tolist() == rare.starts.tolist()
+    assert dense.invalid_utf8 == rare.invalid_utf8 == int(bad_utf8)
