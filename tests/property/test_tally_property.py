@@ -94,7 +94,10 @@ def test_rare_and_dense_candidate_paths_agree(n_good: int, n_err: int, bad_utf8:
         lines.append(combined_line("/x", 502).encode() + b"\xff")
     data = b"".join(line + b"\n" for line in lines)
     batch = make_batch(
-        [(Piece(0, data, len(data)), 0)], np.array([0], dtype=np.int64), unit_size=64, bytes_read=len(data)
+        [(Piece(0, data, len(data)), 0)],
+        np.array([0], dtype=np.int64),
+        unit_size=64,
+        bytes_read=len(data),
     )
     dense, count = candidate_lines(batch, COMBINED.error_prefilter)  # type: ignore[arg-type]
     hits = [m.start() for m in COMBINED.error_prefilter.finditer(data)]  # type: ignore[union-attr]
