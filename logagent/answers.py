@@ -8,6 +8,8 @@ the full-input total equals the count, so ``estimate == low == high == count``.
 
 from __future__ import annotations
 
+from typing import Any
+
 import polars as pl
 
 from logagent.counters.tally import ROUTE, N, Tally
@@ -66,26 +68,24 @@ def status_breakdowns(counts: pl.DataFrame, routes: list[str]) -> dict[str, dict
     return out
 
 
-def _entry(
-    row: dict[str, object], total: int, breakdown: dict[str, float], kind: QuestionKind
-) -> TopEntry:
-    count = int(row["errors"])  # type: ignore[call-overload]  # polars row values are objects
+def exact_entry(key: str, count: int, total: int, **extra: Any) -> TopEntry:
+    """An entry whose full-input total is known: the interval is the count itself."""
     share = count / total if total else 0.0
-    requests = int(row["requests"])  # type: ignore[call-overload]
-    rate = count / requests if requests else 0.0
     return TopEntry(
-        key=str(row[ROUTE]),
-        count=count,
-        estimate=count,
-        low=count,
-        high=count,
-        share=share,
-        share_low=share,
-        share_high=share,
-        breakdown=breakdown,
-        requests=requests,
+        key=key, count=count, estimate=count, low=count, high=count,
+        share=share, share_low=share, share_high=share, **extra,
+    )  # fmt: skip
+
+
+def _entry(
+    row: dict[str, Any], total: int, breakdown: dict[str, float], kind: QuestionKind
+) -> TopEntry:
+    count, requests = int(row["errors"]), int(row["requests"])
+    rate = count / requests if requests else 0.0
+    return exact_entry(
+        str(row[ROUTE]), count, total, breakdown=breakdown, requests=requests,
         rate=rate if kind is QuestionKind.ERROR_RATE else None,
-    )
+    )  # fmt: skip
 
 
 def _status_answer(counts: pl.DataFrame, top: int) -> Answer:
@@ -93,19 +93,5 @@ def _status_answer(counts: pl.DataFrame, top: int) -> Answer:
         counts.group_by(STATUS).agg(pl.col(N).sum()).sort([N, STATUS], descending=[True, False])
     )
     total = int(per_status[N].sum())
-    entries = []
-    for status, n in per_status.head(top).iter_rows():
-        share = n / total if total else 0.0
-        entries.append(
-            TopEntry(
-                key=str(status),
-                count=n,
-                estimate=n,
-                low=n,
-                high=n,
-                share=share,
-                share_low=share,
-                share_high=share,
-            )
-        )
+    entries = [exact_entry(str(s), n, total) for s, n in per_status.head(top).iter_rows()]
     return Answer(top=entries, total=total, distinct_keys=per_status.height, metric="lines")
