@@ -7,8 +7,9 @@ Public API::
 """
 
 from logagent.config import Settings, load_settings
-from logagent.engine import RunEnv, analyze
+from logagent.engine import analyze
 from logagent.result import Question, QuestionKind, Result, Status
+from logagent.run import RunEnv
 
 __all__ = [
     "Question",

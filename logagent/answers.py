@@ -8,11 +8,13 @@ the full-input total equals the count, so ``estimate == low == high == count``.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import polars as pl
 
 from logagent.counters.tally import ROUTE, N, Tally
+from logagent.evidence.race import Estimate
 from logagent.formats.base import STATUS
 from logagent.result import Answer, QuestionKind, TopEntry
 
@@ -72,9 +74,16 @@ def exact_entry(key: str, count: int, total: int, **extra: Any) -> TopEntry:
     """An entry whose full-input total is known: the interval is the count itself."""
     share = count / total if total else 0.0
     return TopEntry(
-        key=key, count=count, estimate=count, low=count, high=count,
-        share=share, share_low=share, share_high=share, **extra,
-    )  # fmt: skip
+        key=key,
+        count=count,
+        estimate=count,
+        low=count,
+        high=count,
+        share=share,
+        share_low=share,
+        share_high=share,
+        **extra,
+    )
 
 
 def _entry(
@@ -83,9 +92,13 @@ def _entry(
     count, requests = int(row["errors"]), int(row["requests"])
     rate = count / requests if requests else 0.0
     return exact_entry(
-        str(row[ROUTE]), count, total, breakdown=breakdown, requests=requests,
+        str(row[ROUTE]),
+        count,
+        total,
+        breakdown=breakdown,
+        requests=requests,
         rate=rate if kind is QuestionKind.ERROR_RATE else None,
-    )  # fmt: skip
+    )
 
 
 def _status_answer(counts: pl.DataFrame, top: int) -> Answer:
@@ -95,3 +108,31 @@ def _status_answer(counts: pl.DataFrame, top: int) -> Answer:
     total = int(per_status[N].sum())
     entries = [exact_entry(str(s), n, total) for s, n in per_status.head(top).iter_rows()]
     return Answer(top=entries, total=total, distinct_keys=per_status.height, metric="lines")
+
+
+def sampled_answer(tally: Tally, estimates: Sequence[Estimate], ties: list[list[str]]) -> Answer:
+    """The answer of an early-stopped run: counts seen, full-input estimates and intervals."""
+    per_route = route_totals(tally.counts)
+    breakdowns = status_breakdowns(tally.counts, [e.key for e in estimates])
+    entries = [
+        TopEntry(
+            key=e.key,
+            count=e.count,
+            estimate=round(e.estimate, 2),
+            low=round(e.low, 2),
+            high=round(e.high, 2),
+            share=round(e.share, 6),
+            share_low=round(e.share_low, 6),
+            share_high=round(e.share_high, 6),
+            breakdown=breakdowns.get(e.key, {}),
+        )
+        for e in estimates
+    ]
+    errors = per_route.filter(pl.col("errors") > 0)
+    return Answer(
+        top=entries,
+        ties=ties,
+        total=int(errors["errors"].sum()),
+        distinct_keys=errors.height,
+        metric="5xx lines",
+    )

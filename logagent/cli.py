@@ -20,9 +20,10 @@ import click
 import structlog
 
 from logagent.config import Settings, load_settings
-from logagent.engine import ProgressEvent, RunEnv, analyze
+from logagent.engine import analyze
 from logagent.errors import ConfigError, FormatError, InputError, LogagentError, OutputError
 from logagent.result import Question, QuestionKind, Result, Status
+from logagent.run import ProgressEvent, RunEnv
 
 EXIT_OK, EXIT_INTERNAL, EXIT_USAGE, EXIT_RECUSED, EXIT_PARTIAL = 0, 1, 2, 3, 4
 EXIT_INTERRUPTED = 130  # a second interrupt: stop at once, no result
@@ -73,7 +74,39 @@ def main() -> None:
     "--format", "fmt", default=None, help="combined, common, jsonl or auto [default: auto]."
 )
 @click.option(
-    "--full", is_flag=True, help="Read everything (an exact answer). Currently every run does."
+    "--full",
+    is_flag=True,
+    help="Read everything (an exact answer) instead of stopping once settled.",
+)
+@click.option(
+    "--delta",
+    type=click.FloatRange(0, 1, min_open=True, max_open=True),
+    default=None,
+    help="Error level: a settled answer is wrong at most this often [default: 0.01].",
+)
+@click.option(
+    "--epsilon",
+    type=click.FloatRange(0, 1, max_open=True),
+    default=None,
+    help="Routes closer than this (relative) are reported as a tie [default: 0].",
+)
+@click.option(
+    "--max-seconds",
+    type=click.FloatRange(0, min_open=True),
+    default=None,
+    help="Stop with a partial answer after this many seconds.",
+)
+@click.option(
+    "--max-cpu-seconds",
+    type=click.FloatRange(0, min_open=True),
+    default=None,
+    help="Stop with a partial answer after this much CPU time.",
+)
+@click.option(
+    "--max-fraction",
+    type=click.FloatRange(0, 1, min_open=True),
+    default=None,
+    help="Stop with a partial answer after reading this share of the input.",
 )
 @click.option(
     "--json",
@@ -147,6 +180,14 @@ def _overrides(opts: dict[str, Any]) -> dict[str, Any]:
             "seed": opts["seed"],
             "min_requests": opts["min_requests"],
             "normalize": False if opts["no_normalize"] else None,
+            "delta": opts["delta"],
+            "epsilon": opts["epsilon"],
+            "full": True if opts["full"] else None,
+        },
+        "budget": {
+            "max_seconds": opts["max_seconds"],
+            "max_cpu_seconds": opts["max_cpu_seconds"],
+            "max_fraction": opts["max_fraction"],
         },
     }
 
@@ -154,7 +195,14 @@ def _overrides(opts: dict[str, Any]) -> dict[str, Any]:
 def question_from(settings: Settings) -> Question:
     """The question a run asks, from the analysis settings."""
     a = settings.analysis
-    return Question(kind=a.question, top=a.top, min_requests=a.min_requests, normalize=a.normalize)
+    return Question(
+        kind=a.question,
+        top=a.top,
+        min_requests=a.min_requests,
+        normalize=a.normalize,
+        delta=a.delta,
+        epsilon=a.epsilon,
+    )
 
 
 def _run(paths: list[str], settings: Settings, *, quiet: bool) -> Result:

@@ -83,6 +83,21 @@ class AnalysisSettings(_Section):
     normalize: bool = True
     seed: int | None = None
     min_format_confidence: float = Field(default=0.01, ge=0, le=1)
+    delta: float = Field(default=0.01, gt=0, lt=1)
+    epsilon: float = Field(default=0.0, ge=0, lt=1)
+    full: bool = False
+    ranked: bool = False
+    max_candidates: int = Field(default=16, ge=2, le=64)
+    assume_exchangeable: bool = False
+
+
+class BudgetSettings(_Section):
+    """Limits of a run; exhausting one gives a partial answer (exit 4). Unset: no limit."""
+
+    max_seconds: float | None = Field(default=None, gt=0)
+    max_cpu_seconds: float | None = Field(default=None, gt=0)
+    max_fraction: float | None = Field(default=None, gt=0, le=1)
+    memory: str = "25%"  # of the memory available at start, or a size such as 512MiB
 
 
 class FormatSettings(_Section):
@@ -113,6 +128,7 @@ class Settings(BaseSettings):
     analysis: AnalysisSettings = Field(default_factory=AnalysisSettings)
     formats: FormatSettings = Field(default_factory=FormatSettings)
     routes: RoutesSettings = Field(default_factory=RoutesSettings)
+    budget: BudgetSettings = Field(default_factory=BudgetSettings)
     log_level: str = "warning"
 
     @classmethod
@@ -126,6 +142,16 @@ class Settings(BaseSettings):
     ) -> tuple[PydanticBaseSettingsSource, ...]:
         """Flags > environment > config file > defaults."""
         return init_settings, env_settings, TomlConfigSettingsSource(settings_cls)
+
+
+def memory_budget_bytes(text: str, available_bytes: int) -> int:
+    """``"25%"`` of the available memory, or an absolute size such as ``"512MiB"``."""
+    if text.strip().endswith("%"):
+        return int(available_bytes * float(text.strip()[:-1]) / 100)
+    value = parse_size(text)
+    if not isinstance(value, int):
+        raise ConfigError(f"invalid memory budget {text!r}: use a size (512MiB) or a percentage")
+    return value
 
 
 def load_settings(config_file: str | None = None, **overrides: Any) -> Settings:

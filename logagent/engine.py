@@ -10,22 +10,18 @@ service drive the same code and tests replace the edges with fakes.
 from __future__ import annotations
 
 import secrets
-import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from contextlib import ExitStack
-from dataclasses import dataclass, field
 
 import polars as pl
 import structlog
 
-from logagent import memory
-from logagent.answers import answer
+from logagent.answers import answer, sampled_answer
 from logagent.config import Settings
-from logagent.counters import Accumulator, Tally, tally_batch
+from logagent.counters import Tally
 from logagent.errors import InputCorrupt
 from logagent.formats import Format, build_format, detect
 from logagent.formats.detect import Detection, valid_share
-from logagent.formats.extract import Scanned, extract_scanned, scan
 from logagent.formats.routes import RouteRule
 from logagent.report.markdown import render
 from logagent.result import (
@@ -39,8 +35,11 @@ from logagent.result import (
     RecuseCode,
     Report,
     Result,
+    Saving,
     Status,
 )
+from logagent.run import ParsePool, ProgressEvent, Run, RunEnv
+from logagent.sampled import pilot_units, read_sampled
 from logagent.sources import (
     Batch,
     Order,
@@ -61,42 +60,6 @@ log = structlog.get_logger("logagent.engine")
 STREAM_UNIT = 64 << 10
 
 
-@dataclass(frozen=True)
-class ProgressEvent:
-    """What the progress display is told after each batch."""
-
-    bytes_read: int
-    bytes_total: int | None
-    lines_read: int
-
-
-@dataclass(frozen=True)
-class RunEnv:
-    """The edges a run uses; tests replace them."""
-
-    clock: Callable[[], float] = time.monotonic
-    cpu_clock: Callable[[], float] = time.process_time
-    peak_rss: Callable[[], int] = memory.peak_rss_bytes
-    interrupted: Callable[[], str | None] = lambda: None
-    on_progress: Callable[[ProgressEvent], None] | None = None
-
-
-@dataclass
-class _Run:
-    """State of one run while it reads."""
-
-    question: Question
-    settings: Settings
-    env: RunEnv
-    sources: list[Source]
-    started: float
-    cpu_started: float
-    acc: Accumulator = field(default_factory=Accumulator)
-    warnings: list[str] = field(default_factory=list)
-    decisions: list[DecisionRecord] = field(default_factory=list)
-    partial: bool = False
-
-
 def analyze(
     paths: Sequence[str], question: Question, settings: Settings, env: RunEnv | None = None
 ) -> Result:
@@ -107,12 +70,12 @@ def analyze(
         for path in resolve_paths(list(paths)):
             sources.append(open_source(path))
             stack.callback(sources[-1].close)
-        run = _Run(question, settings, env, sources, env.clock(), env.cpu_clock())
+        run = Run(question, settings, env, sources, env.clock(), env.cpu_clock())
         return _analyze(run)
     raise AssertionError("unreachable")  # pragma: no cover - ExitStack re-raises
 
 
-def _analyze(run: _Run) -> Result:
+def _analyze(run: Run) -> Result:
     if all(s.seekable and s.size == 0 for s in run.sources):
         return _recused(run, None, RecuseCode.EMPTY_INPUT, "every input is empty (0 bytes)")
     cap = run.settings.reader.line_cap
@@ -134,7 +97,7 @@ def _analyze(run: _Run) -> Result:
         confidence=detection.confidence,
         paths=[src.path for src in run.sources],
     )
-    unit_size, units_total = _read_all(run, fmt)
+    unit_size, units_total = _read_all(run, fmt, detection.confidence)
     return _finish(run, detection, unit_size, units_total)
 
 
@@ -149,8 +112,8 @@ def _choose_format(settings: Settings, sample: list[str]) -> tuple[Detection, Fo
     return Detection(((name, share),), len(sample)), fmt
 
 
-def _read_all(run: _Run, fmt: Format) -> tuple[int, int | None]:
-    """Read every unit, tallying as it goes; returns the unit size and unit count."""
+def _read_all(run: Run, fmt: Format, parse_rate: float) -> tuple[int, int | None]:
+    """Read the units the answer needs, tallying as it goes; returns unit size and unit count."""
     reader = run.settings.reader
     seekable = [s for s in run.sources if s.seekable]
     known = sum(s.size or 0 for s in seekable)
@@ -162,10 +125,45 @@ def _read_all(run: _Run, fmt: Format) -> tuple[int, int | None]:
     plan = plan_units([s.size or 0 for s in seekable], unit_size)
     rules = _rules(run) if run.question.normalize else None
     errors_only = run.question.kind is QuestionKind.TOP_ERRORS
-    pool = _ParsePool(fmt, errors_only=errors_only, rules=rules)
+    pool = ParsePool(fmt, errors_only=errors_only, rules=rules)
+    run.seed = _seed(run)
+    if _early_stop(run, plan):
+        run.reading = "random_units"
+        order = unit_order(plan.total_units, Order.RANDOM, run.seed)
+        read_sampled(run, fmt, plan, order, seekable, pool, parse_rate=parse_rate)
+    else:
+        _read_everything(run, plan, seekable, pool, known)
+    damaged = next((s.error for s in run.sources if s.error), None)
+    if damaged and not run.partial:
+        _stop_partial(run, str(damaged))
+    streams = any(not s.seekable for s in run.sources)
+    return unit_size, None if streams else plan.total_units
+
+
+def _early_stop(run: Run, plan: UnitPlan) -> bool:
+    """Early stopping needs random access to every unit and a question the evidence covers."""
+    a = run.settings.analysis
+    if a.full or run.question.kind is not QuestionKind.TOP_ERRORS:
+        return False
+    if any(not s.seekable for s in run.sources):
+        run.reading = "stream"
+        run.warnings.append(
+            "input read in order (a stream): no early stop, since a prefix of a stream is not "
+            "a random sample of it"
+        )
+        return False
+    return plan.total_units > pilot_units(plan.total_units)
+
+
+def _read_everything(
+    run: Run, plan: UnitPlan, seekable: list[Source], pool: ParsePool, known: int
+) -> None:
+    """Read every unit (sequential or random order), then streams, in batches."""
+    if run.reading != "stream":
+        run.reading = "random_units" if run.settings.reader.order == "random" else "sequential"
     done = 0
     try:
-        for batch in iter_prefetched(_iter_batches(run, plan, seekable, unit_size)):
+        for batch in iter_prefetched(_iter_batches(run, plan, seekable, plan.unit_size)):
             done += batch.bytes_read
             lines = pool.add(batch)
             if pool.due():
@@ -181,63 +179,14 @@ def _read_all(run: _Run, fmt: Format) -> tuple[int, int | None]:
         run.acc.add(pool.flush())
         _stop_partial(run, str(exc))
     run.acc.add(pool.flush())
-    damaged = next((s.error for s in run.sources if s.error), None)
-    if damaged and not run.partial:
-        _stop_partial(run, str(damaged))
-    streams_units = sum(1 for s in run.sources if not s.seekable)
-    return unit_size, plan.total_units if not streams_units else None
-
-
-class _ParsePool:
-    """Scanned batches waiting for one parse.
-
-    Polars' cost is mostly per call, and with a prefilter a batch leaves only a
-    few hundred candidate lines, so small scans are pooled and parsed together.
-    """
-
-    MIN_LINES = 20_000
-    MAX_BATCHES = 64
-
-    def __init__(self, fmt: Format, *, errors_only: bool, rules: list[RouteRule] | None) -> None:
-        self._fmt, self._errors_only, self._rules = fmt, errors_only, rules
-        self._scans: list[Scanned] = []
-        self._units = self._bytes = self._truncated = 0  # never keep a batch: its buffer is large
-
-    def add(self, batch: Batch) -> int:
-        """Scan one batch; returns its line count."""
-        scanned = scan(batch, self._fmt, errors_only=self._errors_only)
-        self._scans.append(scanned)
-        self._units += len(batch.units)
-        self._bytes += batch.bytes_read
-        self._truncated += batch.lines_truncated
-        return scanned.lines
-
-    def due(self) -> bool:
-        """Whether enough lines wait to make a parse worth its fixed cost."""
-        waiting = sum(int(s.text.len()) for s in self._scans)
-        return waiting >= self.MIN_LINES or len(self._scans) >= self.MAX_BATCHES
-
-    def flush(self) -> Tally:
-        """Parse and tally everything waiting (an empty tally when nothing waits)."""
-        if not self._scans:
-            return Tally()
-        extracted = extract_scanned(
-            self._scans, self._fmt, errors_only=self._errors_only, rules=self._rules
-        )
-        tally = tally_batch(
-            extracted, units=self._units, bytes_read=self._bytes, truncated=self._truncated
-        )
-        self._scans = []
-        self._units = self._bytes = self._truncated = 0
-        return tally
 
 
 def _iter_batches(
-    run: _Run, plan: UnitPlan, seekable: list[Source], unit_size: int
+    run: Run, plan: UnitPlan, seekable: list[Source], unit_size: int
 ) -> Iterator[Batch]:
     reader = run.settings.reader
     order = Order.RANDOM if reader.order == "random" else Order.SEQUENTIAL
-    seed = _seed(run)
+    seed = run.seed if run.seed is not None else _seed(run)
     batch_units = max(1, reader.batch_bytes // unit_size)
     yield from iter_seekable_batches(
         seekable,
@@ -259,16 +208,16 @@ def _iter_batches(
             yield batch
 
 
-def _seed(run: _Run) -> int:
+def _seed(run: Run) -> int:
     seed = run.settings.analysis.seed
     return seed if seed is not None else secrets.randbits(63)
 
 
-def _rules(run: _Run) -> list[RouteRule]:
+def _rules(run: Run) -> list[RouteRule]:
     return [RouteRule(r.name, r.pattern, r.replacement) for r in run.settings.routes.rules]
 
 
-def _stop_partial(run: _Run, why: str) -> None:
+def _stop_partial(run: Run, why: str) -> None:
     run.partial = True
     run.warnings.append(f"partial answer: {why}; counts cover only what was read")
     tally = run.acc.snapshot()
@@ -284,10 +233,12 @@ def _stop_partial(run: _Run, why: str) -> None:
     log.warning("stop_partial", reason=why, units_read=tally.units)
 
 
-def _finish(run: _Run, detection: Detection, unit_size: int, units_total: int | None) -> Result:
+def _finish(run: Run, detection: Detection, unit_size: int, units_total: int | None) -> Result:
     tally = run.acc.snapshot()
     q = run.question
     ans = answer(tally, q.kind, top=q.top, min_requests=q.min_requests)
+    if run.estimates:
+        ans = sampled_answer(tally, run.estimates, run.ties)
     info = _input_info(run, detection, unit_size)
     progress = _progress(run, tally, units_total)
     _warn_counts(run, tally)
@@ -296,7 +247,7 @@ def _finish(run: _Run, detection: Detection, unit_size: int, units_total: int | 
         return _recused(
             run, detection, RecuseCode.NO_MATCHING_EVENTS, detail, progress=progress, info=info
         )
-    status = Status.PARTIAL if run.partial else Status.EXACT
+    status = Status.PARTIAL if run.partial else Status.SETTLED if run.settled else Status.EXACT
     return _with_report(
         Result(
             question=q,
@@ -306,11 +257,28 @@ def _finish(run: _Run, detection: Detection, unit_size: int, units_total: int | 
             progress=progress,
             decisions=run.decisions,
             warnings=run.warnings,
+            seed=run.seed if run.reading == "random_units" else None,
+            saving=_saving(run, progress),
         )
     )
 
 
-def _warn_counts(run: _Run, tally: Tally) -> None:
+def _saving(run: Run, progress: Progress) -> Saving:
+    """Bytes not read, and CPU seconds a full read would have cost beyond this run (estimated)."""
+    total = sum(s.size or 0 for s in run.sources)
+    if not total or not all(s.seekable for s in run.sources):
+        return Saving(bytes=0, cpu_s=0.0, evidence_share=0.0)
+    fraction = max(progress.fraction_read, 1e-9)
+    cpu_not_spent = progress.cpu_s * (1 / fraction - 1)
+    share = run.evidence_s / progress.elapsed_s if progress.elapsed_s > 0 else 0.0
+    return Saving(
+        bytes=max(0, total - progress.bytes_read),
+        cpu_s=round(cpu_not_spent, 3),
+        evidence_share=round(share, 4),
+    )
+
+
+def _warn_counts(run: Run, tally: Tally) -> None:
     cap = run.settings.reader.line_cap
     if tally.truncated:
         run.warnings.append(
@@ -320,7 +288,7 @@ def _warn_counts(run: _Run, tally: Tally) -> None:
         run.warnings.append(f"{tally.invalid_utf8} parsed lines held invalid UTF-8 (replaced)")
 
 
-def _input_info(run: _Run, detection: Detection | None, unit_size: int | None) -> InputInfo:
+def _input_info(run: Run, detection: Detection | None, unit_size: int | None) -> InputInfo:
     seekable = all(s.seekable for s in run.sources)
     return InputInfo(
         paths=[s.path for s in run.sources],
@@ -331,10 +299,11 @@ def _input_info(run: _Run, detection: Detection | None, unit_size: int | None) -
         seekable=seekable,
         unit_size=unit_size,
         compression=[s.compression for s in run.sources],
+        reading=run.reading,
     )
 
 
-def _progress(run: _Run, tally: Tally, units_total: int | None) -> Progress:
+def _progress(run: Run, tally: Tally, units_total: int | None) -> Progress:
     total = sum(s.size or 0 for s in run.sources)
     seekable = all(s.seekable for s in run.sources)
     if seekable:
@@ -360,7 +329,7 @@ def _progress(run: _Run, tally: Tally, units_total: int | None) -> Progress:
     )
 
 
-def _unrecognized(run: _Run, detection: Detection, sample: list[str]) -> Result:
+def _unrecognized(run: Run, detection: Detection, sample: list[str]) -> Result:
     examples = "; ".join(repr(line[:120]) for line in sample[:3])
     detail = (
         f"only {detection.confidence:.2%} of {detection.sample_lines} sampled lines parse in any "
@@ -379,7 +348,7 @@ _SUGGESTIONS = {
 
 
 def _recused(
-    run: _Run,
+    run: Run,
     detection: Detection | None,
     code: RecuseCode,
     detail: str,

@@ -69,6 +69,7 @@ class InputInfo(_Frozen):
     format_scores: dict[str, float] = Field(default_factory=dict)
     unit_size: int | None = None
     compression: list[str | None] = Field(default_factory=list)
+    reading: str = "sequential"  # sequential | random_units | stream
 
 
 class TopEntry(_Frozen):
@@ -143,6 +144,14 @@ class Report(_Frozen):
     markdown: str = ""
 
 
+class Saving(_Frozen):
+    """What early stopping saved against a full read (estimated for CPU)."""
+
+    bytes: int
+    cpu_s: float
+    evidence_share: float  # share of wall time spent in evidence + Router-Mem
+
+
 class Result(_Frozen):
     """Everything a run returns."""
 
@@ -157,3 +166,4 @@ class Result(_Frozen):
     warnings: list[str] = Field(default_factory=list)
     report: Report = Field(default_factory=Report)
     seed: int | None = None
+    saving: Saving | None = None

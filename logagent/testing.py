@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from logagent.engine import RunEnv
+from logagent.run import RunEnv
 
 
 @dataclass

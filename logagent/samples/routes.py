@@ -160,20 +160,41 @@ def _api_routes() -> list[Route]:
 
 
 _MISC: tuple[tuple[str, tuple[str, ...]], ...] = (
-    ("static", ("/assets/{hex}/app.js", "/assets/{hex}/app.css", "/media/{hex}/original",
-                "/media/{hex}/thumb", "/favicon.ico", "/robots.txt", "/sitemap.xml")),
+    (
+        "static",
+        (
+            "/assets/{hex}/app.js",
+            "/assets/{hex}/app.css",
+            "/media/{hex}/original",
+            "/media/{hex}/thumb",
+            "/favicon.ico",
+            "/robots.txt",
+            "/sitemap.xml",
+        ),
+    ),
     ("health", ("/health", "/healthz", "/metrics", "/ready")),
     ("auth", ("/auth/login", "/auth/logout", "/auth/token", "/oauth/callback")),
     ("webhook", ("/webhooks/stripe", "/webhooks/github", "/webhooks/slack")),
     ("redirect", ("/home", "/index.html", "/shop", "/old/blog")),
-    ("admin", ("/admin", "/admin/users/{id}", "/admin/orders/{id}/refund",
-               "/admin/reports/daily")),
-    ("item", ("/api/v1/users/{id}/orders/{id}", "/api/v1/users/{id}/orders/{id}/items",
-              "/api/v1/users/{id}/orders/{id}/invoice")),
+    ("admin", ("/admin", "/admin/users/{id}", "/admin/orders/{id}/refund", "/admin/reports/daily")),
+    (
+        "item",
+        (
+            "/api/v1/users/{id}/orders/{id}",
+            "/api/v1/users/{id}/orders/{id}/items",
+            "/api/v1/users/{id}/orders/{id}/invoice",
+        ),
+    ),
     ("collection", ("/api/v1/search",)),
-    ("item", ("/api/v1/products/{id}/reviews/{id}", "/api/v2/tenants/{uuid}/users/{id}",
-              "/api/v2/documents/{uuid}/versions/{hex}")),
-)  # fmt: skip
+    (
+        "item",
+        (
+            "/api/v1/products/{id}/reviews/{id}",
+            "/api/v2/tenants/{uuid}/users/{id}",
+            "/api/v2/documents/{uuid}/versions/{hex}",
+        ),
+    ),
+)
 
 
 def _misc_routes() -> list[Route]:

@@ -129,14 +129,32 @@ def make_batch(
     )
 
 
+def batch_bounds(
+    total: int, batch_units: int, first: int | None = None
+) -> Iterator[tuple[int, int]]:
+    """Slices of the reading order: an optional first batch (the pilot), then equal batches."""
+    start = 0
+    if first:
+        start = min(first, total)
+        yield 0, start
+    for lo in range(start, total, batch_units):
+        yield lo, min(lo + batch_units, total)
+
+
 def iter_seekable_batches(
-    sources: Sequence[Source], plan: UnitPlan, order: I64, *, batch_units: int, cap: int
+    sources: Sequence[Source],
+    plan: UnitPlan,
+    order: I64,
+    *,
+    batch_units: int,
+    cap: int,
+    first: int | None = None,
 ) -> Iterator[Batch]:
-    """Read the planned units in ``order``, ``batch_units`` at a time."""
+    """Read the planned units in ``order``: ``first`` units, then ``batch_units`` at a time."""
     bases = np.asarray(plan.bases, dtype=np.int64)
     size = plan.unit_size
-    for i in range(0, len(order), batch_units):
-        units = order[i : i + batch_units]
+    for lo, hi in batch_bounds(len(order), batch_units, first):
+        units = order[lo:hi]
         if len(units) > 1 and np.all(np.diff(units) == 1) and _one_source(bases, units):
             yield _contiguous_batch(sources, plan, units, cap=cap)
             continue

@@ -1,0 +1,1 @@
+"""Evidence: anytime-valid e-processes and what they settle (PURE, numpy)."""

@@ -1,0 +1,187 @@
+"""The evidence of a top-errors run: ranking, shares and totals, settled at delta (PURE).
+
+``delta`` is split across what the answer claims: the ranking gets delta/2,
+the shares of the reported routes delta/4, the total of all 5xx delta/4
+(stats note §5: a joint guarantee by the union bound). The caller feeds the
+units it reads, in reading order, and a ``history`` function that rebuilds the
+per-unit counts of everything read so far for a new candidate set (restarts).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from logagent.evidence import intervals, topk
+from logagent.evidence.matrix import UnitCounts
+
+History = Callable[[tuple[str, ...]], UnitCounts]
+
+
+@dataclass(frozen=True)
+class RacePlan:
+    """Parameters of the question's evidence."""
+
+    k: int
+    delta: float
+    population: int
+    bound: float
+    epsilon: float = 0.0
+    max_candidates: int = 16
+    ranked: bool = False
+
+    @property
+    def ranking(self) -> topk.TopKPlan:
+        """The ranking's own plan, with its share of delta."""
+        return topk.TopKPlan(
+            self.k,
+            self.delta / 2,
+            self.population,
+            self.bound,
+            self.epsilon,
+            self.max_candidates,
+            self.ranked,
+        )
+
+
+@dataclass(frozen=True)
+class RaceState:
+    """Everything the evidence knows after ``units`` units."""
+
+    units: int
+    totals: Mapping[str, int]
+    errors: int
+    pilot: int = 0  # units of the first pilot (the total's e-process starts after it)
+    ranking: topk.TopKState | None = None
+    stage_start: int = 0  # units read when the current stage began (its pilot)
+    restarts: int = 0
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """One reported route: count seen, full-input estimate and intervals."""
+
+    key: str
+    count: int
+    estimate: float
+    low: float
+    high: float
+    share: float
+    share_low: float
+    share_high: float
+
+
+def begin(plan: RacePlan, totals: Mapping[str, int], units: int, history: History) -> RaceState:
+    """Start after the pilot (or restart a stage with everything read as the pilot)."""
+    state = RaceState(units, dict(totals), sum(totals.values()), pilot=units)
+    return _new_stage(plan, state, history, stage=1)
+
+
+def advance(
+    plan: RacePlan,
+    state: RaceState,
+    new: Callable[[tuple[str, ...]], UnitCounts],
+    totals: Mapping[str, int],
+    history: History,
+) -> RaceState:
+    """Account for the units just read: ``new`` gives their counts for a candidate set."""
+    ranking = state.ranking
+    assert ranking is not None, "advance() after begin()"
+    counts = new(ranking.candidates)
+    state = replace(
+        state,
+        units=state.units + counts.x.shape[0],
+        totals=dict(totals),
+        errors=sum(totals.values()),
+    )
+    if topk.needs_restart(plan.ranking, ranking, totals):
+        state = replace(state, restarts=state.restarts + 1)
+        return _new_stage(plan, state, history, ranking.stage + 1)
+    return replace(state, ranking=topk.observe(plan.ranking, ranking, counts))
+
+
+def verdict(plan: RacePlan, state: RaceState) -> topk.Verdict:
+    """The current top-k and whether it is settled."""
+    assert state.ranking is not None
+    return topk.verdict(plan.ranking, state.ranking, state.totals)
+
+
+def estimates(
+    plan: RacePlan, state: RaceState, keys: list[str], history: History
+) -> list[Estimate]:
+    """Counts, full-input estimates and time-uniform intervals of ``keys``.
+
+    The share and total e-processes are computed here, once, over the units
+    read in order: they do not drive the stop, and computing a process late
+    gives the same path as computing it as the units arrived. Each share runs
+    from its stage's start for every candidate of the stage (the threshold
+    counts all |C|), so evaluating only the reported ones is enough.
+    """
+    assert state.ranking is not None
+    counts = history(state.ranking.candidates)
+    scale = plan.population / max(state.units, 1)
+    left = (plan.population - state.units) * plan.bound
+    total_iv = _total_interval(plan, state, counts, left)
+    out = []
+    for key in keys:
+        count = state.totals.get(key, 0)
+        share = count / state.errors if state.errors else 0.0
+        s_lo, s_hi = _share_interval(plan, state, counts, key, share)
+        low = max(float(count), s_lo * total_iv[0])
+        high = min(float(count) + left, s_hi * total_iv[1])
+        out.append(Estimate(key, count, count * scale, low, max(low, high), share, s_lo, s_hi))
+    return out
+
+
+def _new_stage(plan: RacePlan, state: RaceState, history: History, stage: int) -> RaceState:
+    cands = topk.choose_candidates(state.totals, plan.max_candidates)
+    ranking = topk.begin(plan.ranking, cands, history(cands), stage)
+    return replace(state, ranking=ranking, stage_start=state.units)
+
+
+def _share_interval(
+    plan: RacePlan, state: RaceState, counts: UnitCounts, key: str, share: float
+) -> tuple[float, float]:
+    assert state.ranking is not None
+    cands = state.ranking.candidates
+    if key not in cands:
+        return 0.0, 1.0
+    j, s0 = cands.index(key), state.stage_start
+    cs = intervals.begin(intervals.SHARE_GRID, counts.x[:s0, j], counts.all_errors[:s0], scale=1.0)
+    cs = intervals.observe(
+        cs,
+        counts.x[s0:, j],
+        counts.all_errors[s0:],
+        scale=1.0,
+        population=plan.population,
+        bound=plan.bound,
+    )
+    thr = 2 * max(len(cands), 1) / topk.stage_delta(plan.delta / 4, state.ranking.stage)
+    iv = intervals.interval(cs, thr)
+    if iv is None:
+        return share, share
+    return max(0.0, iv[0]), min(1.0, iv[1])
+
+
+def _total_interval(
+    plan: RacePlan, state: RaceState, counts: UnitCounts, left: float
+) -> tuple[float, float]:
+    lo, hi = float(state.errors), float(state.errors) + left
+    a = counts.all_errors
+    s0 = min(state.pilot, len(a))
+    grid = intervals.total_grid(plan.population, plan.bound)
+    cs = intervals.begin(grid, a[:s0], np.ones(s0), scale=plan.population)
+    cs = intervals.observe(
+        cs,
+        a[s0:],
+        np.ones(len(a) - s0),
+        scale=plan.population,
+        population=plan.population,
+        bound=plan.bound,
+    )
+    iv = intervals.interval(cs, 2 / (plan.delta / 4))
+    if iv is not None:
+        lo, hi = max(lo, iv[0]), min(hi, iv[1])
+    return lo, max(lo, hi)

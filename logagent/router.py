@@ -1,0 +1,166 @@
+"""Router-Mem: what to do after a batch (PURE).
+
+``decide(evidence, memory, budget, progress) -> Decision``. No I/O, clock or
+globals: everything comes in as arguments. Rules, in this precedence (the
+first that applies wins):
+
+1. RECUSE UNRECOGNIZED_FORMAT — the pilot is done and fewer than
+   ``budget.min_parse_rate`` of the sampled lines parse: do not read the rest.
+2. RECUSE NO_MATCHING_EVENTS — every unit was read and no event matched.
+3. STOP_SETTLED EXHAUSTED — every unit was read: the answer is exact.
+4. STOP_SETTLED SETTLED — the evidence settles the answer at delta (after the pilot).
+5. STOP_PARTIAL INTERRUPTED — SIGINT/SIGTERM or the caller asked to stop.
+6. STOP_PARTIAL TIME / CPU / FRACTION budget exhausted.
+7. STOP_PARTIAL MEMORY — the next batch is forecast to break the memory budget.
+8. CONTINUE NOT_SETTLED.
+
+A settled or exact answer wins over an exhausted budget: it is the better
+answer and costs nothing more. More memory pressure never turns a stop into
+CONTINUE (rule 7 only ever stops).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+
+
+class Action(StrEnum):
+    """What the engine does next."""
+
+    CONTINUE = "CONTINUE"
+    STOP_SETTLED = "STOP_SETTLED"
+    DEGRADE = "DEGRADE"
+    PAUSE = "PAUSE"
+    STOP_PARTIAL = "STOP_PARTIAL"
+    RECUSE = "RECUSE"
+
+
+class Reason(StrEnum):
+    """Why."""
+
+    NOT_SETTLED = "not_settled"
+    SETTLED = "settled"
+    EXHAUSTED = "exhausted"
+    INTERRUPTED = "interrupted"
+    TIME_BUDGET = "time_budget"
+    CPU_BUDGET = "cpu_budget"
+    FRACTION_BUDGET = "fraction_budget"
+    MEMORY = "memory_forecast"
+    UNRECOGNIZED_FORMAT = "UNRECOGNIZED_FORMAT"
+    NO_MATCHING_EVENTS = "NO_MATCHING_EVENTS"
+
+
+@dataclass(frozen=True)
+class EvidenceView:
+    """What the evidence says after the last batch."""
+
+    settled: bool
+    pilot_done: bool
+    parse_rate: float  # share of parsed (sampled) lines that are records of the format
+    events: int  # matching events seen so far
+    unsettled_pairs: int = 0
+
+
+@dataclass(frozen=True)
+class MemoryView:
+    """A memory snapshot and the forecast cost of the next batch."""
+
+    rss_bytes: int
+    budget_bytes: int
+    next_batch_bytes: int
+
+
+@dataclass(frozen=True)
+class Budget:
+    """Limits of the run (None: no limit)."""
+
+    max_seconds: float | None = None
+    max_cpu_seconds: float | None = None
+    max_fraction: float | None = None
+    min_parse_rate: float = 0.01
+
+
+@dataclass(frozen=True)
+class ProgressView:
+    """How far the run is."""
+
+    units_read: int
+    units_total: int
+    elapsed_s: float
+    cpu_s: float
+    interrupted: str | None = None
+
+    @property
+    def fraction(self) -> float:
+        """Share of units read."""
+        return self.units_read / self.units_total if self.units_total else 1.0
+
+
+@dataclass(frozen=True)
+class Decision:
+    """The router's answer."""
+
+    action: Action
+    reason: Reason
+    detail: str = ""
+
+
+def decide(
+    evidence: EvidenceView, memory: MemoryView, budget: Budget, progress: ProgressView
+) -> Decision:
+    """Apply the rules above in order."""
+    for rule in (_format, _finished, _settled, _interrupted, _budgets, _memory):
+        decision = rule(evidence, memory, budget, progress)
+        if decision is not None:
+            return decision
+    return Decision(
+        Action.CONTINUE, Reason.NOT_SETTLED, f"{evidence.unsettled_pairs} pairs not yet separated"
+    )
+
+
+def _format(e: EvidenceView, m: MemoryView, b: Budget, p: ProgressView) -> Decision | None:
+    if e.pilot_done and e.parse_rate < b.min_parse_rate:
+        detail = f"{e.parse_rate:.2%} of parsed lines are records (< {b.min_parse_rate:.0%})"
+        return Decision(Action.RECUSE, Reason.UNRECOGNIZED_FORMAT, detail)
+    return None
+
+
+def _finished(e: EvidenceView, m: MemoryView, b: Budget, p: ProgressView) -> Decision | None:
+    if p.units_read < p.units_total:
+        return None
+    if e.events == 0:
+        return Decision(Action.RECUSE, Reason.NO_MATCHING_EVENTS, "every unit read, no event")
+    return Decision(Action.STOP_SETTLED, Reason.EXHAUSTED, "every unit read: exact answer")
+
+
+def _settled(e: EvidenceView, m: MemoryView, b: Budget, p: ProgressView) -> Decision | None:
+    if e.settled and e.pilot_done:
+        return Decision(Action.STOP_SETTLED, Reason.SETTLED, f"settled at {p.fraction:.2%} read")
+    return None
+
+
+def _interrupted(e: EvidenceView, m: MemoryView, b: Budget, p: ProgressView) -> Decision | None:
+    if p.interrupted:
+        return Decision(Action.STOP_PARTIAL, Reason.INTERRUPTED, f"interrupted by {p.interrupted}")
+    return None
+
+
+def _budgets(e: EvidenceView, m: MemoryView, b: Budget, p: ProgressView) -> Decision | None:
+    if b.max_seconds is not None and p.elapsed_s >= b.max_seconds:
+        return Decision(Action.STOP_PARTIAL, Reason.TIME_BUDGET, f"{p.elapsed_s:.1f} s elapsed")
+    if b.max_cpu_seconds is not None and p.cpu_s >= b.max_cpu_seconds:
+        return Decision(Action.STOP_PARTIAL, Reason.CPU_BUDGET, f"{p.cpu_s:.1f} CPU s used")
+    if b.max_fraction is not None and p.fraction >= b.max_fraction:
+        return Decision(Action.STOP_PARTIAL, Reason.FRACTION_BUDGET, f"{p.fraction:.2%} read")
+    return None
+
+
+def _memory(e: EvidenceView, m: MemoryView, b: Budget, p: ProgressView) -> Decision | None:
+    if m.rss_bytes + m.next_batch_bytes > m.budget_bytes:
+        detail = (
+            f"RSS {m.rss_bytes >> 20} MiB + next batch ~{m.next_batch_bytes >> 20} MiB "
+            f"> budget {m.budget_bytes >> 20} MiB"
+        )
+        return Decision(Action.STOP_PARTIAL, Reason.MEMORY, detail)
+    return None
