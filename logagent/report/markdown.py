@@ -28,10 +28,11 @@ def _headline(result: Result) -> str:
     if result.recuse:
         return f"**Cannot answer** ({result.recuse.reason_code.value}): {result.recuse.detail}"
     top = result.answer.top[0] if result.answer.top else None
+    confidence = f"{1 - result.question.delta:.0%}"
     how = {
         Status.EXACT: "Exact answer (the whole input was read)",
-        Status.PARTIAL: "Partial answer (only part of the input was read)",
-        Status.SETTLED: "Settled answer",
+        Status.PARTIAL: "Partial answer (time or budget ran out; here is what is known so far)",
+        Status.SETTLED: f"With {confidence} confidence",
     }.get(result.status, "")
     if top is None:
         return f"{how}: nothing to rank."
@@ -44,10 +45,28 @@ def _headline(result: Result) -> str:
             f"{how}: `{top.key}` has the highest 5xx rate, {top.rate or 0:.2%} of "
             f"{top.requests} requests ({_mostly(top)})."
         )
+    if result.status is Status.EXACT:
+        return (
+            f"{how}: `{top.key}` has the most 5xx errors: {top.count} of {result.answer.total} "
+            f"({top.share:.1%}), {_mostly(top)}."
+        )
     return (
-        f"{how}: `{top.key}` has the most 5xx errors: {top.count} of {result.answer.total} "
-        f"({top.share:.1%}), {_mostly(top)}."
+        f"{how}: `{top.key}` has the most 5xx errors: {top.share:.0%} "
+        f"({top.share_low:.0%}-{top.share_high:.0%}) of all 5xx, {_mostly(top)}; "
+        f"about {top.estimate:,.0f} ({top.low:,.0f}-{top.high:,.0f}) in the whole input."
     )
+
+
+def _trace(result: Result) -> list[str]:
+    """One line on how the run decided to stop."""
+    if not result.decisions:
+        return []
+    last = result.decisions[-1]
+    steps = len(result.decisions)
+    return [
+        f"Decisions: {steps} checks; the last, at {last.fraction_read:.1%} read, was "
+        f"{last.action} ({last.reason}: {last.detail})."
+    ]
 
 
 def _mostly(entry: TopEntry) -> str:
@@ -74,12 +93,31 @@ def _table(result: Result) -> list[str]:
             for i, e in enumerate(top, 1)
         ]
         return [*head, *rows, ""]
-    head = ["| # | route | 5xx | share of 5xx | statuses |", "|---|---|---:|---:|---|"]
+    if result.status is Status.EXACT:
+        head = ["| # | route | 5xx | share of 5xx | statuses |", "|---|---|---:|---:|---|"]
+        rows = [
+            f"| {i} | `{e.key}` | {e.count:,} | {e.share:.1%} | {_statuses(e)} |"
+            for i, e in enumerate(top, 1)
+        ]
+        return [*head, *rows, ""]
+    head = [
+        "| # | route | 5xx seen | est. total (interval) | share of 5xx (interval) | statuses |",
+        "|---|---|---:|---:|---:|---|",
+    ]
     rows = [
-        f"| {i} | `{e.key}` | {e.count:,} | {e.share:.1%} | {_statuses(e)} |"
+        f"| {i} | `{e.key}` | {e.count:,} | {e.estimate:,.0f} ({e.low:,.0f}-{e.high:,.0f}) "
+        f"| {e.share:.1%} ({e.share_low:.1%}-{e.share_high:.1%}) | {_statuses(e)} |"
         for i, e in enumerate(top, 1)
     ]
-    return [*head, *rows, ""]
+    ties = (
+        [
+            f"Tied within ε = {result.question.epsilon:g}: "
+            + ", ".join(" = ".join(f"`{k}`" for k in pair) for pair in result.answer.ties)
+        ]
+        if result.answer.ties
+        else []
+    )
+    return [*head, *rows, "", *ties]
 
 
 def _statuses(entry: TopEntry) -> str:
@@ -110,4 +148,13 @@ def _reading(result: Result) -> list[str]:
     )
     malformed = f"Malformed lines: {p.malformed_lines:,} {scope}."
     source = "_Report rendered from a template (no LLM was used)._"
-    return ["## Reading", "", line, *([detail] if detail else []), malformed, "", source]
+    return [
+        "## Reading",
+        "",
+        line,
+        *([detail] if detail else []),
+        malformed,
+        *_trace(result),
+        "",
+        source,
+    ]

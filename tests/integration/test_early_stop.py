@@ -1,0 +1,104 @@
+"""Early stopping through the real engine: settles early when it may, stays honest when it may not."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from logagent import Question, analyze, load_settings
+from logagent.result import Status
+from logagent.samples import generate
+from logagent.testing import fake_env
+
+
+@pytest.fixture(scope="module")
+def dominant(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Any]]:
+    path = tmp_path_factory.mktemp("early") / "dominant.log"
+    return path, generate(path, scenario="dominant", size_mb=30, seed=5)
+
+
+def run(path: Path, *, top: int = 1, seed: int = 1, **analysis: Any) -> Any:
+    budget = analysis.pop("budget", {})
+    settings = load_settings(analysis={"seed": seed, **analysis}, reader={"unit_size": "1KiB"},
+                             budget=budget)
+    return analyze([str(path)], Question(top=top), settings, fake_env())
+
+
+def test_dominant_route_settles_before_the_end(dominant: tuple[Path, dict[str, Any]]) -> None:
+    """A clear winner is settled after reading part of the file, and it is the true one."""
+    path, truth = dominant
+    r = run(path)
+    assert r.status is Status.SETTLED
+    assert 0 < r.progress.fraction_read < 1
+    top = r.answer.top[0]
+    assert top.key == truth["top_errors"][0][0]
+    true_total = truth["top_errors"][0][1]
+    assert top.low <= true_total <= top.high
+    true_share = true_total / truth["lines_5xx"]
+    assert top.share_low <= true_share <= top.share_high
+    actions = [d.action for d in r.decisions]
+    assert actions[-1] == "STOP_SETTLED" and set(actions[:-1]) <= {"CONTINUE"}
+    assert r.seed == 1 and r.input.reading == "random_units"
+    assert r.saving is not None and r.saving.bytes > 0
+
+
+def test_same_seed_same_result(dominant: tuple[Path, dict[str, Any]]) -> None:
+    """--seed makes a run reproducible (same units, same decisions, same answer)."""
+    path, _ = dominant
+    a, b = run(path, seed=9), run(path, seed=9)
+    assert a.answer == b.answer and a.progress.units_read == b.progress.units_read
+    assert [d.units_read for d in a.decisions] == [d.units_read for d in b.decisions]
+
+
+def test_full_reads_everything_exactly(dominant: tuple[Path, dict[str, Any]]) -> None:
+    """--full gives the exact answer with a zero-width interval."""
+    path, truth = dominant
+    r = run(path, top=3, full=True)
+    assert r.status is Status.EXACT and r.progress.fraction_read == 1.0
+    assert [[e.key, e.count] for e in r.answer.top] == truth["top_errors"][:3]
+
+
+def test_unsettled_race_reads_to_the_end_and_is_exact(tmp_path: Path) -> None:
+    """An exact tie never settles with eps = 0: everything is read and the answer is exact."""
+    path = tmp_path / "tie.log"
+    truth = generate(path, scenario="tie", size_mb=3, seed=2)
+    r = run(path, top=1)
+    assert r.status is Status.EXACT and r.progress.fraction_read == 1.0
+    assert [r.answer.top[0].key, r.answer.top[0].count] == truth["top_errors"][0]
+
+
+@pytest.mark.parametrize(
+    ("budget", "reason"),
+    [({"max_fraction": 0.05}, "fraction_budget"), ({"max_seconds": 0.0001}, "time_budget"),
+     ({"max_cpu_seconds": 0.0001}, "cpu_budget")],
+)
+def test_budgets_stop_with_a_partial_answer(
+    dominant: tuple[Path, dict[str, Any]], budget: dict[str, float], reason: str
+) -> None:
+    """An exhausted budget stops with the current answer, its intervals and a warning."""
+    path, truth = dominant
+    r = run(path, top=2, budget=budget)
+    assert r.status is Status.PARTIAL
+    assert r.decisions[-1].action == "STOP_PARTIAL" and r.decisions[-1].reason == reason
+    assert r.progress.fraction_read < 1 and any("partial answer" in w for w in r.warnings)
+    first = r.answer.top[0]
+    assert first.low <= first.estimate <= first.high
+
+
+def test_cli_partial_exits_4_and_stdin_is_labelled(dominant: tuple[Path, dict[str, Any]]) -> None:
+    """The CLI exits 4 on an exhausted budget; a stream says it was read in order."""
+    path, _ = dominant
+    cmd = [sys.executable, "-m", "logagent", "analyze", "--json", "--max-fraction", "0.02"]
+    proc = subprocess.run([*cmd, str(path)], capture_output=True, timeout=120, check=False)
+    assert proc.returncode == 4 and json.loads(proc.stdout)["status"] == "partial"
+    head = path.read_bytes()[:2_000_000]
+    proc = subprocess.run([sys.executable, "-m", "logagent", "analyze", "--json", "-"], input=head,
+                          capture_output=True, timeout=120, check=False)
+    r = json.loads(proc.stdout)
+    assert r["input"]["reading"] == "stream" and r["status"] in ("exact", "recused")
+    assert any("read in order" in w for w in r["warnings"])
