@@ -89,6 +89,7 @@ class AnalysisSettings(_Section):
     ranked: bool = False
     max_candidates: int = Field(default=16, ge=2, le=64)
     assume_exchangeable: bool = False
+    degrade_above: float = Field(default=0.5, gt=0, le=1)
 
 
 class BudgetSettings(_Section):

@@ -18,7 +18,7 @@ import structlog
 
 from logagent.answers import answer, sampled_answer
 from logagent.config import Settings
-from logagent.counters import Tally
+from logagent.counters import Accumulator, Tally
 from logagent.errors import InputCorrupt
 from logagent.formats import Format, build_format, detect
 from logagent.formats.detect import Detection, valid_share
@@ -127,12 +127,17 @@ def _read_all(run: Run, fmt: Format, parse_rate: float) -> tuple[int, int | None
     errors_only = run.question.kind is QuestionKind.TOP_ERRORS
     pool = ParsePool(fmt, errors_only=errors_only, rules=rules)
     run.seed = _seed(run)
+    degrade = False
     if _early_stop(run, plan):
         run.reading = "random_units"
         order = unit_order(plan.total_units, Order.RANDOM, run.seed)
-        read_sampled(run, fmt, plan, order, seekable, pool, parse_rate=parse_rate)
-    else:
-        _read_everything(run, plan, seekable, pool, known)
+        degrade = read_sampled(run, fmt, plan, order, seekable, pool, parse_rate=parse_rate)
+    if degrade:  # Router-Mem: an exact read in file order is cheaper than more evidence
+        run.acc, run.reading = Accumulator(), "sequential"
+        pool = ParsePool(fmt, errors_only=errors_only, rules=rules)
+    if degrade or run.reading != "random_units":
+        asked = Order.RANDOM if run.settings.reader.order == "random" and not degrade else None
+        _read_everything(run, plan, seekable, pool, known, asked or Order.SEQUENTIAL)
     damaged = next((s.error for s in run.sources if s.error), None)
     if damaged and not run.partial:
         _stop_partial(run, str(damaged))
@@ -156,14 +161,14 @@ def _early_stop(run: Run, plan: UnitPlan) -> bool:
 
 
 def _read_everything(
-    run: Run, plan: UnitPlan, seekable: list[Source], pool: ParsePool, known: int
+    run: Run, plan: UnitPlan, seekable: list[Source], pool: ParsePool, known: int, order: Order
 ) -> None:
-    """Read every unit (sequential or random order), then streams, in batches."""
+    """Read every unit (in ``order``), then streams, in batches."""
     if run.reading != "stream":
-        run.reading = "random_units" if run.settings.reader.order == "random" else "sequential"
+        run.reading = "random_units" if order is Order.RANDOM else "sequential"
     done = 0
     try:
-        for batch in iter_prefetched(_iter_batches(run, plan, seekable, plan.unit_size)):
+        for batch in iter_prefetched(_iter_batches(run, plan, seekable, order)):
             done += batch.bytes_read
             lines = pool.add(batch)
             if pool.due():
@@ -182,10 +187,10 @@ def _read_everything(
 
 
 def _iter_batches(
-    run: Run, plan: UnitPlan, seekable: list[Source], unit_size: int
+    run: Run, plan: UnitPlan, seekable: list[Source], order: Order
 ) -> Iterator[Batch]:
     reader = run.settings.reader
-    order = Order.RANDOM if reader.order == "random" else Order.SEQUENTIAL
+    unit_size = plan.unit_size
     seed = run.seed if run.seed is not None else _seed(run)
     batch_units = max(1, reader.batch_bytes // unit_size)
     yield from iter_seekable_batches(

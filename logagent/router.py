@@ -12,7 +12,10 @@ first that applies wins):
 5. STOP_PARTIAL INTERRUPTED — SIGINT/SIGTERM or the caller asked to stop.
 6. STOP_PARTIAL TIME / CPU / FRACTION budget exhausted.
 7. STOP_PARTIAL MEMORY — the next batch is forecast to break the memory budget.
-8. CONTINUE NOT_SETTLED.
+8. DEGRADE FULL_READ_CHEAPER — the evidence is forecast (stats note §6) to need
+   more than ``budget.degrade_above`` of the input: an exact read in file order,
+   without evidence, is the cheaper method.
+9. CONTINUE NOT_SETTLED.
 
 A settled or exact answer wins over an exhausted budget: it is the better
 answer and costs nothing more. More memory pressure never turns a stop into
@@ -47,6 +50,7 @@ class Reason(StrEnum):
     CPU_BUDGET = "cpu_budget"
     FRACTION_BUDGET = "fraction_budget"
     MEMORY = "memory_forecast"
+    FULL_READ_CHEAPER = "full_read_cheaper"
     UNRECOGNIZED_FORMAT = "UNRECOGNIZED_FORMAT"
     NO_MATCHING_EVENTS = "NO_MATCHING_EVENTS"
 
@@ -60,6 +64,7 @@ class EvidenceView:
     parse_rate: float  # share of parsed (sampled) lines that are records of the format
     events: int  # matching events seen so far
     unsettled_pairs: int = 0
+    forecast_fraction: float | None = None  # §6 forecast of the fraction read at the stop
 
 
 @dataclass(frozen=True)
@@ -79,6 +84,7 @@ class Budget:
     max_cpu_seconds: float | None = None
     max_fraction: float | None = None
     min_parse_rate: float = 0.01
+    degrade_above: float = 0.5
 
 
 @dataclass(frozen=True)
@@ -110,7 +116,7 @@ def decide(
     evidence: EvidenceView, memory: MemoryView, budget: Budget, progress: ProgressView
 ) -> Decision:
     """Apply the rules above in order."""
-    for rule in (_format, _finished, _settled, _interrupted, _budgets, _memory):
+    for rule in (_format, _finished, _settled, _interrupted, _budgets, _memory, _cheaper):
         decision = rule(evidence, memory, budget, progress)
         if decision is not None:
             return decision
@@ -163,4 +169,11 @@ def _memory(e: EvidenceView, m: MemoryView, b: Budget, p: ProgressView) -> Decis
             f"> budget {m.budget_bytes >> 20} MiB"
         )
         return Decision(Action.STOP_PARTIAL, Reason.MEMORY, detail)
+    return None
+
+
+def _cheaper(e: EvidenceView, m: MemoryView, b: Budget, p: ProgressView) -> Decision | None:
+    if e.forecast_fraction is not None and e.forecast_fraction > b.degrade_above:
+        detail = f"the evidence would need ~{e.forecast_fraction:.0%} of the input: read it all"
+        return Decision(Action.DEGRADE, Reason.FULL_READ_CHEAPER, detail)
     return None

@@ -53,8 +53,11 @@ def read_sampled(
     pool: ParsePool,
     *,
     parse_rate: float,
-) -> None:
-    """Read units in ``order`` until Router-Mem says stop; the evidence stays in ``run``."""
+) -> bool:
+    """Read units in ``order`` until Router-Mem says stop; the evidence stays in ``run``.
+
+    Returns True when Router-Mem chose to DEGRADE to a full read in file order.
+    """
     a = run.settings.analysis
     total_units = plan.total_units
     rp = race.RacePlan(
@@ -94,10 +97,13 @@ def read_sampled(
             run.env.on_progress(
                 ProgressEvent(done, sum(s.size or 0 for s in seekable), batch.lines)
             )
+        if decision.action is Action.DEGRADE:
+            return True
         if decision.action is not Action.CONTINUE:
             loop.conclude(decision)
-            return
+            return False
     loop.conclude(Decision(Action.STOP_SETTLED, Reason.EXHAUSTED, "every unit read"))
+    return False
 
 
 def _budget(run: Run) -> Budget:
@@ -107,6 +113,7 @@ def _budget(run: Run) -> Budget:
         max_cpu_seconds=b.max_cpu_seconds,
         max_fraction=b.max_fraction,
         min_parse_rate=run.settings.analysis.min_format_confidence,
+        degrade_above=run.settings.analysis.degrade_above,
     )
 
 
@@ -148,6 +155,7 @@ class _Loop:
             pilot_done=True,
             parse_rate=parse_rate,
             events=self.state.errors,
+            forecast_fraction=race.forecast_fraction(self.plan, self.state),
             unsettled_pairs=v.unsettled_pairs,
         )
 

@@ -67,7 +67,8 @@ def update(state: WorState, draws: F64, *, population: int, bound: float) -> Wor
         cap = TRUNCATION / (bound + mu)
     lam = np.where(mu > bound, 0.0, np.minimum(grapa, np.where(cap > 0, cap, 0.0)))
     steps = np.log1p(lam * (draws - mu))
-    impossible = (mu < -bound).any(axis=1)
+    after = before + draws  # after draw t, the rest (B - t draws >= -M) cannot cancel S_t > (B-t)M
+    impossible = (mu < -bound).any(axis=1) | (after > (population - t) * bound).any(axis=1)
     running = state.log_e[:, None] + np.cumsum(steps, axis=1)
     log_e = np.where(impossible, np.inf, running[:, -1])
     peak = np.where(impossible, np.inf, np.maximum(state.max_log_e, running.max(axis=1)))

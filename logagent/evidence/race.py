@@ -73,6 +73,15 @@ class Estimate:
     share_high: float
 
 
+def candidate_count(plan: RacePlan) -> int:
+    """|C|: enough rivals to race (2k + 6), at most ``max_candidates``; REST bounds the others.
+
+    A smaller C lowers the threshold k|C|/delta and the cost per unit; the REST
+    statistic keeps every route outside C bounded, so validity does not depend on it.
+    """
+    return min(plan.max_candidates, 2 * plan.k + 6)
+
+
 def begin(plan: RacePlan, totals: Mapping[str, int], units: int, history: History) -> RaceState:
     """Start after the pilot (or restart a stage with everything read as the pilot)."""
     state = RaceState(units, dict(totals), sum(totals.values()), pilot=units)
@@ -136,7 +145,7 @@ def estimates(
 
 
 def _new_stage(plan: RacePlan, state: RaceState, history: History, stage: int) -> RaceState:
-    cands = topk.choose_candidates(state.totals, plan.max_candidates)
+    cands = topk.choose_candidates(state.totals, candidate_count(plan))
     ranking = topk.begin(plan.ranking, cands, history(cands), stage)
     return replace(state, ranking=ranking, stage_start=state.units)
 
@@ -185,3 +194,23 @@ def _total_interval(
     if iv is not None:
         lo, hi = max(lo, iv[0]), min(hi, iv[1])
     return lo, max(lo, hi)
+
+
+def forecast_fraction(plan: RacePlan, state: RaceState) -> float:
+    """Stats note §6: fraction of units read when the race will settle, from today's gap.
+
+    ``1 - (1 - f0) exp(-M ln(thr) / (c G))`` with G the estimated full-input gap
+    between the k-th and (k+1)-th routes. A forecast, used only to choose the
+    cheaper method, never to decide an answer.
+    """
+    ranked = sorted(state.totals.values(), reverse=True)
+    if len(ranked) < plan.k:
+        return 1.0
+    nxt = ranked[plan.k] if len(ranked) > plan.k else 0
+    gap = (ranked[plan.k - 1] - nxt) * plan.population / max(state.units, 1)
+    if gap <= 0:
+        return 1.0
+    cands = max(1, min(candidate_count(plan), len(ranked)))
+    thr = plan.k * cands / topk.stage_delta(plan.delta / 2, 1)
+    f0 = state.units / plan.population
+    return float(1 - (1 - f0) * np.exp(-plan.bound * np.log(thr) / (0.9 * gap)))

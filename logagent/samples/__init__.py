@@ -14,7 +14,7 @@ writes a log of about ``size_mb`` * 10**6 bytes and ``<path>.truth.json``::
      "routes": {route: {"requests", "4xx", "5xx", "status": {"503": n}}},
      "top_errors": [[route, n5xx], ...],        # count desc, name asc
      "top_errors_raw": [[raw_path, n5xx], ...],  # top 20, query dropped
-     "prefix_90_lines", "prefix_90_top"}         # late_incident only
+     "prefix_90_lines", "prefix_90_top"}         # late_incident(_new) only
 
 Routes are normalized templates: a raw path minus its query, with
 all-digit segments -> ``{id}``, UUID segments -> ``{uuid}`` and segments

@@ -20,6 +20,8 @@ _SCENARIO_HELP = """scenarios (5xx = status 500-599):
   close             top two routes within 3% in 5xx count
   tie               top two routes have exactly equal 5xx counts
   late_incident     top route fails only in the last 10% of lines
+  late_incident_new like late_incident, but the top route has no request at
+                    all (of any status) before the last 10% of lines
   high_cardinality  ~40 templates dense with {id}/{uuid}/{hex} values
   no_errors         no 5xx at all (4xx still present)
   garbage           binary/text junk with ~0.1% valid lines

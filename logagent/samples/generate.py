@@ -22,7 +22,7 @@ import numpy as np
 from ._arrow import string_data
 from .fields import I64, ip_pool
 from .junk import MEAN_LINE_BYTES, junk_block
-from .plan import SCENARIOS, ErrorPlan, make_plan
+from .plan import LATE_SCENARIOS, SCENARIOS, ErrorPlan, make_plan
 from .render import FORMATS, Block, Context, build_model, render_block
 from .routes import high_cardinality_routes, standard_routes
 from .truth import TruthCounter, truth_dict
@@ -190,7 +190,7 @@ def generate(
         "lines": n_lines,
         "valid_lines": ctx.n_records,
     }
-    truth = truth_dict(counter, meta, scenario == "late_incident")
+    truth = truth_dict(counter, meta, scenario in LATE_SCENARIOS)
     with open(f"{os.fspath(path)}.truth.json", "w", encoding="utf-8") as fh:
         json.dump(truth, fh, indent=1)
         fh.write("\n")

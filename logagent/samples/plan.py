@@ -22,12 +22,16 @@ SCENARIOS = (
     "close",
     "tie",
     "late_incident",
+    "late_incident_new",
     "high_cardinality",
     "no_errors",
     "garbage",
 )
 ERROR_RATE = 0.005
 LATE_FRACTION = 0.9
+LATE_SCENARIOS = ("late_incident", "late_incident_new")
+# The incident route of these scenarios gets no request at all before the late window.
+NEW_ROUTE_SCENARIOS = ("late_incident_new",)
 _ERROR_KINDS = {"collection", "item", "page", "auth", "admin", "webhook"}
 
 
@@ -39,6 +43,7 @@ class ErrorPlan:
     routes: I64
     codes: I64
     prefix_records: int  # records before the late window (first 90 %)
+    hidden: int = -1  # route id with no record before the late window (-1: none)
 
 
 @dataclass(frozen=True)
@@ -58,6 +63,7 @@ SCENARIO_SHARES = {
     "close": Shares((0.30, 0.292, 0.15), (False, False, False), 20),
     "tie": Shares((0.30, 0.30, 0.12), (False, False, False), 20),
     "late_incident": Shares((0.40, 0.25), (True, False), 20),
+    "late_incident_new": Shares((0.40, 0.25), (True, False), 20),
 }
 
 
@@ -163,4 +169,21 @@ def make_plan(
     codes = rng.choice(
         np.asarray(ERROR_CODES, dtype=np.int64), total, p=np.asarray(ERROR_CODE_WEIGHTS)
     )
-    return ErrorPlan(positions[order], ids[slots[order]], codes, prefix)
+    hidden = int(ids[0]) if scenario in NEW_ROUTE_SCENARIOS else -1
+    return ErrorPlan(positions[order], ids[slots[order]], codes, prefix, hidden)
+
+
+def hide_route(plan: ErrorPlan, routes: I64, first: int) -> I64:
+    """Move the hidden route's records before the late window to a neighbouring route.
+
+    ``routes`` are the drawn routes of records ``first, first + 1, ...``; the
+    result is a new array (the input is left alone).  Used for traffic draws
+    only: the 5xx plan never puts the hidden route before the late window.
+    """
+    if plan.hidden < 0:
+        return routes
+    index = first + np.arange(len(routes))
+    early = (index < plan.prefix_records) & (routes == plan.hidden)
+    substitute = plan.hidden - 1 if plan.hidden > 0 else plan.hidden + 1
+    out: I64 = np.where(early, substitute, routes)
+    return out

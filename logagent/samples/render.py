@@ -39,7 +39,7 @@ from .fields import (
     slot_strings,
     time_pools,
 )
-from .plan import ErrorPlan
+from .plan import ErrorPlan, hide_route
 from .routes import (
     KIND_MIX,
     KIND_SIZE,
@@ -143,7 +143,7 @@ def draw_core(
     """Routes, method indices, status codes and local 5xx positions."""
     m, plan = ctx.model, ctx.plan
     r = np.searchsorted(m.traffic_cdf, rng.random(n), side="right")
-    r = np.minimum(r, len(m.routes) - 1).astype(np.int64)
+    r = hide_route(plan, np.minimum(r, len(m.routes) - 1).astype(np.int64), first)
     lo, hi = np.searchsorted(plan.positions, [first, first + n])
     local = plan.positions[lo:hi] - first
     r[local] = plan.routes[lo:hi]

@@ -160,8 +160,8 @@ def iter_seekable_batches(
             continue
         pieces: list[tuple[Piece, int]] = []
         nbytes = 0
-        for u in units.tolist():
-            s = int(np.searchsorted(bases, u, side="right") - 1)
+        which = np.searchsorted(bases, units, side="right") - 1
+        for u, s in zip(units.tolist(), which.tolist(), strict=True):
             src, base, local = sources[s], plan.bases[s], u - plan.bases[s]
             assert src.size is not None
             nbytes += min(size, src.size - local * size)

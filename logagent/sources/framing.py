@@ -171,7 +171,28 @@ def iter_unit_pieces(
     """Pieces of unit ``unit``: the lines whose first byte lies in ``[unit*S, (unit+1)*S)``."""
     lo = unit * unit_size
     hi = min(lo + unit_size, size)
+    fast = _unit_in_one_read(read_at, lo, hi, cap)
+    if fast is not None:
+        return iter(fast)
     start = first_line_start(read_at, lo, hi)
     if start is None:
         return iter(())
     return iter_pieces(read_at, start, hi, cap=cap, chunk=max(hi - start, 1))
+
+
+def _unit_in_one_read(read_at: ReadAt, lo: int, hi: int, cap: int) -> list[Piece] | None:
+    """The common case in one positional read: short lines, the crossing line ends in the slack.
+
+    Returns None when the general path is needed (a long line, or no newline in reach).
+    """
+    back = 1 if lo else 0
+    data = read_at(lo - back, hi - lo + back + TAIL_SLACK)
+    first = data.find(NL) + 1 if back else 0  # data[0] is the byte before the unit
+    if back and (first == 0 or lo - back + first >= hi):
+        return []  # no newline in [lo-1, hi-1]: no line starts in this unit
+    end = data.find(NL, hi - lo + back - 1)
+    if end < 0:
+        return None
+    if end + 1 - first > cap + 1 and not _no_long_line(data[first : end + 1], end + 1 - first, cap):
+        return None
+    return [Piece(lo - back + first, data[first : end + 1], end + 1 - first)]

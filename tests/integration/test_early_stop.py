@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -24,8 +25,8 @@ def dominant(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, 
 
 def run(path: Path, *, top: int = 1, seed: int = 1, **analysis: Any) -> Any:
     budget = analysis.pop("budget", {})
-    settings = load_settings(analysis={"seed": seed, **analysis}, reader={"unit_size": "1KiB"},
-                             budget=budget)
+    analysis = {"seed": seed, "degrade_above": 1.0, **analysis}  # the race itself, no shortcut
+    settings = load_settings(analysis=analysis, reader={"unit_size": "1KiB"}, budget=budget)
     return analyze([str(path)], Question(top=top), settings, fake_env())
 
 
@@ -74,8 +75,11 @@ def test_unsettled_race_reads_to_the_end_and_is_exact(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(
     ("budget", "reason"),
-    [({"max_fraction": 0.05}, "fraction_budget"), ({"max_seconds": 0.0001}, "time_budget"),
-     ({"max_cpu_seconds": 0.0001}, "cpu_budget")],
+    [
+        ({"max_fraction": 0.05}, "fraction_budget"),
+        ({"max_seconds": 0.0001}, "time_budget"),
+        ({"max_cpu_seconds": 0.0001}, "cpu_budget"),
+    ],
 )
 def test_budgets_stop_with_a_partial_answer(
     dominant: tuple[Path, dict[str, Any]], budget: dict[str, float], reason: str
@@ -94,11 +98,28 @@ def test_cli_partial_exits_4_and_stdin_is_labelled(dominant: tuple[Path, dict[st
     """The CLI exits 4 on an exhausted budget; a stream says it was read in order."""
     path, _ = dominant
     cmd = [sys.executable, "-m", "logagent", "analyze", "--json", "--max-fraction", "0.02"]
-    proc = subprocess.run([*cmd, str(path)], capture_output=True, timeout=120, check=False)
+    env = {**os.environ, "LOGAGENT_ANALYSIS__DEGRADE_ABOVE": "1"}
+    proc = subprocess.run([*cmd, str(path)], capture_output=True, timeout=120, check=False, env=env)
     assert proc.returncode == 4 and json.loads(proc.stdout)["status"] == "partial"
     head = path.read_bytes()[:2_000_000]
-    proc = subprocess.run([sys.executable, "-m", "logagent", "analyze", "--json", "-"], input=head,
-                          capture_output=True, timeout=120, check=False)
+    proc = subprocess.run(
+        [sys.executable, "-m", "logagent", "analyze", "--json", "-"],
+        input=head,
+        capture_output=True,
+        timeout=120,
+        check=False,
+    )
     r = json.loads(proc.stdout)
     assert r["input"]["reading"] == "stream" and r["status"] in ("exact", "recused")
     assert any("read in order" in w for w in r["warnings"])
+
+
+def test_a_race_forecast_to_need_most_of_the_input_degrades_to_a_full_read(tmp_path: Path) -> None:
+    """When the evidence would need most of the file, Router-Mem switches to an exact full read."""
+    path = tmp_path / "close.log"
+    truth = generate(path, scenario="close", size_mb=5, seed=4)
+    settings = load_settings(analysis={"seed": 3}, reader={"unit_size": "4KiB"})
+    r = analyze([str(path)], Question(top=2), settings, fake_env())
+    assert r.status is Status.EXACT and r.input.reading == "sequential"
+    assert r.decisions[-1].action == "DEGRADE" and r.decisions[-1].reason == "full_read_cheaper"
+    assert [[e.key, e.count] for e in r.answer.top] == truth["top_errors"][:2]

@@ -80,7 +80,11 @@ def reference_log_wealth(draws: list[float], *, population: int, bound: float, p
             return math.inf
         var = m2 / (t - 1)
         g = mean - mu
-        lam = 0.0 if mu > bound else min(max(0.0, g / (var + g * g)) if g > 0 else 0.0, 0.9 / (bound + mu))
+        lam = (
+            0.0
+            if mu > bound
+            else min(max(0.0, g / (var + g * g)) if g > 0 else 0.0, 0.9 / (bound + mu))
+        )
         log_e += math.log1p(lam * (d - mu))
         total += d
         new_mean = mean + (d - mean) / t
@@ -101,3 +105,12 @@ def test_pinned_against_an_independent_scalar_computation() -> None:
 
 
 PINNED_LOG_WEALTH = -0.5376755954039636  # scalar reference output, frozen (regression pin)
+
+
+def test_a_lead_smaller_than_m_is_decided_after_the_last_draw() -> None:
+    """S_B > 0 rejects H0 at t = B even when S_{B-1} <= M (the check after each draw)."""
+    pop = np.array([1.0] + [0.0] * 9)
+    for seed in range(5):
+        order = np.random.default_rng(seed).permutation(len(pop))
+        state = run_order(pop, order, bound=5, pilot=2, batch=8)
+        assert np.isinf(state.max_log_e[0])

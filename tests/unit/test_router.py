@@ -1,0 +1,229 @@
+"""Router-Mem decide(): every rule, the precedence between them, and memory monotonicity."""
+
+from __future__ import annotations
+
+from dataclasses import fields, replace
+from typing import Any, TypeVar
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from logagent.router import (
+    Action,
+    Budget,
+    Decision,
+    EvidenceView,
+    MemoryView,
+    ProgressView,
+    Reason,
+    decide,
+)
+
+MIB = 1 << 20
+
+# A run in the middle of its reading: pilot done, format recognized, not settled, no limit hit.
+EVIDENCE = EvidenceView(settled=False, pilot_done=True, parse_rate=0.9, events=100)
+MEMORY = MemoryView(rss_bytes=100 * MIB, budget_bytes=1024 * MIB, next_batch_bytes=10 * MIB)
+BUDGET = Budget(max_seconds=60.0, max_cpu_seconds=120.0, max_fraction=0.5, min_parse_rate=0.01)
+PROGRESS = ProgressView(units_read=10, units_total=100, elapsed_s=1.0, cpu_s=1.0)
+BASE = (EVIDENCE, MEMORY, BUDGET, PROGRESS)
+View = TypeVar("View", EvidenceView, MemoryView, Budget, ProgressView)
+
+# Overrides (field names are unique across the four views) that each trigger one rule alone.
+Overrides = dict[str, Any]
+UNRECOGNIZED: Overrides = {"parse_rate": 0.001}
+DURING_PILOT: Overrides = {"pilot_done": False}
+SETTLED: Overrides = {"settled": True}
+NO_EVENTS: Overrides = {"events": 0}
+ALL_READ: Overrides = {"units_read": 100}
+INTERRUPTED: Overrides = {"interrupted": "SIGINT"}
+OUT_OF_TIME: Overrides = {"elapsed_s": 60.0}  # reaching a limit counts
+OUT_OF_CPU: Overrides = {"cpu_s": 120.0}
+OUT_OF_FRACTION: Overrides = {"units_read": 50}
+EVERY_BUDGET: Overrides = {"elapsed_s": 1e6, "cpu_s": 1e6, "units_read": 99}
+NO_LIMITS: Overrides = {"max_seconds": None, "max_cpu_seconds": None, "max_fraction": None}
+OVER_MEMORY: Overrides = {"rss_bytes": 1020 * MIB}  # 1020 + 10 > 1024 MiB
+EVERYTHING: Overrides = {**SETTLED, **INTERRUPTED, **EVERY_BUDGET, **OVER_MEMORY}
+
+A, R = Action, Reason
+CONTINUE = (A.CONTINUE, R.NOT_SETTLED)
+
+
+def row(name: str, overrides: Overrides, action: Action, reason: Reason) -> Any:
+    """One table row: the overrides, the expected action and reason, named after the behaviour."""
+    return pytest.param(overrides, action, reason, id=name)
+
+
+TABLE = [
+    # 9. nothing applies
+    row("nothing_applies_continues", {}, *CONTINUE),
+    row("no_limits_continue_whatever_the_progress", {**NO_LIMITS, **EVERY_BUDGET}, *CONTINUE),
+    row("just_under_every_budget_continues",
+        {"elapsed_s": 59.9, "cpu_s": 119.9, "units_read": 49}, *CONTINUE),
+    # 1. unrecognized format beats everything, but only once the pilot is done
+    row("unrecognized_format_recuses", UNRECOGNIZED, A.RECUSE, R.UNRECOGNIZED_FORMAT),
+    row("unrecognized_format_beats_everything",
+        {**UNRECOGNIZED, **EVERYTHING, **NO_EVENTS, **ALL_READ}, A.RECUSE, R.UNRECOGNIZED_FORMAT),
+    row("low_parse_rate_is_not_judged_during_the_pilot",
+        {**UNRECOGNIZED, **DURING_PILOT}, *CONTINUE),
+    row("parse_rate_at_the_minimum_is_recognized", {"parse_rate": 0.01}, *CONTINUE),
+    # 2. every unit read and no event
+    row("all_read_without_events_recuses",
+        {**ALL_READ, **NO_EVENTS}, A.RECUSE, R.NO_MATCHING_EVENTS),
+    row("empty_input_recuses_no_matching_events",
+        {**NO_EVENTS, **DURING_PILOT, "units_read": 0, "units_total": 0},
+        A.RECUSE, R.NO_MATCHING_EVENTS),
+    row("no_events_beats_settled_interrupt_budgets_memory",
+        {**EVERYTHING, **NO_EVENTS, **ALL_READ}, A.RECUSE, R.NO_MATCHING_EVENTS),
+    row("no_events_before_the_end_continues", NO_EVENTS, *CONTINUE),
+    # 3. every unit read: exact
+    row("all_read_is_exhausted", ALL_READ, A.STOP_SETTLED, R.EXHAUSTED),
+    row("exhausted_beats_settled", {**ALL_READ, **SETTLED}, A.STOP_SETTLED, R.EXHAUSTED),
+    row("exhausted_beats_interrupt_budgets_memory",
+        {**EVERYTHING, **ALL_READ}, A.STOP_SETTLED, R.EXHAUSTED),
+    row("exhausted_even_during_the_pilot",
+        {**ALL_READ, **DURING_PILOT}, A.STOP_SETTLED, R.EXHAUSTED),
+    # 4. settled (after the pilot) beats interrupts, budgets and memory
+    row("settled_stops", SETTLED, A.STOP_SETTLED, R.SETTLED),
+    row("settled_beats_an_exhausted_time_budget",
+        {**SETTLED, **OUT_OF_TIME}, A.STOP_SETTLED, R.SETTLED),
+    row("settled_beats_interrupt_budgets_memory", EVERYTHING, A.STOP_SETTLED, R.SETTLED),
+    row("settled_during_the_pilot_does_not_stop", {**SETTLED, **DURING_PILOT}, *CONTINUE),
+    row("settled_during_the_pilot_does_not_mask_a_budget",
+        {**SETTLED, **DURING_PILOT, **OUT_OF_TIME}, A.STOP_PARTIAL, R.TIME_BUDGET),
+    # 5. interrupted
+    row("interrupt_stops_partial", INTERRUPTED, A.STOP_PARTIAL, R.INTERRUPTED),
+    row("interrupt_beats_budgets_and_memory",
+        {**INTERRUPTED, **EVERY_BUDGET, **OVER_MEMORY}, A.STOP_PARTIAL, R.INTERRUPTED),
+    row("interrupt_during_the_pilot_stops",
+        {**INTERRUPTED, **DURING_PILOT}, A.STOP_PARTIAL, R.INTERRUPTED),
+    # 6. budgets, in the order time, cpu, fraction
+    row("time_budget_stops_partial", OUT_OF_TIME, A.STOP_PARTIAL, R.TIME_BUDGET),
+    row("cpu_budget_stops_partial", OUT_OF_CPU, A.STOP_PARTIAL, R.CPU_BUDGET),
+    row("fraction_budget_stops_partial", OUT_OF_FRACTION, A.STOP_PARTIAL, R.FRACTION_BUDGET),
+    row("time_budget_beats_cpu_and_fraction", EVERY_BUDGET, A.STOP_PARTIAL, R.TIME_BUDGET),
+    row("cpu_budget_beats_fraction",
+        {**OUT_OF_CPU, **OUT_OF_FRACTION}, A.STOP_PARTIAL, R.CPU_BUDGET),
+    row("budgets_beat_memory",
+        {**OUT_OF_FRACTION, **OVER_MEMORY}, A.STOP_PARTIAL, R.FRACTION_BUDGET),
+    row("budget_applies_during_the_pilot",
+        {**OUT_OF_CPU, **DURING_PILOT}, A.STOP_PARTIAL, R.CPU_BUDGET),
+    # 7. memory forecast
+    row("memory_forecast_over_budget_stops_partial", OVER_MEMORY, A.STOP_PARTIAL, R.MEMORY),
+    row("next_batch_alone_can_break_the_budget",
+        {"rss_bytes": 0, "next_batch_bytes": 2048 * MIB}, A.STOP_PARTIAL, R.MEMORY),
+    row("forecast_exactly_at_the_budget_continues", {"rss_bytes": 1014 * MIB}, *CONTINUE),
+    row("memory_forecast_applies_during_the_pilot",
+        {**OVER_MEMORY, **DURING_PILOT}, A.STOP_PARTIAL, R.MEMORY),
+    # 8. the evidence would need most of the input: a plain full read is cheaper
+    row("forecast_over_half_degrades_to_a_full_read",
+        {"forecast_fraction": 0.8}, A.DEGRADE, R.FULL_READ_CHEAPER),
+    row("forecast_at_the_threshold_continues", {"forecast_fraction": 0.5}, *CONTINUE),
+    row("memory_beats_degrade",
+        {"forecast_fraction": 0.9, **OVER_MEMORY}, A.STOP_PARTIAL, R.MEMORY),
+    row("settled_beats_degrade", {"forecast_fraction": 0.9, **SETTLED}, A.STOP_SETTLED, R.SETTLED),
+]  # fmt: skip
+
+
+def views(overrides: Overrides) -> tuple[EvidenceView, MemoryView, Budget, ProgressView]:
+    """The base views, each override applied to the one view that has that field."""
+    known = {f.name for view in BASE for f in fields(view)}
+    assert set(overrides) <= known, set(overrides) - known
+    return (
+        with_overrides(EVIDENCE, overrides),
+        with_overrides(MEMORY, overrides),
+        with_overrides(BUDGET, overrides),
+        with_overrides(PROGRESS, overrides),
+    )
+
+
+def with_overrides(view: View, overrides: Overrides) -> View:
+    """``view`` with the overrides that name one of its fields."""
+    names = {f.name for f in fields(view)}
+    return replace(view, **{k: v for k, v in overrides.items() if k in names})
+
+
+@pytest.mark.parametrize(("overrides", "action", "reason"), TABLE)
+def test_decide_table(overrides: Overrides, action: Action, reason: Reason) -> None:
+    """Each rule fires on its own condition, and the earlier rule wins when several apply."""
+    decision = decide(*views(overrides))
+    assert isinstance(decision, Decision)
+    assert (decision.action, decision.reason) == (action, reason), decision.detail
+
+
+def test_continue_reports_the_unsettled_pairs() -> None:
+    """CONTINUE says how many pairs are not yet separated."""
+    decision = decide(replace(EVIDENCE, unsettled_pairs=7), MEMORY, BUDGET, PROGRESS)
+    assert decision.action == Action.CONTINUE and "7 pairs" in decision.detail
+
+
+def test_decide_is_pure() -> None:
+    """The same views always give the same decision and are left unchanged."""
+    given_views = views({**OVER_MEMORY, **INTERRUPTED})
+    copies = tuple(replace(v) for v in given_views)
+    assert decide(*given_views) == decide(*given_views)
+    assert given_views == copies
+
+
+evidence_views = st.builds(
+    EvidenceView,
+    settled=st.booleans(),
+    pilot_done=st.booleans(),
+    parse_rate=st.floats(0.0, 1.0),
+    events=st.integers(0, 10**6),
+    unsettled_pairs=st.integers(0, 1000),
+)
+budgets = st.builds(
+    Budget,
+    max_seconds=st.none() | st.floats(0.0, 1e4),
+    max_cpu_seconds=st.none() | st.floats(0.0, 1e4),
+    max_fraction=st.none() | st.floats(0.0, 1.0),
+    min_parse_rate=st.floats(0.0, 1.0),
+)
+sizes = st.integers(0, 1 << 40)
+
+
+@st.composite
+def progress_views(draw: st.DrawFn) -> ProgressView:
+    """Progress with units_read <= units_total, sometimes interrupted."""
+    total = draw(st.integers(0, 10_000))
+    return ProgressView(
+        units_read=draw(st.integers(0, total)),
+        units_total=total,
+        elapsed_s=draw(st.floats(0.0, 1e4)),
+        cpu_s=draw(st.floats(0.0, 1e4)),
+        interrupted=draw(st.none() | st.sampled_from(["SIGINT", "SIGTERM", "caller"])),
+    )
+
+
+@settings(max_examples=300, database=None, deadline=None)
+@given(
+    evidence=evidence_views,
+    budget=budgets,
+    progress=progress_views(),
+    rss=sizes,
+    cap=sizes,
+    next_batch=sizes,
+    more_rss=sizes,
+    more_next=sizes,
+)
+def test_more_memory_pressure_never_turns_a_stop_into_continue(
+    evidence: EvidenceView,
+    budget: Budget,
+    progress: ProgressView,
+    rss: int,
+    cap: int,
+    next_batch: int,
+    more_rss: int,
+    more_next: int,
+) -> None:
+    """A larger rss or next batch keeps any non-CONTINUE decision, and adds at most MEMORY."""
+    low = decide(evidence, MemoryView(rss, cap, next_batch), budget, progress)
+    higher = MemoryView(rss + more_rss, cap, next_batch + more_next)
+    high = decide(evidence, higher, budget, progress)
+    if low.action != Action.CONTINUE:
+        assert high.action != Action.CONTINUE
+        assert (high.action, high.reason) == (low.action, low.reason)
+    else:
+        assert (high.action, high.reason) in (CONTINUE, (A.STOP_PARTIAL, R.MEMORY))
