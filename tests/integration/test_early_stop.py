@@ -1,4 +1,4 @@
-"""Early stopping through the real engine: settles early when it may, stays honest when it may not."""
+"""Early stopping through the real engine: settles early when it may, honest when it may not."""
 
 from __future__ import annotations
 
@@ -85,7 +85,7 @@ def test_budgets_stop_with_a_partial_answer(
     dominant: tuple[Path, dict[str, Any]], budget: dict[str, float], reason: str
 ) -> None:
     """An exhausted budget stops with the current answer, its intervals and a warning."""
-    path, truth = dominant
+    path, _ = dominant
     r = run(path, top=2, budget=budget)
     assert r.status is Status.PARTIAL
     assert r.decisions[-1].action == "STOP_PARTIAL" and r.decisions[-1].reason == reason

@@ -94,7 +94,7 @@ def reference_log_wealth(draws: list[float], *, population: int, bound: float, p
 
 
 def test_pinned_against_an_independent_scalar_computation() -> None:
-    """With batch size 1 the vectorized code equals a scalar transcription of §3 (pinned value too)."""
+    """With batch size 1 the vectorized code equals a scalar transcription of §3 (and a pin)."""
     rng = np.random.default_rng(3)
     pop = rng.integers(-2, 4, size=60).astype(float)  # total 17 > 0: H0 false
     order = rng.permutation(len(pop))[:30]  # half the population: wealth still finite
