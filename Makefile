@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test bench lint clean venv
+.PHONY: demo test bench calibrate lint clean venv
 
 venv: $(STAMP)
 
@@ -22,7 +22,10 @@ test: $(STAMP)
 	$(BIN)/python -m pytest -q
 
 bench: $(STAMP)
-	$(BIN)/python benchmarks/bench.py
+	$(BIN)/python benchmarks/bench.py $(BENCH_ARGS)
+
+calibrate: $(STAMP)
+	$(BIN)/python benchmarks/calibrate.py $(CALIBRATE_ARGS)
 
 lint: $(STAMP)
 	$(BIN)/ruff check logagent tests benchmarks

@@ -169,8 +169,9 @@ def _share_interval(
     )
     thr = 2 * max(len(cands), 1) / topk.stage_delta(plan.delta / 4, state.ranking.stage)
     iv = intervals.interval(cs, thr)
-    if iv is None:
-        return share, share
+    if iv is None:  # narrower than the grid: every grid value is rejected
+        step = float(intervals.SHARE_GRID[1] - intervals.SHARE_GRID[0])
+        iv = (share - step, share + step)
     return max(0.0, iv[0]), min(1.0, iv[1])
 
 

@@ -23,7 +23,7 @@ from logagent.sources.framing import Piece, first_line_start, iter_pieces, iter_
 
 MIN_UNIT = 4 << 10
 MAX_UNIT = 1 << 20
-TARGET_UNITS = 1 << 18
+TARGET_UNITS = 1 << 20
 
 I64 = npt.NDArray[np.int64]
 
@@ -36,7 +36,7 @@ class Order(StrEnum):
 
 
 def choose_unit_size(total_bytes: int) -> int:
-    """Unit size (stats note §10): about 2^18 units, a power of two in [4 KiB, 1 MiB]."""
+    """Unit size (stats note §10): about 2^20 units, a power of two in [4 KiB, 1 MiB]."""
     want = max(total_bytes, 1) / TARGET_UNITS
     size = 1 << max(0, math.ceil(math.log2(want))) if want > 1 else 1
     return int(min(MAX_UNIT, max(MIN_UNIT, size)))

@@ -93,10 +93,10 @@ def test_globs_expand_sorted_and_must_match(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(
     ("size", "unit"),
-    [(0, 4096), (10**6, 4096), (10**9, 4096), (10 * 2**30, 65536), (2**42, 1 << 20)],
+    [(0, 4096), (10**6, 4096), (10**9, 4096), (10 * 2**30, 16384), (2**42, 1 << 20)],
 )
 def test_unit_size_follows_input_size(size: int, unit: int) -> None:
-    """Auto unit size aims at ~2^18 units, clamped to [4 KiB, 1 MiB]."""
+    """Auto unit size aims at ~2^20 units, clamped to [4 KiB, 1 MiB] (stats note §10)."""
     assert choose_unit_size(size) == unit
 
 
