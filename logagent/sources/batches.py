@@ -130,15 +130,28 @@ def make_batch(
 
 
 def batch_bounds(
-    total: int, batch_units: int, first: int | None = None
+    total: int,
+    batch_units: int,
+    first: int | None = None,
+    *,
+    growth: float = 1.0,
+    max_units: int | None = None,
 ) -> Iterator[tuple[int, int]]:
-    """Slices of the reading order: an optional first batch (the pilot), then equal batches."""
-    start = 0
+    """Slices of the reading order: an optional first batch (the pilot), then batches.
+
+    With ``growth`` > 1 each batch is that much larger than the one before, up to
+    ``max_units``: few decisions on a long run, fine steps at its start.
+    """
+    lo = 0
     if first:
-        start = min(first, total)
-        yield 0, start
-    for lo in range(start, total, batch_units):
-        yield lo, min(lo + batch_units, total)
+        lo = min(first, total)
+        yield 0, lo
+    size = float(batch_units)
+    cap = max_units or batch_units
+    while lo < total:
+        hi = min(lo + max(1, int(size)), total)
+        yield lo, hi
+        lo, size = hi, min(size * growth, cap)
 
 
 def iter_seekable_batches(
@@ -149,11 +162,13 @@ def iter_seekable_batches(
     batch_units: int,
     cap: int,
     first: int | None = None,
+    growth: float = 1.0,
+    max_units: int | None = None,
 ) -> Iterator[Batch]:
-    """Read the planned units in ``order``: ``first`` units, then ``batch_units`` at a time."""
+    """Read the planned units in ``order``: ``first`` units, then batches (see ``batch_bounds``)."""
     bases = np.asarray(plan.bases, dtype=np.int64)
     size = plan.unit_size
-    for lo, hi in batch_bounds(len(order), batch_units, first):
+    for lo, hi in batch_bounds(len(order), batch_units, first, growth=growth, max_units=max_units):
         units = order[lo:hi]
         if len(units) > 1 and np.all(np.diff(units) == 1) and _one_source(bases, units):
             yield _contiguous_batch(sources, plan, units, cap=cap)
