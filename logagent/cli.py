@@ -91,6 +91,11 @@ def main() -> None:
     help="Routes closer than this (relative) are reported as a tie [default: 0].",
 )
 @click.option(
+    "--assume-exchangeable",
+    is_flag=True,
+    help="Streams (stdin, .gz): allow a model-based early stop (assumes a stationary log).",
+)
+@click.option(
     "--max-seconds",
     type=click.FloatRange(0, min_open=True),
     default=None,
@@ -183,6 +188,7 @@ def _overrides(opts: dict[str, Any]) -> dict[str, Any]:
             "delta": opts["delta"],
             "epsilon": opts["epsilon"],
             "full": True if opts["full"] else None,
+            "assume_exchangeable": True if opts["assume_exchangeable"] else None,
         },
         "budget": {
             "max_seconds": opts["max_seconds"],

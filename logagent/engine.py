@@ -12,6 +12,7 @@ from __future__ import annotations
 import secrets
 from collections.abc import Iterator, Sequence
 from contextlib import ExitStack
+from dataclasses import replace
 
 import polars as pl
 import structlog
@@ -39,7 +40,7 @@ from logagent.result import (
     Status,
 )
 from logagent.run import ParsePool, ProgressEvent, Run, RunEnv
-from logagent.sampled import pilot_units, read_sampled
+from logagent.sampled import STREAM_POPULATION, pilot_units, read_sampled, seekable_batches
 from logagent.sources import (
     Batch,
     Order,
@@ -128,14 +129,36 @@ def _read_all(run: Run, fmt: Format, parse_rate: float) -> tuple[int, int | None
     pool = ParsePool(fmt, errors_only=errors_only, rules=rules)
     run.seed = _seed(run)
     degrade = False
-    if _early_stop(run, plan):
-        run.reading = "random_units"
+    mode = _early_stop(run, plan)
+    if mode == "random_units":
+        run.reading = mode
         order = unit_order(plan.total_units, Order.RANDOM, run.seed)
-        degrade = read_sampled(run, fmt, plan, order, seekable, pool, parse_rate=parse_rate)
+        degrade = read_sampled(
+            run,
+            fmt,
+            seekable_batches(run, plan, order, seekable),
+            pool,
+            population=plan.total_units,
+            unit_size=unit_size,
+            parse_rate=parse_rate,
+        )
+    elif mode == "stream_model":
+        run.reading = "stream"
+        batches = _iter_batches(run, plan, seekable, Order.SEQUENTIAL)
+        read_sampled(
+            run,
+            fmt,
+            batches,
+            pool,
+            population=STREAM_POPULATION,
+            unit_size=unit_size,
+            parse_rate=parse_rate,
+        )
+        _label_model_based(run)
     if degrade:  # Router-Mem: an exact read in file order is cheaper than more evidence
         run.acc, run.reading = Accumulator(), "sequential"
         pool = ParsePool(fmt, errors_only=errors_only, rules=rules)
-    if degrade or run.reading != "random_units":
+    if degrade or mode is None:
         asked = Order.RANDOM if run.settings.reader.order == "random" and not degrade else None
         _read_everything(run, plan, seekable, pool, known, asked or Order.SEQUENTIAL)
     damaged = next((s.error for s in run.sources if s.error), None)
@@ -145,19 +168,36 @@ def _read_all(run: Run, fmt: Format, parse_rate: float) -> tuple[int, int | None
     return unit_size, None if streams else plan.total_units
 
 
-def _early_stop(run: Run, plan: UnitPlan) -> bool:
-    """Early stopping needs random access to every unit and a question the evidence covers."""
+def _early_stop(run: Run, plan: UnitPlan) -> str | None:
+    """How to stop early: random units (seekable), a model-based stream race, or not at all."""
     a = run.settings.analysis
     if a.full or run.question.kind is not QuestionKind.TOP_ERRORS:
-        return False
+        return None
     if any(not s.seekable for s in run.sources):
         run.reading = "stream"
+        if a.assume_exchangeable:
+            return "stream_model"
         run.warnings.append(
             "input read in order (a stream): no early stop, since a prefix of a stream is not "
-            "a random sample of it"
+            "a random sample of it (--assume-exchangeable allows a model-based one)"
         )
-        return False
-    return plan.total_units > pilot_units(plan.total_units)
+        return None
+    return "random_units" if plan.total_units > pilot_units(plan.total_units) else None
+
+
+def _label_model_based(run: Run) -> None:
+    """A stream's early answer rests on a model: say so, and extrapolate nothing."""
+    if not run.estimates:
+        return
+    run.warnings.append(
+        "model-based answer: the stream was read in order and stopped early assuming its units "
+        "are exchangeable (a stationary log); this is not guaranteed at delta. Counts are those "
+        "of the prefix read; shares are of the stationary model"
+    )
+    run.estimates = [
+        replace(e, estimate=float(e.count), low=float(e.count), high=float(e.count))
+        for e in run.estimates
+    ]
 
 
 def _read_everything(
@@ -314,7 +354,7 @@ def _progress(run: Run, tally: Tally, units_total: int | None) -> Progress:
     if seekable:
         fraction = tally.bytes_read / total if total else 1.0
     else:
-        fraction = 0.0 if run.partial else 1.0
+        fraction = 0.0 if run.partial or run.settled else 1.0  # a stream's total is unknown
     return Progress(
         units_read=tally.units,
         units_total=units_total,

@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Iterator
 
+import numpy as np
 import polars as pl
 
 from logagent.config import memory_budget_bytes
@@ -29,7 +31,7 @@ from logagent.router import (
     decide,
 )
 from logagent.run import ParsePool, ProgressEvent, Run
-from logagent.sources import Source, UnitPlan, iter_seekable_batches
+from logagent.sources import Batch, Source, UnitPlan, iter_seekable_batches
 from logagent.sources.batches import I64
 from logagent.sources.prefetch import iter_prefetched
 
@@ -50,45 +52,57 @@ def unit_bound(unit_size: int, fmt: Format) -> float:
     return float(math.ceil(unit_size / fmt.min_line_bytes))
 
 
+#: Population used for a stream read under --assume-exchangeable: unknown and large, so the
+#: WoR e-process becomes the i.i.d. (super-population) one: the answer is model-based.
+STREAM_POPULATION = 10**12
+
+
+def seekable_batches(
+    run: Run, plan: UnitPlan, order: I64, seekable: list[Source]
+) -> Iterator[Batch]:
+    """Random-order batches of a seekable input: the pilot, then growing batches."""
+    first_units = max(1, run.settings.reader.batch_bytes // plan.unit_size)
+    total = plan.total_units
+    return iter_seekable_batches(
+        seekable,
+        plan,
+        order,
+        batch_units=first_units,
+        cap=run.settings.reader.line_cap,
+        first=pilot_units(total),
+        growth=BATCH_GROWTH,
+        max_units=max(first_units, min(MAX_BATCH_BYTES // plan.unit_size, total // 64)),
+    )
+
+
 def read_sampled(
     run: Run,
     fmt: Format,
-    plan: UnitPlan,
-    order: I64,
-    seekable: list[Source],
+    batches: Iterator[Batch],
     pool: ParsePool,
     *,
+    population: int,
+    unit_size: int,
     parse_rate: float,
 ) -> bool:
-    """Read units in ``order`` until Router-Mem says stop; the evidence stays in ``run``.
+    """Read batches until Router-Mem says stop; the evidence stays in ``run``.
 
     Returns True when Router-Mem chose to DEGRADE to a full read in file order.
     """
     a = run.settings.analysis
-    total_units = plan.total_units
     rp = race.RacePlan(
         k=run.question.top,
         delta=run.question.delta,
-        population=total_units,
-        bound=unit_bound(plan.unit_size, fmt),
+        population=population,
+        bound=unit_bound(unit_size, fmt),
         epsilon=run.question.epsilon,
         max_candidates=a.max_candidates,
         ranked=a.ranked,
     )
     budget = _budget(run)
     limit = memory_budget_bytes(run.settings.budget.memory, run.env.available_memory())
-    first_units = max(1, run.settings.reader.batch_bytes // plan.unit_size)
-    batches = iter_seekable_batches(
-        seekable,
-        plan,
-        order,
-        batch_units=first_units,
-        cap=run.settings.reader.line_cap,
-        first=pilot_units(total_units),
-        growth=BATCH_GROWTH,
-        max_units=max(first_units, min(MAX_BATCH_BYTES // plan.unit_size, total_units // 64)),
-    )
-    loop = _Loop(run, rp, order)
+    total_bytes = sum(s.size or 0 for s in run.sources if s.seekable) or None
+    loop = _Loop(run, rp)
     done = 0
     for batch in iter_prefetched(batches, depth=1):
         done += batch.bytes_read
@@ -101,17 +115,17 @@ def read_sampled(
             loop.view(parse_rate), loop.memory(limit, batch.bytes_read), budget, loop.progress()
         )
         run.evidence_s += time.perf_counter() - tick
-        run.record(decision, loop.read, total_units)
+        run.record(decision, loop.read, population)
         if run.env.on_progress:
-            run.env.on_progress(
-                ProgressEvent(done, sum(s.size or 0 for s in seekable), batch.lines)
-            )
+            run.env.on_progress(ProgressEvent(done, total_bytes, batch.lines))
         if decision.action is Action.DEGRADE:
             return True
         if decision.action is not Action.CONTINUE:
             loop.conclude(decision)
             return False
-    loop.conclude(Decision(Action.STOP_SETTLED, Reason.EXHAUSTED, "every unit read"))
+    loop.conclude(
+        Decision(Action.STOP_SETTLED, Reason.EXHAUSTED, "every unit read"), exhausted=True
+    )
     return False
 
 
@@ -129,9 +143,10 @@ def _budget(run: Run) -> Budget:
 class _Loop:
     """What the sampled loop carries between batches."""
 
-    def __init__(self, run: Run, plan: race.RacePlan, order: I64) -> None:
-        self.run, self.plan, self.order = run, plan, order
+    def __init__(self, run: Run, plan: race.RacePlan) -> None:
+        self.run, self.plan = run, plan
         self.read = 0
+        self.read_units: list[I64] = []  # reading order, batch by batch
         self.totals: dict[str, int] = {}
         self.state: race.RaceState | None = None
         self.last_rss = run.env.rss()
@@ -141,6 +156,7 @@ class _Loop:
         """Add a batch's counts to the evidence."""
         _add_totals(self.totals, tally.counts)
         self.read += len(units)
+        self.read_units.append(units)
         rows = tally.unit_errors
 
         def new(cands: tuple[str, ...]) -> UnitCounts:
@@ -153,7 +169,7 @@ class _Loop:
 
     def _history(self, cands: tuple[str, ...]) -> UnitCounts:
         snapshot = self.run.acc.snapshot()
-        return unit_counts(snapshot.unit_errors, self.order[: self.read], cands)
+        return unit_counts(snapshot.unit_errors, np.concatenate(self.read_units), cands)
 
     def view(self, parse_rate: float) -> EvidenceView:
         """What the router needs to know of the evidence."""
@@ -185,13 +201,13 @@ class _Loop:
             env.interrupted(),
         )
 
-    def conclude(self, decision: Decision) -> None:
-        """Leave the answer's evidence in the run."""
+    def conclude(self, decision: Decision, *, exhausted: bool = False) -> None:
+        """Leave the answer's evidence in the run (nothing when everything was read: exact)."""
         run = self.run
         if decision.action is Action.STOP_PARTIAL:
             run.partial = True
             run.warnings.append(f"partial answer: {decision.detail}; intervals cover what is known")
-        if self.state is None or self.read >= self.plan.population:
+        if self.state is None or exhausted or self.read >= self.plan.population:
             return
         v = race.verdict(self.plan, self.state)
         run.settled = decision.action is Action.STOP_SETTLED

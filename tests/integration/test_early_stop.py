@@ -123,3 +123,33 @@ def test_a_race_forecast_to_need_most_of_the_input_degrades_to_a_full_read(tmp_p
     assert r.status is Status.EXACT and r.input.reading == "sequential"
     assert r.decisions[-1].action == "DEGRADE" and r.decisions[-1].reason == "full_read_cheaper"
     assert [[e.key, e.count] for e in r.answer.top] == truth["top_errors"][:2]
+
+
+def test_stream_may_stop_early_only_when_assumed_exchangeable(
+    dominant: tuple[Path, dict[str, Any]],
+) -> None:
+    """stdin reads to the end by default; --assume-exchangeable stops early, labelled model-based."""
+    path, truth = dominant
+    data = path.read_bytes()
+    base = [sys.executable, "-m", "logagent", "analyze", "--json", "-k", "1", "-"]
+    plain = json.loads(
+        subprocess.run(base, input=data, capture_output=True, timeout=300, check=False).stdout
+    )
+    assert plain["status"] == "exact" and plain["progress"]["bytes_read"] == len(data)
+    env = {
+        **os.environ,
+        "LOGAGENT_READER__UNIT_SIZE": "1KiB",
+        "LOGAGENT_READER__BATCH_BYTES": "1MiB",
+    }
+    proc = subprocess.run(
+        [*base, "--assume-exchangeable"],
+        input=data,
+        capture_output=True,
+        timeout=300,
+        check=False,
+        env=env,
+    )
+    model = json.loads(proc.stdout)
+    assert model["status"] == "settled" and model["progress"]["bytes_read"] < len(data)
+    assert model["answer"]["top"][0]["key"] == truth["top_errors"][0][0]
+    assert any("model-based" in w for w in model["warnings"])
