@@ -128,7 +128,7 @@ def test_a_race_forecast_to_need_most_of_the_input_degrades_to_a_full_read(tmp_p
 def test_stream_may_stop_early_only_when_assumed_exchangeable(
     dominant: tuple[Path, dict[str, Any]],
 ) -> None:
-    """stdin reads to the end by default; --assume-exchangeable stops early, labelled model-based."""
+    """stdin reads to the end; --assume-exchangeable stops early, labelled model-based."""
     path, truth = dominant
     data = path.read_bytes()
     base = [sys.executable, "-m", "logagent", "analyze", "--json", "-k", "1", "-"]

@@ -187,6 +187,23 @@ def test_late_incident_prefix_top_differs_from_whole_file_top(made: Made) -> Non
         assert ranked(part)[0][0] != top[0]
 
 
+def test_late_incident_new_route_is_absent_before_the_incident(made: Made) -> None:
+    """late_incident_new: the top route has no line of any status in the first 90 % of lines."""
+    path, truth = made("late_incident_new")
+    top, second = truth["top_errors"][:2]
+    assert top[1] >= 1.4 * second[1]
+    assert truth["prefix_90_top"] not in (None, top[0])
+    t = tally(path, "combined")
+    assert ranked(errors_by_route(t)) == truth["top_errors"]
+    prefix = truth["prefix_90_lines"]
+    assert prefix == int(0.9 * truth["lines"])
+    seen = [i for i, rec in enumerate(t.route_of_line) if rec is not None and rec[0] == top[0]]
+    assert seen and min(seen) >= prefix
+    assert truth["routes"][top[0]]["requests"] > top[1]  # it also serves non-5xx requests late
+    early = Counter(r for r, s in filter(None, t.route_of_line[:prefix]) if s >= 500)
+    assert ranked(early)[0][0] == truth["prefix_90_top"]
+
+
 def test_no_errors_has_no_5xx_but_has_4xx(made: Made) -> None:
     """no_errors: zero 5xx lines in truth and in the file, while 4xx remain."""
     path, truth = made("no_errors")
