@@ -19,45 +19,45 @@ import numpy as np
 from logagent.evidence.eprocess import WorState, rejected, start, update
 from logagent.evidence.matrix import F64
 
-SHARE_GRID = np.linspace(0.0025, 0.9975, 200)
-CHUNK_UNITS = 256
+SHARE_GRID = np.linspace(0.005, 0.995, 100)
+CHUNK_UNITS = 1024
 
 
-def total_grid(population: int, bound: float, points: int = 240) -> F64:
-    """Geometric grid of totals from 1 to B*M (about 8 % steps for 10 GB inputs)."""
+def total_grid(population: int, bound: float, points: int = 160) -> F64:
+    """Geometric grid of totals from 1 to B*M (about 12 % steps for 10 GB inputs)."""
     return np.geomspace(1.0, max(population * bound, 2.0), points)
 
 
 @dataclass(frozen=True)
 class GridCS:
-    """Both-sided e-processes for every grid value; ``values`` are the nulls."""
+    """Both-sided e-processes for every grid value, in one state of 2 x len(values) rows:
+    the first half bets the draws go up, the second half that they go down."""
 
     values: F64
-    up: WorState
-    down: WorState
+    both: WorState
 
 
 def begin(values: F64, pilot_target: F64, pilot_weight: F64, *, scale: float) -> GridCS:
     """Start after a pilot; draws are ``target - value * weight / scale`` per grid value."""
     draws = _draws(values, pilot_target, pilot_weight, scale)
-    return GridCS(values, start(draws), start(-draws))
+    return GridCS(values, start(np.concatenate([draws, -draws])))
 
 
 def observe(
     cs: GridCS, target: F64, weight: F64, *, scale: float, population: int, bound: float
 ) -> GridCS:
     """Bet on new units (reading order)."""
-    up, down = cs.up, cs.down
+    both = cs.both
     for lo in range(0, len(target), CHUNK_UNITS):
         d = _draws(cs.values, target[lo : lo + CHUNK_UNITS], weight[lo : lo + CHUNK_UNITS], scale)
-        up = update(up, d, population=population, bound=bound)
-        down = update(down, -d, population=population, bound=bound)
-    return GridCS(cs.values, up, down)
+        both = update(both, np.concatenate([d, -d]), population=population, bound=bound)
+    return GridCS(cs.values, both)
 
 
 def interval(cs: GridCS, threshold: float) -> tuple[float, float] | None:
     """Hull of the grid values not rejected, widened by one grid step; None if all are rejected."""
-    alive = ~(rejected(cs.up, threshold) | rejected(cs.down, threshold))
+    hit = rejected(cs.both, threshold)
+    alive = ~(hit[: len(cs.values)] | hit[len(cs.values) :])
     idx = np.flatnonzero(alive)
     if len(idx) == 0:
         return None

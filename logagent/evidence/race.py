@@ -201,13 +201,16 @@ def forecast_fraction(plan: RacePlan, state: RaceState) -> float:
     """Stats note §6: fraction of units read when the race will settle, from today's gap.
 
     ``1 - (1 - f0) exp(-M ln(thr) / (c G))`` with G the estimated full-input gap
-    between the k-th and (k+1)-th routes. A forecast, used only to choose the
-    cheaper method, never to decide an answer.
+    between the k-th route and its strongest rival: the (k+1)-th, or REST (all
+    errors outside the candidates), which binds when the pilot saw few routes.
+    A forecast, used only to choose the cheaper method, never to decide an answer.
     """
     ranked = sorted(state.totals.values(), reverse=True)
     if len(ranked) < plan.k:
         return 1.0
-    nxt = ranked[plan.k] if len(ranked) > plan.k else 0
+    inside = set(state.ranking.candidates) if state.ranking else set()
+    rest = sum(n for r, n in state.totals.items() if r not in inside)
+    nxt = max(ranked[plan.k] if len(ranked) > plan.k else 0, rest)
     gap = (ranked[plan.k - 1] - nxt) * plan.population / max(state.units, 1)
     if gap <= 0:
         return 1.0
