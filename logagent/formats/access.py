@@ -4,7 +4,8 @@ Both are parsed with one Rust regex per batch through Polars. The request
 field keeps escaped quotes (apache writes ``\\"``); a request that is not
 ``METHOD URI PROTOCOL`` (TLS junk, an empty request) is still a valid record
 with status and size, and its path is null (counted under ``(invalid request)``).
-``combined`` accepts trailing fields after the user agent (``$request_time``,
+Both accept apache's ``vhost_combined`` / ``vhost_common`` leading
+``host:port`` field. ``combined`` accepts trailing fields after the user agent (``$request_time``,
 upstream times, ...).
 """
 
@@ -15,7 +16,8 @@ import re
 from logagent.formats.base import RegexFormat
 
 # Only the groups the counters use are capturing: extraction cost grows with each group.
-_HEAD = r"^\S+ \S+ \S+ \[(?P<ts>[^\]]+)\] "
+# An optional leading token is apache's vhost_combined ("%v:%p %h %l %u %t ...").
+_HEAD = r"^(?:\S+ )?\S+ \S+ \S+ \[(?P<ts>[^\]]+)\] "
 _QUOTED = r'"(?:[^"\\]|\\.)*"'
 _REQUEST = r'"(?:[A-Za-z]+ (?P<path>(?:[^ "\\]|\\.)+)(?: [^ "]+)?|(?:[^"\\]|\\.)*)" '
 _STATUS = r"(?P<status>\d{3}) (?:\d+|-)"

@@ -30,6 +30,12 @@ KEY_CANDIDATES: dict[str, tuple[str, ...]] = {
         "http.response.status_code",
         "response.status",
         "http.status_code",
+        "res.statusCode",  # pino / bunyan
+        "response_code",  # envoy
+        "DownstreamStatus",  # traefik
+        "httpRequest.status",  # Google Cloud
+        "http.response.status",
+        "response.status_code",
     ),
     PATH: (
         "path",
@@ -43,6 +49,13 @@ KEY_CANDIDATES: dict[str, tuple[str, ...]] = {
         "url.original",
         "http.request.path",
         "request.path",
+        "request.uri",  # caddy
+        "request.url",
+        "req.url",  # pino / bunyan
+        "RequestPath",  # traefik
+        "httpRequest.requestUrl",  # Google Cloud
+        "http.url",
+        "http.target",
         "request",
     ),
     "ts": ("time", "ts", "timestamp", "@timestamp", "datetime", "date"),

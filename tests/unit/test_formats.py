@@ -126,3 +126,26 @@ def test_custom_route_rule_extends_defaults() -> None:
     rules = (*DEFAULT_RULES, RouteRule("sku", r"SKU-[A-Z0-9]+", "{sku}"))
     out = normalize_paths(pl.Series(["/item/SKU-AB12", "/item/xSKU-AB12"]), rules).to_list()
     assert out == ["/item/{sku}", "/item/xSKU-AB12"]
+
+
+def test_vhost_combined_prefix_is_accepted() -> None:
+    """apache vhost_combined lines (leading host:port) parse like combined ones."""
+    line = "shop.example.com:443 " + combined_line("/cart/7", 502)
+    assert parse(COMBINED, [line]) == [("/cart/7", 502)]
+    assert detect([line] * 4).best == "combined"
+
+
+@pytest.mark.parametrize(
+    ("obj", "want"),
+    [
+        ({"request": {"uri": "/c/1", "method": "GET"}, "status": 502}, ("/c/1", 502)),  # caddy
+        ({"req": {"url": "/p/2"}, "res": {"statusCode": 503}}, ("/p/2", 503)),  # pino
+        ({"RequestPath": "/t/3", "DownstreamStatus": 500}, ("/t/3", 500)),  # traefik
+        ({"httpRequest": {"requestUrl": "/g/4", "status": 504}}, ("/g/4", 504)),  # GCP
+    ],
+)
+def test_json_keys_of_common_servers_are_found(obj: dict, want: tuple[str, int]) -> None:  # type: ignore[type-arg]
+    """Caddy, pino, traefik and Google Cloud JSON access logs map without configuration."""
+    line = json.dumps(obj)
+    fmt = JsonFormat(mapping=auto_mapping([line] * 3))
+    assert parse(fmt, [line]) == [want]
