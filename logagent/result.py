@@ -149,7 +149,7 @@ class Saving(_Frozen):
 
     bytes: int
     cpu_s: float
-    evidence_share: float  # share of wall time spent in evidence + Router-Mem
+    evidence_share: float  # CPU time in evidence + Router-Mem over the run's wall time
 
 
 class Result(_Frozen):

@@ -67,7 +67,7 @@ class Run:
     ties: list[list[str]] = field(default_factory=list)
     seed: int | None = None
     reading: str = "sequential"  # sequential | random_units | stream
-    evidence_s: float = 0.0  # time spent in evidence + router
+    evidence_s: float = 0.0  # CPU time of the deciding thread in evidence + Router-Mem
 
     def record(self, decision: Decision, units_read: int, units_total: int) -> None:
         """Append a decision to the trace and to the log."""
