@@ -17,27 +17,19 @@ from dataclasses import replace
 import polars as pl
 import structlog
 
-from logagent.answers import answer, sampled_answer
 from logagent.config import Settings
-from logagent.counters import Accumulator, Tally
+from logagent.counters import Accumulator
 from logagent.errors import InputCorrupt
 from logagent.formats import Format, build_format, detect
 from logagent.formats.detect import Detection, valid_share
 from logagent.formats.routes import RouteRule
-from logagent.report.markdown import render
+from logagent.outcome import finish, recused, unrecognized
 from logagent.result import (
-    Answer,
     DecisionRecord,
-    InputInfo,
-    Progress,
     Question,
     QuestionKind,
-    Recuse,
     RecuseCode,
-    Report,
     Result,
-    Saving,
-    Status,
 )
 from logagent.run import ParsePool, ProgressEvent, Run, RunEnv
 from logagent.sampled import STREAM_POPULATION, pilot_units, read_sampled, seekable_batches
@@ -78,15 +70,15 @@ def analyze(
 
 def _analyze(run: Run) -> Result:
     if all(s.seekable and s.size == 0 for s in run.sources):
-        return _recused(run, None, RecuseCode.EMPTY_INPUT, "every input is empty (0 bytes)")
+        return recused(run, None, RecuseCode.EMPTY_INPUT, "every input is empty (0 bytes)")
     cap = run.settings.reader.line_cap
     sample = sample_lines(run.sources, cap=cap)
     if not sample:
-        return _recused(run, None, RecuseCode.EMPTY_INPUT, "the input holds no non-blank lines")
+        return recused(run, None, RecuseCode.EMPTY_INPUT, "the input holds no non-blank lines")
     detection, fmt = _choose_format(run.settings, sample)
     auto = run.settings.analysis.format == "auto"
     if auto and detection.confidence < run.settings.analysis.min_format_confidence:
-        return _unrecognized(run, detection, sample)
+        return unrecognized(run, detection, sample)
     if detection.confidence < 0.9:
         run.warnings.append(
             f"only {detection.confidence:.1%} of sampled lines parse as {fmt.name}; "
@@ -99,7 +91,7 @@ def _analyze(run: Run) -> Result:
         paths=[src.path for src in run.sources],
     )
     unit_size, units_total = _read_all(run, fmt, detection.confidence)
-    return _finish(run, detection, unit_size, units_total)
+    return finish(run, detection, unit_size, units_total)
 
 
 def _choose_format(settings: Settings, sample: list[str]) -> tuple[Detection, Format]:
@@ -115,57 +107,58 @@ def _choose_format(settings: Settings, sample: list[str]) -> tuple[Detection, Fo
 
 def _read_all(run: Run, fmt: Format, parse_rate: float) -> tuple[int, int | None]:
     """Read the units the answer needs, tallying as it goes; returns unit size and unit count."""
-    reader = run.settings.reader
     seekable = [s for s in run.sources if s.seekable]
     known = sum(s.size or 0 for s in seekable)
-    unit_size = (
-        choose_unit_size(known or STREAM_UNIT * 1024)
-        if reader.unit_size == "auto"
-        else reader.unit_size
-    )
+    unit_size = run.settings.reader.unit_size
+    if unit_size == "auto":
+        unit_size = choose_unit_size(known or STREAM_UNIT * 1024)
     plan = plan_units([s.size or 0 for s in seekable], unit_size)
-    rules = _rules(run) if run.question.normalize else None
-    errors_only = run.question.kind is QuestionKind.TOP_ERRORS
-    pool = ParsePool(fmt, errors_only=errors_only, rules=rules)
     run.seed = _seed(run)
-    degrade = False
     mode = _early_stop(run, plan)
-    if mode == "random_units":
-        run.reading = mode
-        order = unit_order(plan.total_units, Order.RANDOM, run.seed)
-        degrade = read_sampled(
-            run,
-            fmt,
-            seekable_batches(run, plan, order, seekable),
-            pool,
-            population=plan.total_units,
-            unit_size=unit_size,
-            parse_rate=parse_rate,
-        )
-    elif mode == "stream_model":
-        run.reading = "stream"
-        batches = _iter_batches(run, plan, seekable, Order.SEQUENTIAL)
-        read_sampled(
-            run,
-            fmt,
-            batches,
-            pool,
-            population=STREAM_POPULATION,
-            unit_size=unit_size,
-            parse_rate=parse_rate,
-        )
-        _label_model_based(run)
+    degrade = mode is not None and _read_early(run, fmt, plan, mode, parse_rate)
     if degrade:  # Router-Mem: an exact read in file order is cheaper than more evidence
         run.acc, run.reading = Accumulator(), "sequential"
-        pool = ParsePool(fmt, errors_only=errors_only, rules=rules)
     if degrade or mode is None:
-        asked = Order.RANDOM if run.settings.reader.order == "random" and not degrade else None
-        _read_everything(run, plan, seekable, pool, known, asked or Order.SEQUENTIAL)
+        random = run.settings.reader.order == "random" and not degrade
+        order = Order.RANDOM if random else Order.SEQUENTIAL
+        _read_everything(run, plan, seekable, _pool(run, fmt), known, order)
     damaged = next((s.error for s in run.sources if s.error), None)
     if damaged and not run.partial:
         _stop_partial(run, str(damaged))
     streams = any(not s.seekable for s in run.sources)
     return unit_size, None if streams else plan.total_units
+
+
+def _pool(run: Run, fmt: Format) -> ParsePool:
+    rules = _rules(run) if run.question.normalize else None
+    errors_only = run.question.kind is QuestionKind.TOP_ERRORS
+    return ParsePool(fmt, errors_only=errors_only, rules=rules)
+
+
+def _read_early(run: Run, fmt: Format, plan: UnitPlan, mode: str, parse_rate: float) -> bool:
+    """The early-stop read; returns True when Router-Mem degrades to a full read."""
+    seekable = [s for s in run.sources if s.seekable]
+    if mode == "random_units":
+        run.reading = mode
+        order = unit_order(plan.total_units, Order.RANDOM, run.seed or 0)
+        batches = seekable_batches(run, plan, order, seekable)
+        population = plan.total_units
+    else:  # a stream under --assume-exchangeable
+        run.reading = "stream"
+        batches = _iter_batches(run, plan, seekable, Order.SEQUENTIAL)
+        population = STREAM_POPULATION
+    degrade = read_sampled(
+        run,
+        fmt,
+        batches,
+        _pool(run, fmt),
+        population=population,
+        unit_size=plan.unit_size,
+        parse_rate=parse_rate,
+    )
+    if mode != "random_units":
+        _label_model_based(run)
+    return degrade
 
 
 def _early_stop(run: Run, plan: UnitPlan) -> str | None:
@@ -276,162 +269,3 @@ def _stop_partial(run: Run, why: str) -> None:
         )
     )
     log.warning("stop_partial", reason=why, units_read=tally.units)
-
-
-def _finish(run: Run, detection: Detection, unit_size: int, units_total: int | None) -> Result:
-    tally = run.acc.snapshot()
-    q = run.question
-    ans = answer(tally, q.kind, top=q.top, min_requests=q.min_requests)
-    if run.estimates:
-        ans = sampled_answer(tally, run.estimates, run.ties)
-    info = _input_info(run, detection, unit_size)
-    progress = _progress(run, tally, units_total)
-    _warn_counts(run, tally)
-    if not run.partial and q.kind is not QuestionKind.STATUS and ans.total == 0:
-        detail = "no 5xx line in the whole input" if tally.lines else "no line was read"
-        return _recused(
-            run, detection, RecuseCode.NO_MATCHING_EVENTS, detail, progress=progress, info=info
-        )
-    status = Status.PARTIAL if run.partial else Status.SETTLED if run.settled else Status.EXACT
-    return _with_report(
-        Result(
-            question=q,
-            input=info,
-            status=status,
-            answer=ans,
-            progress=progress,
-            decisions=run.decisions,
-            warnings=run.warnings,
-            seed=run.seed if run.reading == "random_units" else None,
-            saving=_saving(run, progress),
-        )
-    )
-
-
-def _saving(run: Run, progress: Progress) -> Saving:
-    """Bytes not read, and CPU seconds a full read would have cost beyond this run (estimated)."""
-    total = sum(s.size or 0 for s in run.sources)
-    if not total or not all(s.seekable for s in run.sources):
-        return Saving(bytes=0, cpu_s=0.0, evidence_share=0.0)
-    fraction = max(progress.fraction_read, 1e-9)
-    cpu_not_spent = progress.cpu_s * (1 / fraction - 1)
-    share = run.evidence_s / progress.elapsed_s if progress.elapsed_s > 0 else 0.0
-    return Saving(
-        bytes=max(0, total - progress.bytes_read),
-        cpu_s=round(cpu_not_spent, 3),
-        evidence_share=round(share, 4),
-    )
-
-
-def _warn_counts(run: Run, tally: Tally) -> None:
-    cap = run.settings.reader.line_cap
-    if tally.truncated:
-        run.warnings.append(
-            f"{tally.truncated} lines longer than {cap} bytes were cut to {cap} bytes"
-        )
-    if tally.invalid_utf8:
-        run.warnings.append(f"{tally.invalid_utf8} parsed lines held invalid UTF-8 (replaced)")
-
-
-def _input_info(run: Run, detection: Detection | None, unit_size: int | None) -> InputInfo:
-    seekable = all(s.seekable for s in run.sources)
-    return InputInfo(
-        paths=[s.path for s in run.sources],
-        bytes_total=sum(s.size or 0 for s in run.sources) if seekable else None,
-        format=detection.best if detection else None,
-        format_confidence=round(detection.confidence, 6) if detection else None,
-        format_scores={n: round(v, 6) for n, v in detection.scores} if detection else {},
-        seekable=seekable,
-        unit_size=unit_size,
-        compression=[s.compression for s in run.sources],
-        reading=run.reading,
-    )
-
-
-def _progress(run: Run, tally: Tally, units_total: int | None) -> Progress:
-    total = sum(s.size or 0 for s in run.sources)
-    seekable = all(s.seekable for s in run.sources)
-    if seekable:
-        fraction = tally.bytes_read / total if total else 1.0
-    else:
-        fraction = 0.0 if run.partial or run.settled else 1.0  # a stream's total is unknown
-    return Progress(
-        units_read=tally.units,
-        units_total=units_total,
-        fraction_read=round(fraction, 6),
-        bytes_read=tally.bytes_read,
-        lines_read=tally.lines,
-        lines_parsed=tally.parsed,
-        malformed_lines=tally.malformed,
-        malformed_scope="prefiltered_lines"
-        if run.question.kind is QuestionKind.TOP_ERRORS
-        else "all_lines",
-        invalid_utf8_lines=tally.invalid_utf8,
-        truncated_lines=tally.truncated,
-        elapsed_s=round(run.env.clock() - run.started, 4),
-        cpu_s=round(run.env.cpu_clock() - run.cpu_started, 4),
-        peak_rss_bytes=run.env.peak_rss(),
-    )
-
-
-def _unrecognized(run: Run, detection: Detection, sample: list[str]) -> Result:
-    examples = "; ".join(repr(line[:120]) for line in sample[:3])
-    detail = (
-        f"only {detection.confidence:.2%} of {detection.sample_lines} sampled lines parse in any "
-        f"known format (best guess: {detection.best}); examples: {examples}"
-    )
-    return _recused(run, detection, RecuseCode.UNRECOGNIZED_FORMAT, detail)
-
-
-_SUGGESTIONS = {
-    RecuseCode.EMPTY_INPUT: "check the path, or wait until the log has content",
-    RecuseCode.UNRECOGNIZED_FORMAT: (
-        "name the format with --format, or check that this is an access log"
-    ),
-    RecuseCode.NO_MATCHING_EVENTS: "nothing to rank: ask --question status for the status mix",
-}
-
-
-def _recused(
-    run: Run,
-    detection: Detection | None,
-    code: RecuseCode,
-    detail: str,
-    *,
-    progress: Progress | None = None,
-    info: InputInfo | None = None,
-) -> Result:
-    tally = run.acc.snapshot()
-    progress = progress or _progress(run, tally, None)
-    attempted = f"read {progress.fraction_read:.1%} of the input ({progress.lines_read} lines)"
-    if detection:
-        attempted += "; formats tried: " + ", ".join(f"{n} {s:.1%}" for n, s in detection.scores)
-    recuse = Recuse(
-        reason_code=code, detail=detail, suggestion=_SUGGESTIONS.get(code, ""), attempted=attempted
-    )
-    run.decisions.append(
-        DecisionRecord(
-            units_read=progress.units_read,
-            fraction_read=progress.fraction_read,
-            action="RECUSE",
-            reason=code.value,
-            detail=detail,
-        )
-    )
-    log.info("recuse", reason_code=code.value, detail=detail)
-    return _with_report(
-        Result(
-            question=run.question,
-            input=info or _input_info(run, detection, None),
-            status=Status.RECUSED,
-            answer=Answer(),
-            progress=progress,
-            decisions=run.decisions,
-            recuse=recuse,
-            warnings=run.warnings,
-        )
-    )
-
-
-def _with_report(result: Result) -> Result:
-    return result.model_copy(update={"report": Report(source="template", markdown=render(result))})

@@ -1,0 +1,189 @@
+"""Building the result of a run from what it read (the engine's last step).
+
+Pure given the run's state: counts, evidence and decisions in, a ``Result``
+with its template report out.
+"""
+
+from __future__ import annotations
+
+import structlog
+
+from logagent.answers import answer, sampled_answer
+from logagent.counters import Tally
+from logagent.formats.detect import Detection
+from logagent.report.markdown import render
+from logagent.result import (
+    Answer,
+    DecisionRecord,
+    InputInfo,
+    Progress,
+    QuestionKind,
+    Recuse,
+    RecuseCode,
+    Report,
+    Result,
+    Saving,
+    Status,
+)
+from logagent.run import Run
+
+log = structlog.get_logger("logagent.engine")
+
+
+def finish(run: Run, detection: Detection, unit_size: int, units_total: int | None) -> Result:
+    tally = run.acc.snapshot()
+    q = run.question
+    ans = answer(tally, q.kind, top=q.top, min_requests=q.min_requests)
+    if run.estimates:
+        ans = sampled_answer(tally, run.estimates, run.ties)
+    info = _input_info(run, detection, unit_size)
+    progress = _progress(run, tally, units_total)
+    _warn_counts(run, tally)
+    if not run.partial and q.kind is not QuestionKind.STATUS and ans.total == 0:
+        detail = "no 5xx line in the whole input" if tally.lines else "no line was read"
+        return recused(
+            run, detection, RecuseCode.NO_MATCHING_EVENTS, detail, progress=progress, info=info
+        )
+    status = Status.PARTIAL if run.partial else Status.SETTLED if run.settled else Status.EXACT
+    return _with_report(
+        Result(
+            question=q,
+            input=info,
+            status=status,
+            answer=ans,
+            progress=progress,
+            decisions=run.decisions,
+            warnings=run.warnings,
+            seed=run.seed if run.reading == "random_units" else None,
+            saving=_saving(run, progress),
+        )
+    )
+
+
+def _saving(run: Run, progress: Progress) -> Saving:
+    """Bytes not read, and CPU seconds a full read would have cost beyond this run (estimated)."""
+    total = sum(s.size or 0 for s in run.sources)
+    if not total or not all(s.seekable for s in run.sources):
+        return Saving(bytes=0, cpu_s=0.0, evidence_share=0.0)
+    fraction = max(progress.fraction_read, 1e-9)
+    cpu_not_spent = progress.cpu_s * (1 / fraction - 1)
+    share = run.evidence_s / progress.elapsed_s if progress.elapsed_s > 0 else 0.0
+    return Saving(
+        bytes=max(0, total - progress.bytes_read),
+        cpu_s=round(cpu_not_spent, 3),
+        evidence_share=round(share, 4),
+    )
+
+
+def _warn_counts(run: Run, tally: Tally) -> None:
+    cap = run.settings.reader.line_cap
+    if tally.truncated:
+        run.warnings.append(
+            f"{tally.truncated} lines longer than {cap} bytes were cut to {cap} bytes"
+        )
+    if tally.invalid_utf8:
+        run.warnings.append(f"{tally.invalid_utf8} parsed lines held invalid UTF-8 (replaced)")
+
+
+def _input_info(run: Run, detection: Detection | None, unit_size: int | None) -> InputInfo:
+    seekable = all(s.seekable for s in run.sources)
+    return InputInfo(
+        paths=[s.path for s in run.sources],
+        bytes_total=sum(s.size or 0 for s in run.sources) if seekable else None,
+        format=detection.best if detection else None,
+        format_confidence=round(detection.confidence, 6) if detection else None,
+        format_scores={n: round(v, 6) for n, v in detection.scores} if detection else {},
+        seekable=seekable,
+        unit_size=unit_size,
+        compression=[s.compression for s in run.sources],
+        reading=run.reading,
+    )
+
+
+def _progress(run: Run, tally: Tally, units_total: int | None) -> Progress:
+    total = sum(s.size or 0 for s in run.sources)
+    seekable = all(s.seekable for s in run.sources)
+    if seekable:
+        fraction = tally.bytes_read / total if total else 1.0
+    else:
+        fraction = 0.0 if run.partial or run.settled else 1.0  # a stream's total is unknown
+    return Progress(
+        units_read=tally.units,
+        units_total=units_total,
+        fraction_read=round(fraction, 6),
+        bytes_read=tally.bytes_read,
+        lines_read=tally.lines,
+        lines_parsed=tally.parsed,
+        malformed_lines=tally.malformed,
+        malformed_scope="prefiltered_lines"
+        if run.question.kind is QuestionKind.TOP_ERRORS
+        else "all_lines",
+        invalid_utf8_lines=tally.invalid_utf8,
+        truncated_lines=tally.truncated,
+        elapsed_s=round(run.env.clock() - run.started, 4),
+        cpu_s=round(run.env.cpu_clock() - run.cpu_started, 4),
+        peak_rss_bytes=run.env.peak_rss(),
+    )
+
+
+def unrecognized(run: Run, detection: Detection, sample: list[str]) -> Result:
+    examples = "; ".join(repr(line[:120]) for line in sample[:3])
+    detail = (
+        f"only {detection.confidence:.2%} of {detection.sample_lines} sampled lines parse in any "
+        f"known format (best guess: {detection.best}); examples: {examples}"
+    )
+    return recused(run, detection, RecuseCode.UNRECOGNIZED_FORMAT, detail)
+
+
+_SUGGESTIONS = {
+    RecuseCode.EMPTY_INPUT: "check the path, or wait until the log has content",
+    RecuseCode.UNRECOGNIZED_FORMAT: (
+        "name the format with --format, or check that this is an access log"
+    ),
+    RecuseCode.NO_MATCHING_EVENTS: "nothing to rank: ask --question status for the status mix",
+}
+
+
+def recused(
+    run: Run,
+    detection: Detection | None,
+    code: RecuseCode,
+    detail: str,
+    *,
+    progress: Progress | None = None,
+    info: InputInfo | None = None,
+) -> Result:
+    tally = run.acc.snapshot()
+    progress = progress or _progress(run, tally, None)
+    attempted = f"read {progress.fraction_read:.1%} of the input ({progress.lines_read} lines)"
+    if detection:
+        attempted += "; formats tried: " + ", ".join(f"{n} {s:.1%}" for n, s in detection.scores)
+    recuse = Recuse(
+        reason_code=code, detail=detail, suggestion=_SUGGESTIONS.get(code, ""), attempted=attempted
+    )
+    run.decisions.append(
+        DecisionRecord(
+            units_read=progress.units_read,
+            fraction_read=progress.fraction_read,
+            action="RECUSE",
+            reason=code.value,
+            detail=detail,
+        )
+    )
+    log.info("recuse", reason_code=code.value, detail=detail)
+    return _with_report(
+        Result(
+            question=run.question,
+            input=info or _input_info(run, detection, None),
+            status=Status.RECUSED,
+            answer=Answer(),
+            progress=progress,
+            decisions=run.decisions,
+            recuse=recuse,
+            warnings=run.warnings,
+        )
+    )
+
+
+def _with_report(result: Result) -> Result:
+    return result.model_copy(update={"report": Report(source="template", markdown=render(result))})
