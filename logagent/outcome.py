@@ -127,12 +127,21 @@ def _progress(run: Run, tally: Tally, units_total: int | None) -> Progress:
 
 
 def unrecognized(run: Run, detection: Detection, sample: list[str]) -> Result:
+    """Recuse without reading the rest: the sample parses in no known format."""
     examples = "; ".join(repr(line[:120]) for line in sample[:3])
     detail = (
         f"only {detection.confidence:.2%} of {detection.sample_lines} sampled lines parse in any "
         f"known format (best guess: {detection.best}); examples: {examples}"
     )
+    if _looks_utf16(sample):
+        detail += "; the text looks UTF-16 encoded: convert it first (iconv -f UTF-16 -t UTF-8)"
     return recused(run, detection, RecuseCode.UNRECOGNIZED_FORMAT, detail)
+
+
+def _looks_utf16(sample: list[str]) -> bool:
+    """Many NULs between ASCII letters: what UTF-16 text decoded as UTF-8 looks like."""
+    text = "".join(sample[:50])
+    return len(text) > 20 and text.count("\x00") > len(text) // 4
 
 
 _SUGGESTIONS = {

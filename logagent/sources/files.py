@@ -134,13 +134,17 @@ class ForwardReader:
 
 
 def resolve_paths(patterns: list[str]) -> list[str]:
-    """Expand globs; every pattern must match at least one path ('-' is stdin)."""
+    """Expand globs; every pattern must match at least one file ('-' is stdin).
+
+    A glob skips the directories it matches (``/var/log/nginx/*`` may hold
+    some); a directory named on its own is still an error.
+    """
     out: list[str] = []
     for pattern in patterns:
         if pattern == STDIN or os.path.lexists(pattern) or not glob.has_magic(pattern):
             out.append(pattern)
             continue
-        matches = sorted(glob.glob(pattern))
+        matches = sorted(m for m in glob.glob(pattern) if not os.path.isdir(m))
         if not matches:
             raise InputNotFound("no file matches this pattern", path=pattern)
         out.extend(matches)

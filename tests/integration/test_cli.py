@@ -290,3 +290,17 @@ def test_bad_flag_value_is_a_usage_error(write_log: Callable[..., Path]) -> None
     """An invalid flag value exits 2 with a message."""
     proc = run("analyze", str(write_log(random_log_lines(12, 10))), "--top", "0")
     assert proc.returncode == 2 and b"Traceback" not in proc.stderr
+
+
+def test_glob_skips_directories_and_utf16_gets_a_hint(
+    write_log: Callable[..., Path], tmp_path: Path
+) -> None:
+    """A glob ignores subdirectories; a UTF-16 log recuses with a hint to convert it."""
+    lines = random_log_lines(13, 200)
+    write_log(lines, name="a.log")
+    (tmp_path / "old").mkdir()
+    r = as_json(run("analyze", str(tmp_path / "*"), "--json", "--top", "50"))
+    assert r["input"]["paths"] == [str(tmp_path / "a.log")]
+    utf16 = "".join(x + "\n" for x in lines).encode("utf-16")
+    proc = run("analyze", str(write_log(utf16, name="w.log")), "--json")
+    assert proc.returncode == 3 and "UTF-16" in as_json(proc)["recuse"]["detail"]
