@@ -168,6 +168,17 @@ def analyze_cmd(paths: tuple[str, ...], **opts: Any) -> None:
     except KeyboardInterrupt:  # a second SIGINT/SIGTERM while finishing
         click.echo("logagent: interrupted", err=True)
         sys.exit(EXIT_INTERRUPTED)
+    except MemoryError:
+        click.echo("logagent: error: out of memory (try a smaller --line-cap or batch)", err=True)
+        sys.exit(EXIT_INTERNAL)
+    except Exception as exc:  # a bug: one clear line, the traceback in the log (not swallowed)
+        structlog.get_logger("logagent").debug("internal_error", exc_info=True)
+        click.echo(
+            f"logagent: internal error: {type(exc).__name__}: {exc} "
+            "(a bug: please report it with LOGAGENT_LOG_LEVEL=debug output)",
+            err=True,
+        )
+        sys.exit(EXIT_INTERNAL)
     sys.exit(STATUS_EXIT[result.status])
 
 
@@ -307,15 +318,13 @@ def _configure_logging() -> None:
     level = getattr(
         logging, os.environ.get("LOGAGENT_LOG_LEVEL", "warning").upper(), logging.WARNING
     )
-    renderer: Any = (
-        structlog.dev.ConsoleRenderer()
-        if sys.stderr.isatty()
-        else structlog.processors.JSONRenderer()
-    )
+    tty = sys.stderr.isatty()
+    renderer: Any = structlog.dev.ConsoleRenderer() if tty else structlog.processors.JSONRenderer()
     structlog.configure(
         processors=[
             structlog.processors.add_log_level,
             structlog.processors.TimeStamper(fmt="iso"),
+            *([] if tty else [structlog.processors.format_exc_info]),
             renderer,
         ],
         wrapper_class=structlog.make_filtering_bound_logger(level),

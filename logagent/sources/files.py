@@ -157,13 +157,24 @@ def open_source(path: str) -> Source:
         reader = ForwardReader(sys.stdin.buffer, "<stdin>")
         return Source("<stdin>", seekable=False, size=None, compression=None, _stream=reader)
     fd = _open_fd(path)
-    size = os.fstat(fd).st_size
-    head = os.pread(fd, 4, 0)
-    kind = next((k for magic, k in MAGIC.items() if head.startswith(magic)), None)
-    if kind is None and stat.S_ISREG(os.fstat(fd).st_mode):
-        return Source(path, seekable=True, size=size, compression=None, _fd=fd)
+    if not stat.S_ISREG(os.fstat(fd).st_mode):  # a FIFO, /dev/stdin, <(zcat x.gz): forwards only
+        raw = os.fdopen(fd, "rb")
+        return _open_stream(path, _kind(raw.peek(4)[:4]), raw)
+    try:
+        head = os.pread(fd, 4, 0)
+    except OSError as exc:
+        os.close(fd)
+        raise InputError(f"cannot read: {exc.strerror}", path=path) from exc
+    kind = _kind(head)
+    if kind is None:
+        return Source(path, seekable=True, size=os.fstat(fd).st_size, compression=None, _fd=fd)
     os.close(fd)
-    return _open_stream(path, kind)
+    return _open_stream(path, kind, open(path, "rb"))  # closed by Source.close
+
+
+def _kind(head: bytes) -> str | None:
+    """Compression named by the magic bytes at the start of the input, if any."""
+    return next((k for magic, k in MAGIC.items() if head.startswith(magic)), None)
 
 
 def _open_fd(path: str) -> int:
@@ -183,8 +194,7 @@ def _open_fd(path: str) -> int:
     return fd
 
 
-def _open_stream(path: str, kind: str | None) -> Source:
-    raw: IO[bytes] = open(path, "rb")  # noqa: SIM115 - closed by Source.close
+def _open_stream(path: str, kind: str | None, raw: IO[bytes]) -> Source:
     closers: list[Any] = [raw]
     stream: Any = raw
     if kind == "gzip":

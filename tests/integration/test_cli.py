@@ -304,3 +304,38 @@ def test_glob_skips_directories_and_utf16_gets_a_hint(
     utf16 = "".join(x + "\n" for x in lines).encode("utf-16")
     proc = run("analyze", str(write_log(utf16, name="w.log")), "--json")
     assert proc.returncode == 3 and "UTF-16" in as_json(proc)["recuse"]["detail"]
+
+
+def test_fifo_input_is_read_as_a_stream(tmp_path: Path) -> None:
+    """A named pipe (or <(zcat x.gz)) is read forwards, compressed or not, without a traceback."""
+    import gzip as gz
+    import threading
+
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    data = gz.compress("".join(x + "\n" for x in random_log_lines(14, 500)).encode())
+    writer = threading.Thread(target=lambda: fifo.write_bytes(data))
+    writer.start()
+    proc = run("analyze", str(fifo), "--json")
+    writer.join()
+    assert proc.returncode == 0, proc.stderr
+    r = as_json(proc)
+    assert r["input"]["seekable"] is False and r["input"]["compression"] == ["gzip"]
+
+
+def test_an_internal_error_is_one_line_and_exit_1(
+    write_log: Callable[..., Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A bug surfaces as one clear line and exit 1, not a traceback (which goes to debug logs)."""
+    from click.testing import CliRunner
+
+    import logagent.cli as cli
+
+    def boom(*args: object, **kwargs: object) -> None:
+        raise RuntimeError("simulated bug")
+
+    monkeypatch.setattr(cli, "analyze", boom)
+    res = CliRunner().invoke(cli.main, ["analyze", str(write_log(random_log_lines(15, 10)))])
+    assert res.exit_code == 1
+    assert "internal error: RuntimeError: simulated bug" in res.output
+    assert "Traceback" not in res.output
