@@ -91,6 +91,11 @@ def main() -> None:
     help="Routes closer than this (relative) are reported as a tie [default: 0].",
 )
 @click.option(
+    "--ranked",
+    is_flag=True,
+    help="Also settle the order within the top-k, not only which routes are in it.",
+)
+@click.option(
     "--assume-exchangeable",
     is_flag=True,
     help="Streams (stdin, .gz): allow a model-based early stop (assumes a stationary log).",
@@ -200,6 +205,7 @@ def _overrides(opts: dict[str, Any]) -> dict[str, Any]:
             "epsilon": opts["epsilon"],
             "full": True if opts["full"] else None,
             "assume_exchangeable": True if opts["assume_exchangeable"] else None,
+            "ranked": True if opts["ranked"] else None,
         },
         "budget": {
             "max_seconds": opts["max_seconds"],

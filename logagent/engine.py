@@ -31,6 +31,7 @@ from logagent.result import (
     RecuseCode,
     Result,
 )
+from logagent.router import Action, Decision, Reason
 from logagent.run import ParsePool, ProgressEvent, Run, RunEnv
 from logagent.sampled import STREAM_POPULATION, pilot_units, read_sampled, seekable_batches
 from logagent.sources import (
@@ -122,6 +123,9 @@ def _read_all(run: Run, fmt: Format, parse_rate: float) -> tuple[int, int | None
         random = run.settings.reader.order == "random" and not degrade
         order = Order.RANDOM if random else Order.SEQUENTIAL
         _read_everything(run, plan, seekable, _pool(run, fmt), known, order)
+    if degrade and not run.partial:
+        done = Decision(Action.STOP_SETTLED, Reason.EXHAUSTED, "read in file order after DEGRADE")
+        run.record(done, plan.total_units, plan.total_units)
     damaged = next((s.error for s in run.sources if s.error), None)
     if damaged and not run.partial:
         _stop_partial(run, str(damaged))

@@ -121,7 +121,8 @@ def test_a_race_forecast_to_need_most_of_the_input_degrades_to_a_full_read(tmp_p
     settings = load_settings(analysis={"seed": 3}, reader={"unit_size": "4KiB"})
     r = analyze([str(path)], Question(top=2), settings, fake_env())
     assert r.status is Status.EXACT and r.input.reading == "sequential"
-    assert r.decisions[-1].action == "DEGRADE" and r.decisions[-1].reason == "full_read_cheaper"
+    assert [d.action for d in r.decisions[-2:]] == ["DEGRADE", "STOP_SETTLED"]
+    assert r.decisions[-2].reason == "full_read_cheaper" and r.decisions[-1].reason == "exhausted"
     assert [[e.key, e.count] for e in r.answer.top] == truth["top_errors"][:2]
 
 

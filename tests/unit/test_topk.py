@@ -333,3 +333,19 @@ def test_every_unit_read_settles_even_a_margin_below_m(epsilon: float) -> None:
     verdict = read_everything(pop, plan, 0)
     assert verdict.settled and verdict.top == [NAMES[0]]
     assert verdict.ties == ([[NAMES[0], NAMES[1]]] if epsilon else [])
+
+
+def test_ranked_option_also_settles_the_order_within_the_top_k() -> None:
+    """Two close leaders far ahead of the rest: the set settles early, their order needs more."""
+    rng = np.random.default_rng(11)
+    pop = background(rng)
+    pop[:, :2] = rng.poisson([1.5, 1.45], size=(UNITS, 2))
+    as_set = topk.TopKPlan(2, DELTA, UNITS, BOUND)
+    ranked = topk.TopKPlan(2, DELTA, UNITS, BOUND, ranked=True)
+    for seed in range(5):
+        loose, strict = race(pop, as_set, seed), race(pop, ranked, seed)
+        assert loose.verdict.settled and set(loose.verdict.top) == set(true_top(pop, 2))
+        assert strict.fraction >= loose.fraction
+        if strict.verdict.settled and strict.fraction < 1:
+            assert strict.verdict.top == true_top(pop, 2)  # a settled ranked list is ordered
+    assert any(race(pop, ranked, s).fraction > race(pop, as_set, s).fraction for s in range(5))
