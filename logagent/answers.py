@@ -15,6 +15,7 @@ import polars as pl
 
 from logagent.counters.tally import ROUTE, N, Tally
 from logagent.evidence.race import Estimate
+from logagent.evidence.rates import RateEntry
 from logagent.formats.base import STATUS
 from logagent.result import Answer, QuestionKind, TopEntry
 
@@ -136,3 +137,39 @@ def sampled_answer(tally: Tally, estimates: Sequence[Estimate], ties: list[list[
         distinct_keys=errors.height,
         metric="5xx lines",
     )
+
+
+def rate_answer(
+    tally: Tally, entries: Sequence[RateEntry], *, population: int, read: int, bound: float
+) -> Answer:
+    """The answer of an early-stopped error-rate run: observed rates with their intervals.
+
+    The 5xx total of a route is estimated as ``count * B / t`` within the only
+    bounds known for it here, ``[count, count + (B - t) M]``.
+    """
+    per_route = route_totals(tally.counts)
+    total = int(per_route["errors"].sum())
+    breakdowns = status_breakdowns(tally.counts, [e.key for e in entries])
+    scale, left = population / max(read, 1), (population - read) * bound
+    top = []
+    for e in entries:
+        share = e.errors / total if total else 0.0
+        top.append(
+            TopEntry(
+                key=e.key,
+                count=e.errors,
+                estimate=round(e.errors * scale, 2),
+                low=e.errors,
+                high=e.errors + left,
+                share=share,
+                share_low=0.0,
+                share_high=1.0,
+                breakdown=breakdowns.get(e.key, {}),
+                requests=e.requests,
+                rate=e.rate,
+                rate_low=e.rate_low,
+                rate_high=e.rate_high,
+            )
+        )
+    eligible = per_route.filter(pl.col("requests") > 0)
+    return Answer(top=top, total=total, distinct_keys=eligible.height, metric="5xx per request")

@@ -133,10 +133,13 @@ def _read_all(run: Run, fmt: Format, parse_rate: float) -> tuple[int, int | None
     return unit_size, None if streams else plan.total_units
 
 
-def _pool(run: Run, fmt: Format) -> ParsePool:
+def _pool(run: Run, fmt: Format, *, sampling: bool = False) -> ParsePool:
     rules = _rules(run) if run.question.normalize else None
-    errors_only = run.question.kind is QuestionKind.TOP_ERRORS
-    return ParsePool(fmt, errors_only=errors_only, rules=rules)
+    kind = run.question.kind
+    rate_units = sampling and kind is QuestionKind.ERROR_RATE  # its evidence needs requests/unit
+    return ParsePool(
+        fmt, errors_only=kind is QuestionKind.TOP_ERRORS, rules=rules, all_units=rate_units
+    )
 
 
 def _read_early(run: Run, fmt: Format, plan: UnitPlan, mode: str, parse_rate: float) -> bool:
@@ -155,7 +158,7 @@ def _read_early(run: Run, fmt: Format, plan: UnitPlan, mode: str, parse_rate: fl
         run,
         fmt,
         batches,
-        _pool(run, fmt),
+        _pool(run, fmt, sampling=True),
         population=population,
         unit_size=plan.unit_size,
         parse_rate=parse_rate,
@@ -168,7 +171,7 @@ def _read_early(run: Run, fmt: Format, plan: UnitPlan, mode: str, parse_rate: fl
 def _early_stop(run: Run, plan: UnitPlan) -> str | None:
     """How to stop early: random units (seekable), a model-based stream race, or not at all."""
     a = run.settings.analysis
-    if a.full or run.question.kind is not QuestionKind.TOP_ERRORS:
+    if a.full or run.question.kind is QuestionKind.STATUS:
         return None
     if any(not s.seekable for s in run.sources):
         run.reading = "stream"

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import structlog
 
-from logagent.answers import answer, sampled_answer
+from logagent.answers import answer, rate_answer, sampled_answer
 from logagent.counters import Tally
 from logagent.formats.detect import Detection
 from logagent.report.markdown import render
@@ -36,6 +36,11 @@ def finish(run: Run, detection: Detection, unit_size: int, units_total: int | No
     ans = answer(tally, q.kind, top=q.top, min_requests=q.min_requests)
     if run.estimates:
         ans = sampled_answer(tally, run.estimates, run.ties)
+    elif run.rate_entries:
+        bound = run.rate_bound
+        ans = rate_answer(
+            tally, run.rate_entries, population=units_total or 0, read=tally.units, bound=bound
+        )
     info = _input_info(run, detection, unit_size)
     progress = _progress(run, tally, units_total)
     _warn_counts(run, tally)

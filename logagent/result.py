@@ -86,6 +86,8 @@ class TopEntry(_Frozen):
     breakdown: dict[str, float] = Field(default_factory=dict)
     requests: int | None = None
     rate: float | None = None
+    rate_low: float | None = None
+    rate_high: float | None = None
 
 
 class Answer(_Frozen):

@@ -13,8 +13,9 @@ first that applies wins):
 6. STOP_PARTIAL TIME / CPU / FRACTION budget exhausted.
 7. STOP_PARTIAL MEMORY — the next batch is forecast to break the memory budget.
 8. DEGRADE FULL_READ_CHEAPER — the evidence is forecast (stats note §6) to need
-   more than ``budget.degrade_above`` of the input: an exact read in file order,
-   without evidence, is the cheaper method.
+   more than ``budget.degrade_above`` of the input *beyond what is already read*:
+   an exact read in file order, without evidence, is the cheaper method. (What
+   is read is not wasted late in a run: only the remaining forecast counts.)
 9. CONTINUE NOT_SETTLED.
 
 A settled or exact answer wins over an exhausted budget: it is the better
@@ -173,7 +174,7 @@ def _memory(e: EvidenceView, m: MemoryView, b: Budget, p: ProgressView) -> Decis
 
 
 def _cheaper(e: EvidenceView, m: MemoryView, b: Budget, p: ProgressView) -> Decision | None:
-    if e.forecast_fraction is not None and e.forecast_fraction > b.degrade_above:
+    if e.forecast_fraction is not None and e.forecast_fraction - p.fraction > b.degrade_above:
         detail = f"the evidence would need ~{e.forecast_fraction:.0%} of the input: read it all"
         return Decision(Action.DEGRADE, Reason.FULL_READ_CHEAPER, detail)
     return None

@@ -16,6 +16,7 @@ from logagent import memory
 from logagent.config import Settings
 from logagent.counters import Accumulator, Tally, tally_batch
 from logagent.evidence.race import Estimate
+from logagent.evidence.rates import RateEntry
 from logagent.formats import Format
 from logagent.formats.extract import Scanned, extract_scanned, scan
 from logagent.formats.routes import RouteRule
@@ -64,6 +65,8 @@ class Run:
     partial: bool = False
     settled: bool = False
     estimates: list[Estimate] = field(default_factory=list)
+    rate_entries: list[RateEntry] = field(default_factory=list)
+    rate_bound: float = 0.0  # M of the error-rate evidence, for the totals' bounds
     ties: list[list[str]] = field(default_factory=list)
     seed: int | None = None
     reading: str = "sequential"  # sequential | random_units | stream
@@ -101,8 +104,16 @@ class ParsePool:
     MIN_LINES = 20_000
     MAX_BATCHES = 64
 
-    def __init__(self, fmt: Format, *, errors_only: bool, rules: list[RouteRule] | None) -> None:
+    def __init__(
+        self,
+        fmt: Format,
+        *,
+        errors_only: bool,
+        rules: list[RouteRule] | None,
+        all_units: bool = False,
+    ) -> None:
         self._fmt, self._errors_only, self._rules = fmt, errors_only, rules
+        self._all_units = all_units
         self._scans: list[Scanned] = []
         self._units = self._bytes = self._truncated = 0  # never keep a batch: its buffer is large
 
@@ -125,7 +136,11 @@ class ParsePool:
         if not self._scans:
             return Tally()
         extracted = extract_scanned(
-            self._scans, self._fmt, errors_only=self._errors_only, rules=self._rules
+            self._scans,
+            self._fmt,
+            errors_only=self._errors_only,
+            rules=self._rules,
+            all_units=self._all_units,
         )
         tally = tally_batch(
             extracted, units=self._units, bytes_read=self._bytes, truncated=self._truncated

@@ -17,9 +17,10 @@ import polars as pl
 
 from logagent.config import memory_budget_bytes
 from logagent.counters.tally import ROUTE, N, Tally
-from logagent.evidence import race
+from logagent.evidence import race, rates
 from logagent.evidence.matrix import UnitCounts, unit_counts
 from logagent.formats import STATUS, Format
+from logagent.result import QuestionKind
 from logagent.router import (
     Action,
     Budget,
@@ -89,20 +90,10 @@ def read_sampled(
 
     Returns True when Router-Mem chose to DEGRADE to a full read in file order.
     """
-    a = run.settings.analysis
-    rp = race.RacePlan(
-        k=run.question.top,
-        delta=run.question.delta,
-        population=population,
-        bound=unit_bound(unit_size, fmt),
-        epsilon=run.question.epsilon,
-        max_candidates=a.max_candidates,
-        ranked=a.ranked,
-    )
+    loop = _loop_for(run, population, unit_bound(unit_size, fmt))
     budget = _budget(run)
     limit = memory_budget_bytes(run.settings.budget.memory, run.env.available_memory())
     total_bytes = sum(s.size or 0 for s in run.sources if s.seekable) or None
-    loop = _Loop(run, rp)
     done = 0
     for batch in iter_prefetched(batches, depth=1):
         done += batch.bytes_read
@@ -129,6 +120,25 @@ def read_sampled(
     return False
 
 
+def _loop_for(run: Run, population: int, bound: float) -> _Loop:
+    """The evidence of the run's question."""
+    a, q = run.settings.analysis, run.question
+    if q.kind is QuestionKind.ERROR_RATE:
+        return _ErrorRateLoop(
+            run, rates.RatePlan(q.top, q.delta, population, bound, q.min_requests, a.max_candidates)
+        )
+    plan = race.RacePlan(
+        k=q.top,
+        delta=q.delta,
+        population=population,
+        bound=bound,
+        epsilon=q.epsilon,
+        max_candidates=a.max_candidates,
+        ranked=a.ranked,
+    )
+    return _TopErrorsLoop(run, plan)
+
+
 def _budget(run: Run) -> Budget:
     b = run.settings.budget
     return Budget(
@@ -141,48 +151,30 @@ def _budget(run: Run) -> Budget:
 
 
 class _Loop:
-    """What the sampled loop carries between batches."""
+    """What the sampled loop carries between batches; subclasses hold a question's evidence."""
 
-    def __init__(self, run: Run, plan: race.RacePlan) -> None:
-        self.run, self.plan = run, plan
+    def __init__(self, run: Run, population: int) -> None:
+        self.run, self.population = run, population
         self.read = 0
         self.read_units: list[I64] = []  # reading order, batch by batch
-        self.totals: dict[str, int] = {}
-        self.state: race.RaceState | None = None
         self.last_rss = run.env.rss()
         self.growth = 0
 
     def account(self, tally: Tally, units: I64) -> None:
         """Add a batch's counts to the evidence."""
-        _add_totals(self.totals, tally.counts)
         self.read += len(units)
         self.read_units.append(units)
-        rows = tally.unit_errors
+        self._advance(tally, units)
 
-        def new(cands: tuple[str, ...]) -> UnitCounts:
-            return unit_counts(rows, units, cands)
-
-        if self.state is None:
-            self.state = race.begin(self.plan, self.totals, self.read, self._history)
-        else:
-            self.state = race.advance(self.plan, self.state, new, self.totals, self._history)
-
-    def _history(self, cands: tuple[str, ...]) -> UnitCounts:
-        snapshot = self.run.acc.snapshot()
-        return unit_counts(snapshot.unit_errors, np.concatenate(self.read_units), cands)
+    def _advance(self, tally: Tally, units: I64) -> None:
+        raise NotImplementedError
 
     def view(self, parse_rate: float) -> EvidenceView:
         """What the router needs to know of the evidence."""
-        assert self.state is not None
-        v = race.verdict(self.plan, self.state)
-        return EvidenceView(
-            settled=v.settled,
-            pilot_done=True,
-            parse_rate=parse_rate,
-            events=self.state.errors,
-            forecast_fraction=race.forecast_fraction(self.plan, self.state),
-            unsettled_pairs=v.unsettled_pairs,
-        )
+        raise NotImplementedError
+
+    def _answer(self, decision: Decision) -> None:
+        raise NotImplementedError
 
     def memory(self, limit: int, batch_bytes: int) -> MemoryView:
         """Snapshot and forecast: the larger of the last growth and three batch buffers."""
@@ -195,7 +187,7 @@ class _Loop:
         env = self.run.env
         return ProgressView(
             self.read,
-            self.plan.population,
+            self.population,
             env.clock() - self.run.started,
             env.cpu_clock() - self.run.cpu_started,
             env.interrupted(),
@@ -207,15 +199,115 @@ class _Loop:
         if decision.action is Action.STOP_PARTIAL:
             run.partial = True
             run.warnings.append(f"partial answer: {decision.detail}; intervals cover what is known")
-        if self.state is None or exhausted or self.read >= self.plan.population:
+        if self.read == 0 or exhausted or self.read >= self.population:
             return
-        v = race.verdict(self.plan, self.state)
         run.settled = decision.action is Action.STOP_SETTLED
-        run.ties = v.ties
-        run.estimates = race.estimates(self.plan, self.state, v.top, self._history)
+        self._answer(decision)
+
+    def history(self, frame: pl.DataFrame, cands: tuple[str, ...]) -> UnitCounts:
+        """Per-unit counts of everything read so far, in reading order."""
+        return unit_counts(frame, np.concatenate(self.read_units), cands)
 
 
-def _add_totals(totals: dict[str, int], counts: pl.DataFrame) -> None:
-    errors = counts.filter(pl.col(STATUS).is_between(500, 599)).group_by(ROUTE).agg(pl.col(N).sum())
-    for route, n in errors.iter_rows():
+class _TopErrorsLoop(_Loop):
+    """Top-k routes by 5xx count (stats note §4)."""
+
+    def __init__(self, run: Run, plan: race.RacePlan) -> None:
+        super().__init__(run, plan.population)
+        self.plan = plan
+        self.totals: dict[str, int] = {}
+        self.state: race.RaceState | None = None
+
+    def _advance(self, tally: Tally, units: I64) -> None:
+        _add_totals(self.totals, tally.counts, errors_only=True)
+        rows = tally.unit_errors
+
+        def new(cands: tuple[str, ...]) -> UnitCounts:
+            return unit_counts(rows, units, cands)
+
+        if self.state is None:
+            self.state = race.begin(self.plan, self.totals, self.read, self._history)
+        else:
+            self.state = race.advance(self.plan, self.state, new, self.totals, self._history)
+
+    def _history(self, cands: tuple[str, ...]) -> UnitCounts:
+        return self.history(self.run.acc.snapshot().unit_errors, cands)
+
+    def view(self, parse_rate: float) -> EvidenceView:
+        """Settled top-k, and the §6 forecast of the fraction the race will need."""
+        assert self.state is not None
+        v = race.verdict(self.plan, self.state)
+        return EvidenceView(
+            settled=v.settled,
+            pilot_done=True,
+            parse_rate=parse_rate,
+            events=self.state.errors,
+            forecast_fraction=race.forecast_fraction(self.plan, self.state),
+            unsettled_pairs=v.unsettled_pairs,
+        )
+
+    def _answer(self, decision: Decision) -> None:
+        assert self.state is not None
+        v = race.verdict(self.plan, self.state)
+        self.run.ties = v.ties
+        self.run.estimates = race.estimates(self.plan, self.state, v.top, self._history)
+
+
+class _ErrorRateLoop(_Loop):
+    """Top-k routes by 5xx rate among routes with enough requests (stats note §5 Q4)."""
+
+    def __init__(self, run: Run, plan: rates.RatePlan) -> None:
+        super().__init__(run, plan.population)
+        self.plan = plan
+        self.errors: dict[str, int] = {}
+        self.requests: dict[str, int] = {}
+        self.state: rates.RateState | None = None
+
+    def _advance(self, tally: Tally, units: I64) -> None:
+        _add_totals(self.errors, tally.counts, errors_only=True)
+        _add_totals(self.requests, tally.counts, errors_only=False)
+        if self.state is None:
+            scale = self.population / self.read
+            cands = rates.choose_candidates(self.errors, self.requests, self.plan, scale)
+            snapshot = self.run.acc.snapshot()
+            pilot = _rate_counts(snapshot, np.concatenate(self.read_units), cands)
+            self.state = rates.begin(self.plan, cands, pilot)
+        else:
+            new = _rate_counts(tally, units, self.state.candidates)
+            self.state = rates.observe(self.plan, self.state, new)
+
+    def view(self, parse_rate: float) -> EvidenceView:
+        """Settled top-k by rate, and the forecast of the fraction it will need."""
+        assert self.state is not None
+        v = rates.verdict(self.plan, self.state, self.errors, self.requests)
+        forecast = rates.forecast_fraction(self.plan, self.state, self.errors, self.requests)
+        return EvidenceView(
+            settled=v.settled,
+            pilot_done=True,
+            parse_rate=parse_rate,
+            events=sum(self.errors.values()),
+            forecast_fraction=forecast,
+            unsettled_pairs=v.unsettled,
+        )
+
+    def _answer(self, decision: Decision) -> None:
+        assert self.state is not None
+        v = rates.verdict(self.plan, self.state, self.errors, self.requests)
+        entries = {
+            e.key: e for e in rates.entries_of(self.plan, self.state, self.errors, self.requests)
+        }
+        self.run.rate_entries = [entries[k] for k in v.top]
+        self.run.rate_bound = self.plan.bound
+
+
+def _rate_counts(tally: Tally, units: I64, cands: tuple[str, ...]) -> rates.RateCounts:
+    errors = unit_counts(tally.unit_errors, units, cands)
+    requests = unit_counts(tally.unit_requests, units, cands)
+    return rates.RateCounts(errors.x, requests.x, errors.rest)
+
+
+def _add_totals(totals: dict[str, int], counts: pl.DataFrame, *, errors_only: bool) -> None:
+    """Add per-route 5xx (or all records) of a batch to running totals."""
+    rows = counts.filter(pl.col(STATUS).is_between(500, 599)) if errors_only else counts
+    for route, n in rows.group_by(ROUTE).agg(pl.col(N).sum()).iter_rows():
         totals[route] = totals.get(route, 0) + int(n)

@@ -24,8 +24,11 @@ class Accumulator:
     def add(self, tally: Tally) -> None:
         """Add one batch's tally."""
         self._pending.append(tally)
-        self._pending_rows += tally.counts.height + tally.unit_errors.height
-        total_rows = self._total.counts.height + self._total.unit_errors.height
+        self._pending_rows += (
+            tally.counts.height + tally.unit_errors.height + tally.unit_requests.height
+        )
+        total = self._total
+        total_rows = total.counts.height + total.unit_errors.height + total.unit_requests.height
         if self._pending_rows > max(MIN_PENDING_ROWS, total_rows) or len(self._pending) > 256:
             self._compact()
 

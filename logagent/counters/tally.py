@@ -32,6 +32,7 @@ class Tally:
 
     counts: pl.DataFrame = field(default_factory=lambda: _empty(COUNTS_SCHEMA))
     unit_errors: pl.DataFrame = field(default_factory=lambda: _empty(UNITS_SCHEMA))
+    unit_requests: pl.DataFrame = field(default_factory=lambda: _empty(UNITS_SCHEMA))
     units: int = 0
     bytes_read: int = 0
     lines: int = 0
@@ -51,10 +52,16 @@ def tally_batch(extracted: Extracted, *, units: int, bytes_read: int, truncated:
     counts = records.group_by(ROUTE, STATUS).agg(pl.col(N).sum())
     errors = records.filter(pl.col(STATUS).is_between(500, 599))
     unit_errors = errors.group_by(UNIT, ROUTE).agg(pl.col(N).sum())
-    counts_df, units_df, valid = pl.collect_all([counts, unit_errors, extracted.valid])
+    requests = (
+        records.filter(pl.lit(extracted.all_units)).group_by(UNIT, ROUTE).agg(pl.col(N).sum())
+    )
+    counts_df, units_df, requests_df, valid = pl.collect_all(
+        [counts, unit_errors, requests, extracted.valid]
+    )
     return Tally(
         counts=counts_df.cast(COUNTS_SCHEMA),  # type: ignore[arg-type]  # a dict of dtypes is fine
         unit_errors=units_df.cast(UNITS_SCHEMA),  # type: ignore[arg-type]
+        unit_requests=requests_df.cast(UNITS_SCHEMA),  # type: ignore[arg-type]
         units=units,
         bytes_read=bytes_read,
         lines=extracted.lines,
@@ -72,11 +79,15 @@ def merge(tallies: Iterable[Tally]) -> Tally:
         return Tally()
     counts = pl.concat([t.counts for t in items]).group_by(ROUTE, STATUS).agg(pl.col(N).sum())
     units = pl.concat([t.unit_errors for t in items]).group_by(UNIT, ROUTE).agg(pl.col(N).sum())
+    requests = (
+        pl.concat([t.unit_requests for t in items]).group_by(UNIT, ROUTE).agg(pl.col(N).sum())
+    )
     sums = {name: sum(t.scalars()[name] for t in items) for name in items[0].scalars()}
     return replace(
         Tally(),
         counts=_canonical(counts, [ROUTE, STATUS]),
         unit_errors=_canonical(units, [UNIT, ROUTE]),
+        unit_requests=_canonical(requests, [UNIT, ROUTE]),
         **sums,
     )
 
@@ -91,6 +102,9 @@ def same_counts(a: Tally, b: Tally) -> bool:
         _canonical(a.counts, [ROUTE, STATUS]).equals(_canonical(b.counts, [ROUTE, STATUS]))
         and _canonical(a.unit_errors, [UNIT, ROUTE]).equals(
             _canonical(b.unit_errors, [UNIT, ROUTE])
+        )
+        and _canonical(a.unit_requests, [UNIT, ROUTE]).equals(
+            _canonical(b.unit_requests, [UNIT, ROUTE])
         )
         and a.scalars() == b.scalars()
     )

@@ -46,6 +46,7 @@ class Extracted:
     lines: int
     parsed: int
     invalid_utf8: int
+    all_units: bool = False
 
 
 @dataclass(frozen=True)
@@ -97,8 +98,13 @@ def extract_scanned(
     *,
     errors_only: bool,
     rules: Sequence[RouteRule] | None,
+    all_units: bool = False,
 ) -> Extracted:
-    """Plan one parse over the lines of several scanned batches (Polars' cost is per call)."""
+    """Plan one parse over the lines of several scanned batches (Polars' cost is per call).
+
+    Records keep their unit only for 5xx lines, unless ``all_units`` (the
+    error-rate evidence needs every unit's requests per route).
+    """
     text = pl.concat([s.text for s in scans]) if len(scans) > 1 else scans[0].text
     units = np.concatenate([s.units for s in scans]) if len(scans) > 1 else scans[0].units
     line = pl.col("line")
@@ -109,7 +115,7 @@ def extract_scanned(
     is_5xx = pl.col(STATUS).is_between(500, 599)
     records = (
         base.filter(ok & is_5xx if errors_only else ok)
-        .with_columns(pl.when(is_5xx).then(pl.col(UNIT)).otherwise(-1).alias(UNIT))
+        .with_columns(pl.when(is_5xx | all_units).then(pl.col(UNIT)).otherwise(-1).alias(UNIT))
         .group_by(UNIT, PATH, STATUS)
         .agg(pl.len().cast(pl.Int64).alias(N))
     )
@@ -121,6 +127,7 @@ def extract_scanned(
         lines=sum(s.lines for s in scans),
         parsed=int(text.len()),
         invalid_utf8=sum(s.invalid_utf8 for s in scans),
+        all_units=all_units,
     )
 
 

@@ -41,9 +41,10 @@ def _headline(result: Result) -> str:
         share, total = f"{top.share:.1%}", result.answer.total
         return f"{how}: status {top.key} is the most common, {share} of {total} lines."
     if kind is QuestionKind.ERROR_RATE:
+        seen = "" if result.status is Status.EXACT else " seen"
         return (
-            f"{how}: `{top.key}` has the highest 5xx rate, {top.rate or 0:.2%} of "
-            f"{top.requests} requests ({_mostly(top)})."
+            f"{how}: `{top.key}` has the highest 5xx rate, {_rate(top)} of "
+            f"{top.requests}{seen} requests ({_mostly(top)})."
         )
     if result.status is Status.EXACT:
         return (
@@ -88,8 +89,7 @@ def _table(result: Result) -> list[str]:
             "|---|---|---:|---:|---:|---|",
         ]
         rows = [
-            f"| {i} | `{e.key}` | {e.rate or 0:.2%} | {e.count:,} | {e.requests or 0:,} "
-            f"| {_statuses(e)} |"
+            f"| {i} | `{e.key}` | {_rate(e)} | {e.count:,} | {e.requests or 0:,} | {_statuses(e)} |"
             for i, e in enumerate(top, 1)
         ]
         return [*head, *rows, ""]
@@ -118,6 +118,14 @@ def _table(result: Result) -> list[str]:
         else []
     )
     return [*head, *rows, "", *ties]
+
+
+def _rate(entry: TopEntry) -> str:
+    """The rate, with its interval when the answer was settled from a sample."""
+    rate = f"{entry.rate or 0:.2%}"
+    if entry.rate_low is None or entry.rate_high is None:
+        return rate
+    return f"{rate} ({entry.rate_low:.2%}-{entry.rate_high:.2%})"
 
 
 def _statuses(entry: TopEntry) -> str:

@@ -154,3 +154,58 @@ def test_stream_may_stop_early_only_when_assumed_exchangeable(
     assert model["status"] == "settled" and model["progress"]["bytes_read"] < len(data)
     assert model["answer"]["top"][0]["key"] == truth["top_errors"][0][0]
     assert any("model-based" in w for w in model["warnings"])
+
+
+def test_error_rate_settles_on_the_true_leader_when_rest_is_bounded(
+    dominant: tuple[Path, dict[str, Any]],
+) -> None:
+    """error-rate among routes with many requests: settled (or exact) on the true leader."""
+    path, truth = dominant
+    n_min = 2000
+    rates = {
+        r: v["5xx"] / v["requests"] for r, v in truth["routes"].items() if v["requests"] >= n_min
+    }
+    leader = max(rates, key=lambda r: (rates[r], r))
+    settings = load_settings(
+        analysis={"seed": 2, "min_requests": n_min}, reader={"unit_size": "1KiB"}
+    )
+    q = Question(kind="error-rate", top=1, min_requests=n_min)
+    r = analyze([str(path)], q, settings, fake_env())
+    assert r.status in (Status.SETTLED, Status.EXACT)
+    top = r.answer.top[0]
+    assert top.key == leader
+    if r.status is Status.SETTLED:
+        assert top.rate_low is not None and top.rate_high is not None
+        assert top.rate_low <= rates[leader] <= top.rate_high
+
+
+def test_error_rate_race_settles_with_few_routes(tmp_path: Path) -> None:
+    """Three busy routes, one failing 30 %: the rate race settles early on it, interval right."""
+    import random
+
+    from logagent.testing import combined_line
+
+    rng = random.Random(3)
+    rates_true = {"/pay": 0.30, "/cart": 0.02, "/home": 0.01}
+    lines = []
+    for _ in range(120_000):
+        route = rng.choice(list(rates_true))
+        lines.append(combined_line(route, 503 if rng.random() < rates_true[route] else 200))
+    path = tmp_path / "rates.log"
+    path.write_text("".join(x + "\n" for x in lines))
+    # n_min large: routes never seen must hold 30 % of 10000 5xx to matter, which a sample rules
+    # out early; with a small n_min only a (nearly) full read can (and the forecast says so).
+    analysis = {"seed": 4, "degrade_above": 1.0, "min_requests": 10_000}
+    settings = load_settings(analysis=analysis, reader={"unit_size": "1KiB"})
+    q = Question(kind="error-rate", top=1, min_requests=10_000)
+    r = analyze([str(path)], q, settings, fake_env())
+    assert r.status is Status.SETTLED and r.progress.fraction_read < 1
+    top = r.answer.top[0]
+    assert top.key == "/pay"
+    observed = sum(1 for x in lines if '"GET /pay ' in x and '" 503 ' in x)
+    true_rate = observed / sum(1 for x in lines if '"GET /pay ' in x)
+    assert top.rate_low is not None and top.rate_high is not None
+    assert top.rate_low <= true_rate <= top.rate_high
+    small = load_settings(analysis={"seed": 4}, reader={"unit_size": "1KiB"})
+    exact = analyze([str(path)], Question(kind="error-rate", top=1), small, fake_env())
+    assert exact.status is Status.EXACT and exact.decisions[-2].action == "DEGRADE"
