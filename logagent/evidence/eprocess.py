@@ -52,11 +52,26 @@ def start(pilot: F64) -> WorState:
     return WorState(t, total, mean, m2, zeros.copy(), zeros.copy())
 
 
-def update(state: WorState, draws: F64, *, population: int, bound: float) -> WorState:
-    """Bet on each new draw (rows x n, in reading order); ``bound`` is M, ``population`` is B."""
+def update(
+    state: WorState,
+    draws: F64,
+    *,
+    population: int,
+    bound: float | F64,
+    lower: float | F64 | None = None,
+) -> WorState:
+    """Bet on each new draw (rows x n, in reading order); ``population`` is B.
+
+    Draws lie in ``[-lower, bound]`` (``lower`` defaults to ``bound``: the
+    symmetric ``[-M, M]`` of §3); either may be one value per row. The cap
+    ``c / (lower + mu)`` keeps every factor above ``1 - c``; a tighter
+    ``lower`` (a share's ``W = X - rA >= -rM``, §5) allows larger bets.
+    """
     n = int(draws.shape[1])
     if n == 0:
         return state
+    low = _column(bound if lower is None else lower)
+    high = _column(bound)
     t = state.t + 1 + np.arange(n)
     before = state.total[:, None] + np.cumsum(draws, axis=1) - draws
     mu = -before / (population - t + 1)
@@ -64,15 +79,23 @@ def update(state: WorState, draws: F64, *, population: int, bound: float) -> Wor
     gap = state.mean[:, None] - mu
     with np.errstate(divide="ignore", invalid="ignore"):
         grapa = np.where(gap > 0, gap / (var[:, None] + gap**2), 0.0)
-        cap = TRUNCATION / (bound + mu)
-    lam = np.where(mu > bound, 0.0, np.minimum(grapa, np.where(cap > 0, cap, 0.0)))
+        cap = TRUNCATION / (low + mu)
+    lam = np.where(mu > high, 0.0, np.minimum(grapa, np.where(cap > 0, cap, 0.0)))
     steps = np.log1p(lam * (draws - mu))
-    after = before + draws  # after draw t, the rest (B - t draws >= -M) cannot cancel S_t > (B-t)M
-    impossible = (mu < -bound).any(axis=1) | (after > (population - t) * bound).any(axis=1)
+    after = before + draws  # the B - t draws left (each >= -lower) cannot cancel this
+    impossible = (mu < -low).any(axis=1) | (after > (population - t) * low).any(axis=1)
     running = state.log_e[:, None] + np.cumsum(steps, axis=1)
     log_e = np.where(impossible, np.inf, running[:, -1])
     peak = np.where(impossible, np.inf, np.maximum(state.max_log_e, running.max(axis=1)))
     return _with_moments(state, draws, log_e=log_e, max_log_e=peak)
+
+
+def _column(value: float | F64) -> F64 | float:
+    """A per-row bound as a column, so it broadcasts over the draws of a batch."""
+    if isinstance(value, np.ndarray):
+        column: F64 = np.asarray(value, dtype=np.float64)[:, None]
+        return column
+    return float(value)
 
 
 def _with_moments(state: WorState, draws: F64, *, log_e: F64, max_log_e: F64) -> WorState:

@@ -44,13 +44,33 @@ def begin(values: F64, pilot_target: F64, pilot_weight: F64, *, scale: float) ->
 
 
 def observe(
-    cs: GridCS, target: F64, weight: F64, *, scale: float, population: int, bound: float
+    cs: GridCS,
+    target: F64,
+    weight: F64,
+    *,
+    scale: float,
+    population: int,
+    bound: float,
+    weight_max: float,
 ) -> GridCS:
-    """Bet on new units (reading order)."""
+    """Bet on new units (reading order).
+
+    ``target`` lies in ``[0, bound]`` and ``weight`` in ``[0, weight_max]``
+    (a share: X <= A <= M; a total: weight 1, scale B), so with ``reach = v
+    weight_max / scale``, ``W = target - v weight / scale`` lies in ``[-reach,
+    bound - reach]`` and ``-W`` in ``[-(bound - reach), reach]``. These ranges
+    (§5: caps ``c/(mu + rM)`` and ``c/((1-r)M - mu)``) allow far larger bets
+    than the symmetric ``[-M, M]``.
+    """
+    reach = cs.values * weight_max / scale  # the most W can fall below 0
+    lower = np.concatenate([reach, bound - reach])  # W >= -reach; -W >= -(bound - reach)
+    upper = np.concatenate([bound - reach, reach])
     both = cs.both
     for lo in range(0, len(target), CHUNK_UNITS):
         d = _draws(cs.values, target[lo : lo + CHUNK_UNITS], weight[lo : lo + CHUNK_UNITS], scale)
-        both = update(both, np.concatenate([d, -d]), population=population, bound=bound)
+        both = update(
+            both, np.concatenate([d, -d]), population=population, bound=upper, lower=lower
+        )
     return GridCS(cs.values, both)
 
 

@@ -166,6 +166,7 @@ def _share_interval(
         scale=1.0,
         population=plan.population,
         bound=plan.bound,
+        weight_max=plan.bound,
     )
     thr = 2 * max(len(cands), 1) / topk.stage_delta(plan.delta / 4, state.ranking.stage)
     iv = intervals.interval(cs, thr)
@@ -190,6 +191,7 @@ def _total_interval(
         scale=plan.population,
         population=plan.population,
         bound=plan.bound,
+        weight_max=1.0,
     )
     iv = intervals.interval(cs, 2 / (plan.delta / 4))
     if iv is not None:

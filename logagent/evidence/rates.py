@@ -116,6 +116,7 @@ def begin(plan: RatePlan, candidates: tuple[str, ...], pilot: RateCounts) -> Rat
 def observe(plan: RatePlan, state: RateState, new: RateCounts) -> RateState:
     """Bet on the units just read."""
     elig, rates = state.eligibility, state.rates
+    c = len(state.candidates)
     for lo in range(0, len(new.rest), CHUNK_UNITS):
         part = RateCounts(
             new.errors[lo : lo + CHUNK_UNITS],
@@ -126,9 +127,16 @@ def observe(plan: RatePlan, state: RateState, new: RateCounts) -> RateState:
             elig,
             _eligibility_draws(plan, part),
             population=plan.population,
-            bound=plan.bound + plan.min_requests / plan.population,
+            bound=plan.bound + 1.0,
+            lower=_eligibility_lower(plan, c),
         )
-        rates = update(rates, _rate_draws(part), population=plan.population, bound=plan.bound)
+        rates = update(
+            rates,
+            _rate_draws(part),
+            population=plan.population,
+            bound=plan.bound,
+            lower=_rate_lower(plan, c),
+        )
     rest = intervals.observe(
         state.rest,
         new.rest,
@@ -136,6 +144,7 @@ def observe(plan: RatePlan, state: RateState, new: RateCounts) -> RateState:
         scale=plan.population,
         population=plan.population,
         bound=plan.bound,
+        weight_max=1.0,
     )
     seen = state.rest_seen + float(new.rest.sum())
     return RateState(state.candidates, state.units + len(new.rest), elig, rates, rest, seen)
@@ -239,6 +248,18 @@ def _rest_high(plan: RatePlan, state: RateState) -> float:
     grid = state.rest.values
     guess = state.rest_seen * plan.population / max(state.units, 1)
     return float(grid[min(int(np.searchsorted(grid, guess)) + 2, len(grid) - 1)])
+
+
+def _eligibility_lower(plan: RatePlan, c: int) -> F64:
+    """R - n/B >= -n/B (tests N >= n_min); its negation >= -M (tests N < n_min)."""
+    floor = (plan.min_requests - 0.5) / plan.population
+    return np.concatenate([np.full(c, floor), np.full(c, plan.bound)])
+
+
+def _rate_lower(plan: RatePlan, c: int) -> F64:
+    """X - rho R >= -rho M (bets up); rho R - X >= -(1 - rho) M >= -M (bets down)."""
+    up = np.tile(RATE_GRID * plan.bound, c)
+    return np.concatenate([up, np.full(len(up), plan.bound)])
 
 
 def _eligibility_draws(plan: RatePlan, counts: RateCounts) -> F64:

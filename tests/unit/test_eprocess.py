@@ -114,3 +114,25 @@ def test_a_lead_smaller_than_m_is_decided_after_the_last_draw() -> None:
         order = np.random.default_rng(seed).permutation(len(pop))
         state = run_order(pop, order, bound=5, pilot=2, batch=8)
         assert np.isinf(state.max_log_e[0])
+
+
+def test_one_sided_range_keeps_the_null_mean_and_bets_more() -> None:
+    """Draws in [-L, M] with L << M: a supermartingale under the null, and larger bets otherwise."""
+    rng = np.random.default_rng(5)
+    base = np.where(rng.random(300) < 0.1, 2.0, -0.1)  # like X - rA: rarely up, a little down
+    null = base - base.mean()  # boundary null: total 0, in [-0.21, 1.9]
+    finals = []
+    for seed in range(300):
+        draws = null[np.random.default_rng(seed).permutation(len(null))][None, :]
+        state = start(draws[:, :20])
+        for i in range(20, 150, 13):
+            state = update(state, draws[:, i : i + 13], population=300, bound=30.0, lower=0.25)
+        finals.append(np.exp(state.log_e[0]))
+    assert np.mean(finals) < 1.25
+    draws = base[np.random.default_rng(0).permutation(len(base))][None, :]  # total > 0: H0 false
+    tight, loose = start(draws[:, :20]), start(draws[:, :20])
+    for i in range(20, 250, 10):
+        chunk = draws[:, i : i + 10]
+        tight = update(tight, chunk, population=300, bound=30.0, lower=0.25)
+        loose = update(loose, chunk, population=300, bound=30.0)
+    assert tight.log_e[0] > loose.log_e[0] > 0

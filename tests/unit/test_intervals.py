@@ -15,7 +15,9 @@ def share_path(x: np.ndarray, a: np.ndarray, order: np.ndarray, *, pilot: int, b
     cs = intervals.begin(GRID, x[order[:pilot]], a[order[:pilot]], scale=1.0)
     for lo in range(pilot, len(order), batch):
         idx = order[lo : lo + batch]
-        cs = intervals.observe(cs, x[idx], a[idx], scale=1.0, population=len(x), bound=bound)
+        cs = intervals.observe(
+            cs, x[idx], a[idx], scale=1.0, population=len(x), bound=bound, weight_max=bound
+        )
         yield lo + len(idx), cs
 
 
