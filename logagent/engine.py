@@ -175,7 +175,7 @@ def _early_stop(run: Run, plan: UnitPlan) -> str | None:
         return None
     if any(not s.seekable for s in run.sources):
         run.reading = "stream"
-        if a.assume_exchangeable:
+        if a.assume_exchangeable and run.question.kind is QuestionKind.TOP_ERRORS:
             return "stream_model"
         run.warnings.append(
             "input read in order (a stream): no early stop, since a prefix of a stream is not "
