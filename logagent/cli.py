@@ -101,6 +101,11 @@ def main() -> None:
     help="Streams (stdin, .gz): allow a model-based early stop (assumes a stationary log).",
 )
 @click.option(
+    "--memory-budget",
+    default=None,
+    help="Most memory the run may use: a size (512MiB) or a share of what is free (25%).",
+)
+@click.option(
     "--max-seconds",
     type=click.FloatRange(0, min_open=True),
     default=None,
@@ -211,6 +216,7 @@ def _overrides(opts: dict[str, Any]) -> dict[str, Any]:
             "max_seconds": opts["max_seconds"],
             "max_cpu_seconds": opts["max_cpu_seconds"],
             "max_fraction": opts["max_fraction"],
+            "memory": opts["memory_budget"],
         },
     }
 

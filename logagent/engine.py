@@ -33,7 +33,13 @@ from logagent.result import (
 )
 from logagent.router import Action, Decision, Reason
 from logagent.run import ParsePool, ProgressEvent, Run, RunEnv
-from logagent.sampled import STREAM_POPULATION, pilot_units, read_sampled, seekable_batches
+from logagent.sampled import (
+    STREAM_POPULATION,
+    FullReadGuard,
+    pilot_units,
+    read_sampled,
+    seekable_batches,
+)
 from logagent.sources import (
     Batch,
     Order,
@@ -203,9 +209,10 @@ def _label_model_based(run: Run) -> None:
 def _read_everything(
     run: Run, plan: UnitPlan, seekable: list[Source], pool: ParsePool, known: int, order: Order
 ) -> None:
-    """Read every unit (in ``order``), then streams, in batches."""
+    """Read every unit (in ``order``), then streams, in batches; budgets and memory still apply."""
     if run.reading != "stream":
         run.reading = "random_units" if order is Order.RANDOM else "sequential"
+    guard = FullReadGuard(run, plan.total_units)
     done = 0
     try:
         for batch in iter_prefetched(_iter_batches(run, plan, seekable, order)):
@@ -215,14 +222,17 @@ def _read_everything(
                 run.acc.add(pool.flush())
             if run.env.on_progress:
                 run.env.on_progress(ProgressEvent(done, known or None, lines))
-            reason = run.env.interrupted()
-            if reason:
+            decision = guard.check(batch)
+            if decision is not None:
                 run.acc.add(pool.flush())
-                _stop_partial(run, f"interrupted by {reason}")
+                _stop_partial(run, decision.detail, decision.reason.value)
                 break
     except InputCorrupt as exc:
         run.acc.add(pool.flush())
         _stop_partial(run, str(exc))
+    except MemoryError:
+        run.acc.add(pool.flush())
+        _stop_partial(run, "out of memory while reading (MemoryError)", Reason.MEMORY.value)
     run.acc.add(pool.flush())
 
 
@@ -262,7 +272,7 @@ def _rules(run: Run) -> list[RouteRule]:
     return [RouteRule(r.name, r.pattern, r.replacement) for r in run.settings.routes.rules]
 
 
-def _stop_partial(run: Run, why: str) -> None:
+def _stop_partial(run: Run, why: str, reason: str = "interrupted") -> None:
     run.partial = True
     run.warnings.append(f"partial answer: {why}; counts cover only what was read")
     tally = run.acc.snapshot()
@@ -271,7 +281,7 @@ def _stop_partial(run: Run, why: str) -> None:
             units_read=tally.units,
             fraction_read=0.0,
             action="STOP_PARTIAL",
-            reason="interrupted",
+            reason=reason,
             detail=why,
         )
     )

@@ -311,3 +311,35 @@ def _add_totals(totals: dict[str, int], counts: pl.DataFrame, *, errors_only: bo
     rows = counts.filter(pl.col(STATUS).is_between(500, 599)) if errors_only else counts
     for route, n in rows.group_by(ROUTE).agg(pl.col(N).sum()).iter_rows():
         totals[route] = totals.get(route, 0) + int(n)
+
+
+class FullReadGuard:
+    """Router-Mem for a read of everything: no evidence to settle, but interrupts, budgets and
+    the memory forecast still stop it with a partial answer (decide() rules 5-7)."""
+
+    def __init__(self, run: Run, total_units: int) -> None:
+        self.run, self.total_units = run, total_units
+        self.budget = _budget(run)
+        self.limit = memory_budget_bytes(run.settings.budget.memory, run.env.available_memory())
+        self.read = 0
+        self.last_rss = run.env.rss()
+
+    def check(self, batch: Batch) -> Decision | None:
+        """A STOP_PARTIAL decision after this batch, or None to go on."""
+        self.read += len(batch.units)
+        env = self.run.env
+        rss = env.rss()
+        growth, self.last_rss = max(0, rss - self.last_rss), rss
+        streams = any(not s.seekable for s in self.run.sources)
+        total = STREAM_POPULATION if streams else max(self.total_units, self.read)
+        progress = ProgressView(
+            self.read,
+            total,
+            env.clock() - self.run.started,
+            env.cpu_clock() - self.run.cpu_started,
+            env.interrupted(),
+        )
+        memory = MemoryView(rss, self.limit, max(growth, 3 * batch.bytes_read))
+        evidence = EvidenceView(settled=False, pilot_done=False, parse_rate=1.0, events=1)
+        decision = decide(evidence, memory, self.budget, progress)
+        return decision if decision.action is Action.STOP_PARTIAL else None

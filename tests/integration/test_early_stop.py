@@ -209,3 +209,43 @@ def test_error_rate_race_settles_with_few_routes(tmp_path: Path) -> None:
     small = load_settings(analysis={"seed": 4}, reader={"unit_size": "1KiB"})
     exact = analyze([str(path)], Question(kind="error-rate", top=1), small, fake_env())
     assert exact.status is Status.EXACT and exact.decisions[-2].action == "DEGRADE"
+
+
+@pytest.mark.parametrize(
+    ("args", "reason"),
+    [
+        (["--max-seconds", "0.000001"], "time_budget"),
+        (["--memory-budget", "1MiB"], "memory_forecast"),
+    ],
+)
+def test_budgets_and_memory_also_stop_a_full_read(
+    dominant: tuple[Path, dict[str, Any]], args: list[str], reason: str
+) -> None:
+    """--full still honours time and memory budgets: partial answer, exit 4, reason in the trace."""
+    path, _ = dominant
+    cmd = [sys.executable, "-m", "logagent", "analyze", "--json", "--full", *args, str(path)]
+    proc = subprocess.run(cmd, capture_output=True, timeout=120, check=False)
+    assert proc.returncode == 4, proc.stderr
+    r = json.loads(proc.stdout)
+    assert r["status"] == "partial" and r["decisions"][-1]["reason"] == reason
+    assert r["progress"]["lines_read"] > 0
+
+
+def test_a_fraction_budget_does_not_cut_a_stream(dominant: tuple[Path, dict[str, Any]]) -> None:
+    """A stream's total is unknown, so --max-fraction cannot apply to it: it is read to the end."""
+    path, _ = dominant
+    data = path.read_bytes()[:3_000_000]
+    cmd = [sys.executable, "-m", "logagent", "analyze", "--json", "--max-fraction", "0.1", "-"]
+    proc = subprocess.run(cmd, input=data, capture_output=True, timeout=120, check=False)
+    r = json.loads(proc.stdout)
+    assert r["status"] in ("exact", "recused") and r["progress"]["bytes_read"] == len(data)
+
+
+def test_bad_memory_budget_is_a_usage_error(dominant: tuple[Path, dict[str, Any]]) -> None:
+    """An unreadable --memory-budget is one clear line and exit 2."""
+    path, _ = dominant
+    cmd = [sys.executable, "-m", "logagent", "analyze", "--memory-budget", "lots", str(path)]
+    proc = subprocess.run(cmd, capture_output=True, timeout=120, check=False)
+    assert (
+        proc.returncode == 2 and b"memory budget" in proc.stderr and b"Traceback" not in proc.stderr
+    )
