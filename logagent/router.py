@@ -68,6 +68,14 @@ class EvidenceView:
     forecast_fraction: float | None = None  # §6 forecast of the fraction read at the stop
 
 
+class MemoryLevel(StrEnum):
+    """How close the run is to its memory budget, counting the next batch."""
+
+    LOW = "LOW"  # under 60 % of the budget
+    MEDIUM = "MEDIUM"  # under 85 %
+    HIGH = "HIGH"  # 85 % or more
+
+
 @dataclass(frozen=True)
 class MemoryView:
     """A memory snapshot and the forecast cost of the next batch."""
@@ -75,6 +83,21 @@ class MemoryView:
     rss_bytes: int
     budget_bytes: int
     next_batch_bytes: int
+
+    @property
+    def level(self) -> MemoryLevel:
+        """LOW / MEDIUM / HIGH by the forecast use (RSS + next batch) over the budget."""
+        use = (self.rss_bytes + self.next_batch_bytes) / max(self.budget_bytes, 1)
+        if use < 0.60:
+            return MemoryLevel.LOW
+        return MemoryLevel.MEDIUM if use < 0.85 else MemoryLevel.HIGH
+
+    def describe(self) -> str:
+        """One line for the trace."""
+        return (
+            f"memory {self.level.value} (RSS {self.rss_bytes >> 20} MiB + next batch "
+            f"~{self.next_batch_bytes >> 20} MiB of {self.budget_bytes >> 20} MiB)"
+        )
 
 
 @dataclass(frozen=True)
@@ -122,7 +145,9 @@ def decide(
         if decision is not None:
             return decision
     return Decision(
-        Action.CONTINUE, Reason.NOT_SETTLED, f"{evidence.unsettled_pairs} pairs not yet separated"
+        Action.CONTINUE,
+        Reason.NOT_SETTLED,
+        f"{evidence.unsettled_pairs} pairs not yet separated; {memory.describe()}",
     )
 
 
@@ -165,11 +190,7 @@ def _budgets(e: EvidenceView, m: MemoryView, b: Budget, p: ProgressView) -> Deci
 
 def _memory(e: EvidenceView, m: MemoryView, b: Budget, p: ProgressView) -> Decision | None:
     if m.rss_bytes + m.next_batch_bytes > m.budget_bytes:
-        detail = (
-            f"RSS {m.rss_bytes >> 20} MiB + next batch ~{m.next_batch_bytes >> 20} MiB "
-            f"> budget {m.budget_bytes >> 20} MiB"
-        )
-        return Decision(Action.STOP_PARTIAL, Reason.MEMORY, detail)
+        return Decision(Action.STOP_PARTIAL, Reason.MEMORY, f"over budget: {m.describe()}")
     return None
 
 

@@ -227,3 +227,13 @@ def test_more_memory_pressure_never_turns_a_stop_into_continue(
         assert (high.action, high.reason) == (low.action, low.reason)
     else:
         assert (high.action, high.reason) in (CONTINUE, (A.STOP_PARTIAL, R.MEMORY))
+
+
+@pytest.mark.parametrize(
+    ("rss_mib", "level"), [(100, "LOW"), (650, "MEDIUM"), (900, "HIGH"), (2000, "HIGH")]
+)
+def test_memory_levels_count_the_next_batch(rss_mib: int, level: str) -> None:
+    """LOW under 60 % of the budget, MEDIUM under 85 %, HIGH above, next batch included."""
+    view = MemoryView(rss_bytes=rss_mib * MIB, budget_bytes=1024 * MIB, next_batch_bytes=10 * MIB)
+    assert view.level.value == level
+    assert level in view.describe()
