@@ -71,7 +71,11 @@ def main() -> None:
     help="How many keys to rank [default: 5].",
 )
 @click.option(
-    "--format", "fmt", default=None, help="combined, common, jsonl or auto [default: auto]."
+    "--format",
+    "fmt",
+    type=click.Choice(["auto", "combined", "common", "jsonl"]),
+    default=None,
+    help="Log format [default: auto].",
 )
 @click.option(
     "--full",
@@ -317,6 +321,9 @@ def _write_atomic(path: str, text: str) -> None:
     directory = os.path.dirname(os.path.abspath(path))
     fd, tmp = tempfile.mkstemp(prefix=".logagent-", dir=directory)
     try:
+        umask = os.umask(0)
+        os.umask(umask)
+        os.fchmod(fd, 0o666 & ~umask)  # mkstemp makes 0600; a report is an ordinary file
         with os.fdopen(fd, "w", encoding="utf-8") as f:
             f.write(text)
         os.replace(tmp, path)

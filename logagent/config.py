@@ -13,7 +13,7 @@ import re
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, field_validator
 from pydantic_settings import (
     BaseSettings,
     PydanticBaseSettingsSource,
@@ -72,6 +72,15 @@ class RouteRuleSettings(_Section):
     pattern: str
     replacement: str
 
+    @field_validator("pattern")
+    @classmethod
+    def _compiles(cls, pattern: str) -> str:
+        try:
+            re.compile(pattern)
+        except re.error as exc:
+            raise ValueError(f"not a valid regex: {exc}") from exc
+        return pattern
+
 
 class AnalysisSettings(_Section):
     """Defaults of the question."""
@@ -79,7 +88,7 @@ class AnalysisSettings(_Section):
     question: QuestionKind = QuestionKind.TOP_ERRORS
     top: int = Field(default=5, ge=1, le=1000)
     min_requests: int = Field(default=100, ge=1)
-    format: str = "auto"
+    format: Literal["auto", "combined", "common", "jsonl"] = "auto"
     normalize: bool = True
     seed: int | None = None
     min_format_confidence: float = Field(default=0.01, ge=0, le=1)

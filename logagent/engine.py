@@ -81,6 +81,9 @@ def _analyze(run: Run) -> Result:
     cap = run.settings.reader.line_cap
     sample = sample_lines(run.sources, cap=cap)
     if not sample:
+        damaged = next((s.error for s in run.sources if s.error), None)
+        if damaged:
+            return recused(run, None, RecuseCode.INPUT_UNREADABLE, str(damaged))
         return recused(run, None, RecuseCode.EMPTY_INPUT, "the input holds no non-blank lines")
     detection, fmt = _choose_format(run.settings, sample)
     auto = run.settings.analysis.format == "auto"
@@ -97,7 +100,9 @@ def _analyze(run: Run) -> Result:
         confidence=detection.confidence,
         paths=[src.path for src in run.sources],
     )
-    unit_size, units_total = _read_all(run, fmt, detection.confidence)
+    # A format named by the user is not second-guessed after the pilot (it was read as asked).
+    parse_rate = detection.confidence if auto else 1.0
+    unit_size, units_total = _read_all(run, fmt, parse_rate)
     return finish(run, detection, unit_size, units_total)
 
 
@@ -276,10 +281,12 @@ def _stop_partial(run: Run, why: str, reason: str = "interrupted") -> None:
     run.partial = True
     run.warnings.append(f"partial answer: {why}; counts cover only what was read")
     tally = run.acc.snapshot()
+    total = sum(s.size or 0 for s in run.sources)
+    fraction = tally.bytes_read / total if total and all(s.seekable for s in run.sources) else 0.0
     run.decisions.append(
         DecisionRecord(
             units_read=tally.units,
-            fraction_read=0.0,
+            fraction_read=round(fraction, 6),
             action="STOP_PARTIAL",
             reason=reason,
             detail=why,

@@ -44,6 +44,9 @@ def finish(run: Run, detection: Detection, unit_size: int, units_total: int | No
     info = _input_info(run, detection, unit_size)
     progress = _progress(run, tally, units_total)
     _warn_counts(run, tally)
+    if run.recused_by:
+        code, detail = run.recused_by
+        return recused(run, detection, RecuseCode(code), detail, progress=progress, info=info)
     if not run.partial and q.kind is not QuestionKind.STATUS and ans.total == 0:
         detail = "no 5xx line in the whole input" if tally.lines else "no line was read"
         return recused(

@@ -69,6 +69,7 @@ class Run:
     rate_bound: float = 0.0  # M of the error-rate evidence, for the totals' bounds
     ties: list[list[str]] = field(default_factory=list)
     seed: int | None = None
+    recused_by: tuple[str, str] | None = None  # (reason code, detail) from Router-Mem
     reading: str = "sequential"  # sequential | random_units | stream
     evidence_s: float = 0.0  # CPU time of the deciding thread in evidence + Router-Mem
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Iterator
+from dataclasses import replace
 
 import numpy as np
 import polars as pl
@@ -102,9 +103,10 @@ def read_sampled(
         run.acc.add(tally)
         tick = time.thread_time()  # CPU of this thread: waits for the reader's GIL don't count
         loop.account(tally, batch.units)
-        decision = decide(
-            loop.view(parse_rate), loop.memory(limit, batch.bytes_read), budget, loop.progress()
-        )
+        view = loop.view(parse_rate)
+        if population == STREAM_POPULATION:  # forward-only: never DEGRADE, read on instead
+            view = replace(view, forecast_fraction=None)
+        decision = decide(view, loop.memory(limit, batch.bytes_read), budget, loop.progress())
         run.evidence_s += time.thread_time() - tick
         run.record(decision, loop.read, population)
         if run.env.on_progress:
@@ -196,6 +198,9 @@ class _Loop:
     def conclude(self, decision: Decision, *, exhausted: bool = False) -> None:
         """Leave the answer's evidence in the run (nothing when everything was read: exact)."""
         run = self.run
+        if decision.action is Action.RECUSE:
+            run.recused_by = (decision.reason.value, decision.detail)
+            return
         if decision.action is Action.STOP_PARTIAL:
             run.partial = True
             run.warnings.append(f"partial answer: {decision.detail}; intervals cover what is known")

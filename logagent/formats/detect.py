@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 import polars as pl
 
+from logagent.errors import FormatError
 from logagent.formats.access import COMBINED, COMMON
 from logagent.formats.base import STATUS, Format, parse
 from logagent.formats.jsonl import JsonFormat, auto_mapping
@@ -47,7 +48,8 @@ def build_format(
         return COMMON
     if name == "jsonl":
         return JsonFormat(mapping=auto_mapping(sample, json_keys))
-    raise KeyError(name)
+    known = ", ".join(("auto", *FORMAT_NAMES))
+    raise FormatError(f"unknown format {name!r} (known: {known})", format=name)
 
 
 def valid_share(fmt: Format, lines: pl.Series) -> float:

@@ -235,4 +235,5 @@ def _string_lines(data: bytes, ends: I64) -> pl.Series:
 
 
 def _strip(lines: pl.Series) -> pl.Series:
-    return lines.str.strip_suffix("\n").str.strip_suffix("\r")
+    """No newline, no trailing CR, no byte-order mark (it can open a file's first line)."""
+    return lines.str.strip_suffix("\n").str.strip_suffix("\r").str.strip_prefix("\ufeff")

@@ -116,7 +116,7 @@ def auto_mapping(
 def _loads(line: str) -> dict[str, Any] | None:
     try:
         obj = json.loads(line)
-    except ValueError:
+    except (ValueError, RecursionError):  # deeply nested junk ("[[[[…") is not a record either
         return None
     return obj if isinstance(obj, dict) else None
 

@@ -82,6 +82,7 @@ class ForwardReader:
         self._start = 0  # stream offset of _buf[0]
         self.eof = False
         self.error: InputCorrupt | None = None
+        self._produced = 0  # bytes the stream gave so far
 
     def read_at(self, offset: int, n: int) -> bytes:
         """Bytes ``[offset, offset+n)`` of the stream; ``offset`` may never move backwards."""
@@ -106,9 +107,9 @@ class ForwardReader:
     def _fail(self, exc: Exception) -> bytes:
         self.eof = True
         self.error = InputCorrupt(
-            f"compressed stream is damaged or truncated after about {self._start} bytes: {exc}",
+            f"compressed stream is damaged or truncated after {self._produced} bytes: {exc}",
             path=self._path,
-            offset=self._start,
+            offset=self._produced,
         )
         return b""
 
@@ -130,7 +131,50 @@ class ForwardReader:
             return self._fail(exc)
         if not chunk:
             self.eof = True
+        self._produced += len(chunk)
         return chunk
+
+
+class ZstdFrames:
+    """Decompress concatenated zstd frames; input that ends inside a frame is an error.
+
+    (``zstandard``'s ``stream_reader`` reports a cut file as a clean end of stream.)
+    """
+
+    def __init__(self, raw: IO[bytes]) -> None:
+        import zstandard
+
+        self._raw = raw
+        self._dctx = zstandard.ZstdDecompressor()
+        self._obj = self._dctx.decompressobj()
+        self._buf = b""
+        self._inside = False  # bytes of an unfinished frame were fed
+        self._done = False
+
+    def read(self, n: int = -1) -> bytes:
+        """Up to ``n`` decompressed bytes (b"" at the end)."""
+        while (n < 0 or len(self._buf) < n) and not self._done:
+            chunk = self._raw.read(1 << 20)
+            if not chunk:
+                self._done = True
+                if self._inside:
+                    raise EOFError("zstd input ends inside a frame (truncated)")
+                break
+            self._feed(chunk)
+        size = len(self._buf) if n < 0 else n
+        out, self._buf = self._buf[:size], self._buf[size:]
+        return out
+
+    def _feed(self, data: bytes) -> None:
+        while data:
+            if self._obj.eof:
+                self._obj = self._dctx.decompressobj()
+            self._buf += self._obj.decompress(data)
+            self._inside = not self._obj.eof
+            data = self._obj.unused_data if self._obj.eof else b""
+
+    def close(self) -> None:
+        """Nothing of its own to release (the raw file is closed by its owner)."""
 
 
 def resolve_paths(patterns: list[str]) -> list[str]:
@@ -148,14 +192,29 @@ def resolve_paths(patterns: list[str]) -> list[str]:
         if not matches:
             raise InputNotFound("no file matches this pattern", path=pattern)
         out.extend(matches)
+    return _unique(out)
+
+
+def _unique(paths: list[str]) -> list[str]:
+    """Each input once (overlapping globs would count a file twice), in first-seen order."""
+    seen: set[str] = set()
+    out = []
+    for path in paths:
+        key = path if path == STDIN else os.path.realpath(path)
+        if key not in seen:
+            seen.add(key)
+            out.append(path)
     return out
 
 
 def open_source(path: str) -> Source:
     """Open one input; raise an ``InputError`` subclass with a clear message."""
     if path == STDIN:
-        reader = ForwardReader(sys.stdin.buffer, "<stdin>")
-        return Source("<stdin>", seekable=False, size=None, compression=None, _stream=reader)
+        raw = sys.stdin.buffer
+        kind = _kind(raw.peek(4)[:4]) if hasattr(raw, "peek") else None
+        source = _open_stream("<stdin>", kind, raw)
+        source._closers.remove(raw)  # stdin belongs to the process, not to this run
+        return source
     fd = _open_fd(path)
     if not stat.S_ISREG(os.fstat(fd).st_mode):  # a FIFO, /dev/stdin, <(zcat x.gz): forwards only
         raw = os.fdopen(fd, "rb")
@@ -202,9 +261,7 @@ def _open_stream(path: str, kind: str | None, raw: IO[bytes]) -> Source:
     elif kind == "bzip2":
         stream = bz2.BZ2File(raw, mode="rb")
     elif kind == "zstd":
-        import zstandard
-
-        stream = zstandard.ZstdDecompressor().stream_reader(raw, read_across_frames=True)
+        stream = ZstdFrames(raw)
     if stream is not raw:
         closers.append(stream)
     reader = ForwardReader(stream, path)

@@ -44,4 +44,4 @@ def _whole_lines(data: bytes, *, skip_first: bool, cap: int) -> list[str]:
         parts = parts[1:]
     if len(parts) > 1 and not data.endswith(b"\n"):
         parts = parts[:-1]  # cut by the read, not a whole line
-    return [p[:cap].decode("utf-8", "replace").removesuffix("\r") for p in parts]
+    return [p[:cap].decode("utf-8", "replace").removesuffix("\r").lstrip("\ufeff") for p in parts]
