@@ -24,11 +24,6 @@ def strings_from_pylist(values: list[str]) -> ArrowArray:
     return pa.array(values, type=pa.string())
 
 
-def to_arrow_ints(values: npt.NDArray[np.int64]) -> ArrowArray:
-    """Return a pyarrow int64 array viewing ``values``."""
-    return pa.array(values, type=pa.int64())
-
-
 def ints_to_strings(values: npt.NDArray[np.int64]) -> ArrowArray:
     """Render integers as decimal strings, vectorized."""
     return pc.cast(pa.array(values, type=pa.int64()), pa.string())
