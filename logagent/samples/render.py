@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import zlib
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -299,15 +300,7 @@ def combined_lines(f: Fields) -> ArrowArray:
             f.ip,
             " - - [",
             clf,
-            '] "',
-            f.method,
-            " ",
-            f.target,
-            " ",
-            f.protocol,
-            '" ',
-            f.status,
-            " ",
+            *_request_status(f),
             ints_to_strings(f.body),
             ' "',
             f.referer,
@@ -318,6 +311,11 @@ def combined_lines(f: Fields) -> ArrowArray:
             "\n",
         ]
     )
+
+
+def _request_status(f: Fields) -> list[Any]:
+    """The part both CLF formats share after the timestamp: '] "GET /x HTTP/1.1" 503 '."""
+    return ['] "', f.method, " ", f.target, " ", f.protocol, '" ', f.status, " "]
 
 
 def common_lines(f: Fields) -> ArrowArray:
@@ -331,15 +329,7 @@ def common_lines(f: Fields) -> ArrowArray:
             f.user,
             " [",
             clf,
-            '] "',
-            f.method,
-            " ",
-            f.target,
-            " ",
-            f.protocol,
-            '" ',
-            f.status,
-            " ",
+            *_request_status(f),
             body,
             "\n",
         ]
