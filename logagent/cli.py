@@ -19,6 +19,8 @@ from typing import Any
 import click
 import structlog
 
+from logagent.checkpoint import CheckpointError, CheckpointFile
+from logagent.checkpoint import load as load_checkpoint
 from logagent.config import Settings, load_settings
 from logagent.engine import analyze
 from logagent.errors import ConfigError, FormatError, InputError, LogagentError, OutputError
@@ -168,14 +170,88 @@ def main() -> None:
     default=None,
     help="TOML config file (also LOGAGENT_CONFIG).",
 )
+@click.option(
+    "--checkpoint",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="Save progress to FILE (periodically and on a stop) for `logagent resume FILE`.",
+)
+@click.option(
+    "--checkpoint-every",
+    type=click.IntRange(1),
+    default=None,
+    help="Batches between checkpoints [default: 16].",
+)
 @click.option("--quiet", is_flag=True, help="No progress bar.")
 def analyze_cmd(paths: tuple[str, ...], **opts: Any) -> None:
     """Answer a question about the logs at PATHS (files, globs, .gz/.zst/.bz2, '-' for stdin)."""
     _configure_logging()
-    try:
+
+    def run() -> Result:
         settings = load_settings(opts["config_file"], **_overrides(opts))
-        result = _run(list(paths), settings, quiet=opts["quiet"])
-        _emit(result, as_json=opts["as_json"], out=opts["out"])
+        return _run(list(paths), settings, quiet=opts["quiet"])
+
+    _front_door(run, as_json=opts["as_json"], out=opts["out"])
+
+
+@main.command("resume")
+@click.argument("checkpoint_file", type=click.Path(dir_okay=False))
+@click.option(
+    "--memory-budget",
+    default=None,
+    help="A new memory budget (a partial answer stopped by memory can go on with more).",
+)
+@click.option("--max-seconds", type=click.FloatRange(0, min_open=True), default=None)
+@click.option("--max-cpu-seconds", type=click.FloatRange(0, min_open=True), default=None)
+@click.option("--max-fraction", type=click.FloatRange(0, 1, min_open=True), default=None)
+@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+@click.option("--out", type=click.Path(dir_okay=False), default=None, help="Write to FILE.")
+@click.option("--quiet", is_flag=True, help="No progress bar.")
+def resume_cmd(checkpoint_file: str, **opts: Any) -> None:
+    """Go on with the run saved in CHECKPOINT_FILE (same inputs, question, seed) to its end.
+
+    Budgets given here replace the saved ones; the checkpoint keeps being
+    updated, and is removed once the run finishes.
+    """
+    _configure_logging()
+
+    def run() -> Result:
+        cp = load_checkpoint(checkpoint_file)
+        budget = {k: opts[k] for k in ("max_seconds", "max_cpu_seconds", "max_fraction")}
+        budget["memory"] = opts["memory_budget"]
+        settings = resumed_settings(cp.settings, checkpoint_file, budget)
+        with _interrupt_flag() as interrupted, _progress_display(opts["quiet"]) as on_progress:
+            env = RunEnv(
+                interrupted=interrupted,
+                on_progress=on_progress,
+                checkpoint=CheckpointFile(checkpoint_file),
+            )
+            question = Question.model_validate(cp.question)
+            return analyze(list(cp.paths), question, settings, env, resume=cp)
+
+    _front_door(run, as_json=opts["as_json"], out=opts["out"])
+
+
+def resumed_settings(saved: dict[str, Any], path: str, budget: dict[str, Any]) -> Settings:
+    """The saved settings of a run, with new budgets and its checkpoint file."""
+    try:
+        values = dict(saved)
+        values["budget"] = {**values.get("budget", {}), **_drop_none_values(budget)}
+        values["checkpoint"] = {**values.get("checkpoint", {}), "path": path}
+        return Settings(**values)
+    except (ValueError, TypeError) as exc:
+        raise CheckpointError(f"the checkpoint's settings are not valid here ({exc})") from exc
+
+
+def _drop_none_values(values: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in values.items() if v is not None}
+
+
+def _front_door(run: Callable[[], Result], *, as_json: bool, out: str | None) -> None:
+    """Run, print the result, and map every failure to its exit code (one table)."""
+    try:
+        result = run()
+        _emit(result, as_json=as_json, out=out)
     except LogagentError as exc:
         click.echo(f"logagent: error: {exc}", err=True)
         sys.exit(exit_code_for(exc))
@@ -222,6 +298,7 @@ def _overrides(opts: dict[str, Any]) -> dict[str, Any]:
             "max_fraction": opts["max_fraction"],
             "memory": opts["memory_budget"],
         },
+        "checkpoint": {"path": opts["checkpoint"], "every": opts["checkpoint_every"]},
     }
 
 
@@ -239,8 +316,13 @@ def question_from(settings: Settings) -> Question:
 
 
 def _run(paths: list[str], settings: Settings, *, quiet: bool) -> Result:
+    path = settings.checkpoint.path
     with _interrupt_flag() as interrupted, _progress_display(quiet) as on_progress:
-        env = RunEnv(interrupted=interrupted, on_progress=on_progress)
+        env = RunEnv(
+            interrupted=interrupted,
+            on_progress=on_progress,
+            checkpoint=CheckpointFile(path) if path else None,
+        )
         return analyze(paths, question_from(settings), settings, env)
 
 

@@ -110,6 +110,13 @@ class BudgetSettings(_Section):
     memory: str = "25%"  # of the memory available at start, or a size such as 512MiB
 
 
+class CheckpointSettings(_Section):
+    """Checkpoints (``--checkpoint FILE``): where, and every how many batches (also on a stop)."""
+
+    path: str | None = None
+    every: int = Field(default=16, ge=1)
+
+
 class FormatSettings(_Section):
     """Format options; ``json`` maps field names (status, path, ts, level, latency) to keys."""
 
@@ -139,6 +146,7 @@ class Settings(BaseSettings):
     formats: FormatSettings = Field(default_factory=FormatSettings)
     routes: RoutesSettings = Field(default_factory=RoutesSettings)
     budget: BudgetSettings = Field(default_factory=BudgetSettings)
+    checkpoint: CheckpointSettings = Field(default_factory=CheckpointSettings)
     log_level: str = "warning"
 
     @classmethod

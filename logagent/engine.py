@@ -14,9 +14,11 @@ from collections.abc import Iterator, Sequence
 from contextlib import ExitStack
 from dataclasses import replace
 
+import numpy as np
 import polars as pl
 import structlog
 
+from logagent.checkpoint import Checkpoint, CheckpointError, fingerprint
 from logagent.config import Settings
 from logagent.counters import Accumulator
 from logagent.errors import InputCorrupt
@@ -39,6 +41,7 @@ from logagent.sampled import (
     pilot_units,
     read_sampled,
     seekable_batches,
+    take_step,
 )
 from logagent.sources import (
     Batch,
@@ -53,6 +56,7 @@ from logagent.sources import (
     resolve_paths,
     unit_order,
 )
+from logagent.sources.batches import I64
 from logagent.sources.prefetch import iter_prefetched
 from logagent.sources.sample import sample_lines
 
@@ -61,18 +65,62 @@ STREAM_UNIT = 64 << 10
 
 
 def analyze(
-    paths: Sequence[str], question: Question, settings: Settings, env: RunEnv | None = None
+    paths: Sequence[str],
+    question: Question,
+    settings: Settings,
+    env: RunEnv | None = None,
+    *,
+    resume: Checkpoint | None = None,
 ) -> Result:
-    """Answer ``question`` about the logs at ``paths`` (files, globs, '-' for stdin)."""
+    """Answer ``question`` about the logs at ``paths`` (files, globs, '-' for stdin).
+
+    With ``resume``, go on from that checkpoint (same inputs, question and seed).
+    """
     env = env or RunEnv()
     with ExitStack() as stack:
         sources = []
-        for path in resolve_paths(list(paths)):
+        resolved = resolve_paths(list(paths))
+        inputs = tuple(fingerprint(p) for p in resolved) if env.checkpoint or resume else ()
+        if resume is not None:
+            _check_inputs(resume, inputs)
+        for path in resolved:
             sources.append(open_source(path))
             stack.callback(sources[-1].close)
         run = Run(question, settings, env, sources, env.clock(), env.cpu_clock())
-        return _analyze(run)
+        run.inputs, run.resume = inputs, resume
+        if resume is not None:
+            _restore(run, resume)
+        result = _analyze(run)
+        if env.checkpoint is not None and not run.partial:
+            env.checkpoint.discard()  # finished: nothing is left to resume
+        return result
     raise AssertionError("unreachable")  # pragma: no cover - ExitStack re-raises
+
+
+def _check_inputs(cp: Checkpoint, inputs: tuple[object, ...]) -> None:
+    """A checkpoint goes on only over the very inputs it was written for."""
+    if any(f.size is None for f in cp.inputs):
+        raise CheckpointError(
+            "the checkpointed run read standard input or a pipe, which cannot be read again"
+        )
+    if list(cp.inputs) != list(inputs):
+        was = ", ".join(f"{f.path} ({f.size} bytes)" for f in cp.inputs)
+        raise CheckpointError(
+            f"the input changed since the checkpoint was written (it was: {was}); "
+            "start a new run instead"
+        )
+
+
+def _restore(run: Run, cp: Checkpoint) -> None:
+    """Put a checkpoint's counts, trace and clocks back into a new run."""
+    run.acc = Accumulator(cp.tally)
+    run.decisions = [DecisionRecord.model_validate(d) for d in cp.decisions]
+    run.warnings = list(cp.warnings)
+    run.ladder = list(cp.ladder)
+    run.started -= cp.elapsed_s
+    run.cpu_started -= cp.cpu_s
+    run.evidence_s = cp.evidence_s
+    run.seed = cp.seed
 
 
 def _analyze(run: Run) -> Result:
@@ -124,16 +172,27 @@ def _read_all(run: Run, fmt: Format, parse_rate: float) -> tuple[int, int | None
     unit_size = run.settings.reader.unit_size
     if unit_size == "auto":
         unit_size = choose_unit_size(known or STREAM_UNIT * 1024)
+    cp = run.resume
+    if cp is not None:
+        unit_size = cp.unit_size
     plan = plan_units([s.size or 0 for s in seekable], unit_size)
-    run.seed = _seed(run)
-    mode = _early_stop(run, plan)
+    run.unit_size = unit_size
+    run.seed = cp.seed if cp is not None else _seed(run)
+    if cp is None:
+        mode = _early_stop(run, plan)
+    else:
+        mode = "random_units" if cp.phase == "sampled" else None
     degrade = mode is not None and _read_early(run, fmt, plan, mode, parse_rate)
     if degrade:  # Router-Mem: an exact read in file order is cheaper than more evidence
         run.acc, run.reading = Accumulator(), "sequential"
     if degrade or mode is None:
         random = run.settings.reader.order == "random" and not degrade
+        if cp is not None and cp.phase != "sampled":
+            random, degrade = cp.order == Order.RANDOM, cp.phase == "degraded"
         order = Order.RANDOM if random else Order.SEQUENTIAL
-        _read_everything(run, plan, seekable, _pool(run, fmt), known, order)
+        phase = "degraded" if degrade else "full"
+        skip = cp.done if cp is not None and cp.phase != "sampled" else None
+        _read_everything(run, plan, seekable, _pool(run, fmt), known, order, phase, skip)
     if degrade and not run.partial:
         done = Decision(Action.STOP_SETTLED, Reason.EXHAUSTED, "read in file order after DEGRADE")
         run.record(done, plan.total_units, plan.total_units)
@@ -149,7 +208,11 @@ def _pool(run: Run, fmt: Format, *, sampling: bool = False) -> ParsePool:
     kind = run.question.kind
     rate_units = sampling and kind is QuestionKind.ERROR_RATE  # its evidence needs requests/unit
     return ParsePool(
-        fmt, errors_only=kind is QuestionKind.TOP_ERRORS, rules=rules, all_units=rate_units
+        fmt,
+        errors_only=kind is QuestionKind.TOP_ERRORS,
+        rules=rules,
+        all_units=rate_units,
+        track_units=sampling,  # only the evidence needs per-unit counts
     )
 
 
@@ -159,7 +222,8 @@ def _read_early(run: Run, fmt: Format, plan: UnitPlan, mode: str, parse_rate: fl
     if mode == "random_units":
         run.reading = mode
         order = unit_order(plan.total_units, Order.RANDOM, run.seed or 0)
-        batches = seekable_batches(run, plan, order, seekable)
+        start = run.resume.units_read if run.resume is not None else 0
+        batches = seekable_batches(run, plan, order, seekable, start=start)
         population = plan.total_units
     else:  # a stream under --assume-exchangeable
         run.reading = "stream"
@@ -173,6 +237,7 @@ def _read_early(run: Run, fmt: Format, plan: UnitPlan, mode: str, parse_rate: fl
         population=population,
         unit_size=plan.unit_size,
         parse_rate=parse_rate,
+        replay=run.resume.batches if run.resume is not None else (),
     )
     if mode != "random_units":
         _label_model_based(run)
@@ -212,48 +277,97 @@ def _label_model_based(run: Run) -> None:
 
 
 def _read_everything(
-    run: Run, plan: UnitPlan, seekable: list[Source], pool: ParsePool, known: int, order: Order
+    run: Run,
+    plan: UnitPlan,
+    seekable: list[Source],
+    pool: ParsePool,
+    known: int,
+    order: Order,
+    phase: str,
+    done: I64 | None,
 ) -> None:
-    """Read every unit (in ``order``), then streams, in batches; budgets and memory still apply."""
+    """Read every unit (in ``order``), then streams, in batches; budgets and memory still apply.
+
+    ``done``: units already counted (a resumed run), skipped. Checkpoints are
+    written every ``checkpoint.every`` batches and when the read stops early.
+    """
     if run.reading != "stream":
         run.reading = "random_units" if order is Order.RANDOM else "sequential"
     guard = FullReadGuard(run, plan.total_units)
-    done = 0
+    counted = Counted(done)
+    nbytes = run.acc.snapshot().bytes_read if done is not None else 0
+    every = run.settings.checkpoint.every
+
+    def flush() -> None:
+        run.acc.add(pool.flush())
+        counted.flushed()
+
+    def stop(why: str, reason: str = "interrupted") -> None:
+        flush()
+        run.save(phase, order.value, done=counted.units())  # before the stop enters the trace
+        _stop_partial(run, why, reason)
+
     try:
-        for batch in iter_prefetched(_iter_batches(run, plan, seekable, order)):
-            done += batch.bytes_read
+        batches = _iter_batches(run, plan, seekable, order, skip=counted.skip)
+        for i, batch in enumerate(iter_prefetched(batches), start=1):
+            nbytes += batch.bytes_read
             lines = pool.add(batch)
+            counted.add(batch.units)
             if pool.due():
-                run.acc.add(pool.flush())
+                flush()
             if run.env.on_progress:
-                run.env.on_progress(ProgressEvent(done, known or None, lines))
+                run.env.on_progress(ProgressEvent(nbytes, known or None, lines))
             decision = guard.check(batch)
-            if decision is not None:
-                run.acc.add(pool.flush())
-                _stop_partial(run, decision.detail, decision.reason.value)
+            if decision is not None and decision.step:
+                take_step(run, decision.step)
+            elif decision is not None:
+                stop(decision.detail, decision.reason.value)
                 break
+            if run.env.checkpoint is not None and i % every == 0:
+                flush()
+                run.save(phase, order.value, done=counted.units())
     except InputCorrupt as exc:
-        run.acc.add(pool.flush())
-        _stop_partial(run, str(exc))
+        stop(str(exc))
     except MemoryError:
-        run.acc.add(pool.flush())
-        _stop_partial(run, "out of memory while reading (MemoryError)", Reason.MEMORY.value)
-    run.acc.add(pool.flush())
+        stop("out of memory while reading (MemoryError)", Reason.MEMORY.value)
+    flush()
+
+
+class Counted:
+    """Units whose counts are in the accumulator (pending ones wait in the parse pool)."""
+
+    def __init__(self, done: I64 | None) -> None:
+        self.skip = done if done is not None and len(done) else None
+        self._groups: list[I64] = [self.skip] if self.skip is not None else []
+        self._pending: list[I64] = []
+
+    def add(self, units: I64) -> None:
+        """A batch was handed to the parse pool."""
+        self._pending.append(units)
+
+    def flushed(self) -> None:
+        """The pool was parsed: its batches are counted."""
+        self._groups.extend(self._pending)
+        self._pending = []
+
+    def units(self) -> I64:
+        """Every counted unit."""
+        return np.concatenate(self._groups) if self._groups else np.zeros(0, np.int64)
 
 
 def _iter_batches(
-    run: Run, plan: UnitPlan, seekable: list[Source], order: Order
+    run: Run, plan: UnitPlan, seekable: list[Source], order: Order, skip: I64 | None = None
 ) -> Iterator[Batch]:
+    """Batches of every unit in ``order``, then of the streams; units in ``skip`` are left out."""
     reader = run.settings.reader
     unit_size = plan.unit_size
     seed = run.seed if run.seed is not None else _seed(run)
     batch_units = max(1, reader.batch_bytes // unit_size)
+    units = unit_order(plan.total_units, order, seed)
+    if skip is not None:
+        units = units[~np.isin(units, skip)]
     yield from iter_seekable_batches(
-        seekable,
-        plan,
-        unit_order(plan.total_units, order, seed),
-        batch_units=batch_units,
-        cap=reader.line_cap,
+        seekable, plan, units, batch_units=batch_units, cap=reader.line_cap, scale=run.batch_scale
     )
     next_unit = plan.total_units
     for source in (s for s in run.sources if not s.seekable):
@@ -265,6 +379,8 @@ def _iter_batches(
             cap=reader.line_cap,
         ):
             next_unit = int(batch.units[-1]) + 1 if len(batch.units) else next_unit
+            if skip is not None and len(batch.units) and np.isin(batch.units, skip).all():
+                continue  # counted before the checkpoint: read again (a stream), not counted
             yield batch
 
 
@@ -293,3 +409,10 @@ def _stop_partial(run: Run, why: str, reason: str = "interrupted") -> None:
         )
     )
     log.warning("stop_partial", reason=why, units_read=tally.units)
+    _resume_hint(run)
+
+
+def _resume_hint(run: Run) -> None:
+    sink = run.env.checkpoint
+    if sink is not None and run.saved:
+        run.warnings.append(f"progress saved: `logagent resume {sink.path}` goes on from here")

@@ -11,7 +11,14 @@ first that applies wins):
 4. STOP_SETTLED SETTLED — the evidence settles the answer at delta (after the pilot).
 5. STOP_PARTIAL INTERRUPTED — SIGINT/SIGTERM or the caller asked to stop.
 6. STOP_PARTIAL TIME / CPU / FRACTION budget exhausted.
-7. STOP_PARTIAL MEMORY — the next batch is forecast to break the memory budget.
+7. Memory HIGH (RSS + the next batch's forecast ≥ 85 % of the budget): DEGRADE
+   MEMORY_STEP with the next step of the ladder not yet taken — ``smaller_batches``
+   (batches a quarter the size), ``sketch`` (per-key counts outside the
+   candidates go into a bounded heavy-hitters summary whose error bound enters
+   the evidence), ``drop_detail`` (per-unit and per-status detail of keys
+   outside the candidates is dropped) — one step per decision, in that order;
+   once every step is taken and the next batch is forecast to break the
+   budget: STOP_PARTIAL MEMORY (the engine writes a checkpoint).
 8. DEGRADE FULL_READ_CHEAPER — the evidence is forecast (stats note §6) to need
    more than ``budget.degrade_above`` of the input *beyond what is already read*:
    an exact read in file order, without evidence, is the cheaper method. (What
@@ -51,6 +58,7 @@ class Reason(StrEnum):
     CPU_BUDGET = "cpu_budget"
     FRACTION_BUDGET = "fraction_budget"
     MEMORY = "memory_forecast"
+    MEMORY_STEP = "memory_step"
     FULL_READ_CHEAPER = "full_read_cheaper"
     UNRECOGNIZED_FORMAT = "UNRECOGNIZED_FORMAT"
     NO_MATCHING_EVENTS = "NO_MATCHING_EVENTS"
@@ -83,6 +91,7 @@ class MemoryView:
     rss_bytes: int
     budget_bytes: int
     next_batch_bytes: int
+    steps_taken: tuple[str, ...] = ()  # ladder steps already taken, in order
 
     @property
     def level(self) -> MemoryLevel:
@@ -134,6 +143,11 @@ class Decision:
     action: Action
     reason: Reason
     detail: str = ""
+    step: str = ""  # DEGRADE MEMORY_STEP: the ladder step to take
+
+
+#: Router-Mem's memory ladder, cheapest loss first (rule 7).
+LADDER = ("smaller_batches", "sketch", "drop_detail")
 
 
 def decide(
@@ -189,6 +203,11 @@ def _budgets(e: EvidenceView, m: MemoryView, b: Budget, p: ProgressView) -> Deci
 
 
 def _memory(e: EvidenceView, m: MemoryView, b: Budget, p: ProgressView) -> Decision | None:
+    left = [step for step in LADDER if step not in m.steps_taken]
+    if m.level is MemoryLevel.HIGH and left:
+        n = len(LADDER) - len(left) + 1
+        detail = f"step {n} of {len(LADDER)}: {left[0]}; {m.describe()}"
+        return Decision(Action.DEGRADE, Reason.MEMORY_STEP, detail, step=left[0])
     if m.rss_bytes + m.next_batch_bytes > m.budget_bytes:
         return Decision(Action.STOP_PARTIAL, Reason.MEMORY, f"over budget: {m.describe()}")
     return None

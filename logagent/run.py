@@ -9,10 +9,13 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Protocol
 
+import numpy as np
 import structlog
 
 from logagent import memory
+from logagent.checkpoint import Checkpoint, Fingerprint
 from logagent.config import Settings
 from logagent.counters import Accumulator, Tally, tally_batch
 from logagent.evidence.race import Estimate
@@ -23,6 +26,7 @@ from logagent.formats.routes import RouteRule
 from logagent.result import DecisionRecord, Question
 from logagent.router import Decision
 from logagent.sources import Batch, Source
+from logagent.sources.batches import I64
 
 log = structlog.get_logger("logagent.engine")
 
@@ -36,6 +40,23 @@ class ProgressEvent:
     lines_read: int
 
 
+class CheckpointSink(Protocol):
+    """Where checkpoints go (an edge: ``checkpoint.CheckpointFile`` writes a file)."""
+
+    @property
+    def path(self) -> str:
+        """Where the checkpoint is (for the user: ``logagent resume PATH``)."""
+        ...
+
+    def save(self, cp: Checkpoint) -> None:
+        """Store ``cp``, replacing the previous one."""
+        ...
+
+    def discard(self) -> None:
+        """The run finished: nothing is left to resume."""
+        ...
+
+
 @dataclass(frozen=True)
 class RunEnv:
     """The edges a run uses; tests replace them."""
@@ -47,6 +68,7 @@ class RunEnv:
     on_progress: Callable[[ProgressEvent], None] | None = None
     rss: Callable[[], int] = memory.rss_bytes
     available_memory: Callable[[], int] = memory.available_bytes
+    checkpoint: CheckpointSink | None = None
 
 
 @dataclass
@@ -72,6 +94,56 @@ class Run:
     recused_by: tuple[str, str] | None = None  # (reason code, detail) from Router-Mem
     reading: str = "sequential"  # sequential | random_units | stream
     evidence_s: float = 0.0  # CPU time of the deciding thread in evidence + Router-Mem
+    resume: Checkpoint | None = None  # the checkpoint this run goes on from
+    inputs: tuple[Fingerprint, ...] = ()
+    unit_size: int = 0
+    ladder: list[str] = field(default_factory=list)  # memory steps taken, in order
+    _saves_failed: bool = False
+    saved: bool = False  # a checkpoint was written
+
+    def batch_scale(self) -> float:
+        """Batch size factor: a quarter once Router-Mem took the "smaller batches" step."""
+        return 0.25 if "smaller_batches" in self.ladder else 1.0
+
+    def save(
+        self, phase: str, order: str, *, batches: list[I64] | None = None, done: I64 | None = None
+    ) -> None:
+        """Write a checkpoint of the counts so far (when the run has a checkpoint sink).
+
+        A failed write (full disk, ...) is a warning, never the end of the run.
+        """
+        sink = self.env.checkpoint
+        if sink is None or self.seed is None:
+            return
+        cp = Checkpoint(
+            question=self.question.model_dump(mode="json"),
+            settings=self.settings.model_dump(mode="json"),
+            paths=tuple(f.path for f in self.inputs),
+            inputs=self.inputs,
+            seed=self.seed,
+            phase=phase,
+            order=order,
+            unit_size=self.unit_size,
+            tally=self.acc.snapshot(),
+            batches=tuple(batches or ()),
+            done=done if done is not None else np.zeros(0, np.int64),
+            decisions=tuple(d.model_dump(mode="json") for d in self.decisions),
+            warnings=tuple(self.warnings),
+            ladder=tuple(self.ladder),
+            elapsed_s=self.env.clock() - self.started,
+            cpu_s=self.env.cpu_clock() - self.cpu_started,
+            evidence_s=self.evidence_s,
+        )
+        try:
+            sink.save(cp)
+        except OSError as exc:
+            if not self._saves_failed:
+                self.warnings.append(f"cannot write the checkpoint ({exc.strerror or exc})")
+            self._saves_failed = True
+            log.warning("checkpoint_failed", error=str(exc))
+        else:
+            log.info("checkpoint", phase=phase, units=cp.units_read)
+            self.saved = True
 
     def record(self, decision: Decision, units_read: int, units_total: int) -> None:
         """Append a decision to the trace and to the log."""
@@ -112,9 +184,10 @@ class ParsePool:
         errors_only: bool,
         rules: list[RouteRule] | None,
         all_units: bool = False,
+        track_units: bool = True,
     ) -> None:
         self._fmt, self._errors_only, self._rules = fmt, errors_only, rules
-        self._all_units = all_units
+        self._all_units, self._track_units = all_units, track_units
         self._scans: list[Scanned] = []
         self._units = self._bytes = self._truncated = 0  # never keep a batch: its buffer is large
 
@@ -142,6 +215,7 @@ class ParsePool:
             errors_only=self._errors_only,
             rules=self._rules,
             all_units=self._all_units,
+            track_units=self._track_units,
         )
         tally = tally_batch(
             extracted, units=self._units, bytes_read=self._bytes, truncated=self._truncated

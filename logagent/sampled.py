@@ -17,7 +17,7 @@ import numpy as np
 import polars as pl
 
 from logagent.config import memory_budget_bytes
-from logagent.counters.tally import ROUTE, N, Tally
+from logagent.counters.tally import ROUTE, UNIT, N, Tally
 from logagent.evidence import race, rates
 from logagent.evidence.matrix import UnitCounts, unit_counts
 from logagent.formats import STATUS, Format
@@ -60,9 +60,13 @@ STREAM_POPULATION = 10**12
 
 
 def seekable_batches(
-    run: Run, plan: UnitPlan, order: I64, seekable: list[Source]
+    run: Run, plan: UnitPlan, order: I64, seekable: list[Source], *, start: int = 0
 ) -> Iterator[Batch]:
-    """Random-order batches of a seekable input: the pilot, then growing batches."""
+    """Random-order batches of a seekable input: the pilot, then growing batches.
+
+    ``start``: units of the order already read (a resumed run). Batches shrink
+    once Router-Mem took the "smaller batches" step.
+    """
     first_units = max(1, run.settings.reader.batch_bytes // plan.unit_size)
     total = plan.total_units
     return iter_seekable_batches(
@@ -74,6 +78,8 @@ def seekable_batches(
         first=pilot_units(total),
         growth=BATCH_GROWTH,
         max_units=max(first_units, min(MAX_BATCH_BYTES // plan.unit_size, total // 64)),
+        start=start,
+        scale=run.batch_scale,
     )
 
 
@@ -86,16 +92,23 @@ def read_sampled(
     population: int,
     unit_size: int,
     parse_rate: float,
+    replay: tuple[I64, ...] = (),
 ) -> bool:
     """Read batches until Router-Mem says stop; the evidence stays in ``run``.
 
-    Returns True when Router-Mem chose to DEGRADE to a full read in file order.
+    ``replay``: the batches a checkpoint holds (their counts are in ``run.acc``);
+    the evidence is rebuilt from them, batch by batch as first read, before
+    reading on. Returns True when Router-Mem chose to DEGRADE to a full read.
     """
     loop = _loop_for(run, population, unit_bound(unit_size, fmt))
     budget = _budget(run)
     limit = memory_budget_bytes(run.settings.budget.memory, run.env.available_memory())
     total_bytes = sum(s.size or 0 for s in run.sources if s.seekable) or None
-    done = 0
+    snapshot = run.acc.snapshot()
+    for units in replay:
+        loop.account(replay_tally(snapshot, units), units)
+    done = snapshot.bytes_read if replay else 0
+    every = run.settings.checkpoint.every
     for batch in iter_prefetched(batches, depth=1):
         done += batch.bytes_read
         pool.add(batch)
@@ -106,16 +119,25 @@ def read_sampled(
         view = loop.view(parse_rate)
         if population == STREAM_POPULATION:  # forward-only: never DEGRADE, read on instead
             view = replace(view, forecast_fraction=None)
-        decision = decide(view, loop.memory(limit, batch.bytes_read), budget, loop.progress())
+        memory = loop.memory(limit, batch.bytes_read, tuple(run.ladder))
+        decision = decide(view, memory, budget, loop.progress())
         run.evidence_s += time.thread_time() - tick
+        seekable = population != STREAM_POPULATION
+        if decision.action is Action.STOP_PARTIAL and seekable:
+            run.save("sampled", "random", batches=loop.read_units)  # before the stop is traced
         run.record(decision, loop.read, population)
         if run.env.on_progress:
             run.env.on_progress(ProgressEvent(done, total_bytes, batch.lines))
+        if decision.step:
+            loop.take_step(decision.step)
+            continue
         if decision.action is Action.DEGRADE:
             return True
         if decision.action is not Action.CONTINUE:
             loop.conclude(decision)
             return False
+        if seekable and run.env.checkpoint is not None and len(loop.read_units) % every == 0:
+            run.save("sampled", "random", batches=loop.read_units)
     loop.conclude(
         Decision(Action.STOP_SETTLED, Reason.EXHAUSTED, "every unit read"), exhausted=True
     )
@@ -178,11 +200,15 @@ class _Loop:
     def _answer(self, decision: Decision) -> None:
         raise NotImplementedError
 
-    def memory(self, limit: int, batch_bytes: int) -> MemoryView:
+    def memory(self, limit: int, batch_bytes: int, steps: tuple[str, ...] = ()) -> MemoryView:
         """Snapshot and forecast: the larger of the last growth and three batch buffers."""
         rss = self.run.env.rss()
         self.growth, self.last_rss = max(0, rss - self.last_rss), rss
-        return MemoryView(rss, limit, max(self.growth, 3 * batch_bytes))
+        return MemoryView(rss, limit, max(self.growth, 3 * batch_bytes), steps)
+
+    def take_step(self, step: str) -> None:
+        """Apply a memory step of Router-Mem's ladder."""
+        take_step(self.run, step)
 
     def progress(self) -> ProgressView:
         """Units read, time and CPU so far, and whether the run was interrupted."""
@@ -204,6 +230,11 @@ class _Loop:
         if decision.action is Action.STOP_PARTIAL:
             run.partial = True
             run.warnings.append(f"partial answer: {decision.detail}; intervals cover what is known")
+            sink = run.env.checkpoint
+            if sink is not None and run.saved:
+                run.warnings.append(
+                    f"progress saved: `logagent resume {sink.path}` goes on from here"
+                )
         if self.read == 0 or exhausted or self.read >= self.population:
             return
         run.settled = decision.action is Action.STOP_SETTLED
@@ -305,6 +336,32 @@ class _ErrorRateLoop(_Loop):
         self.run.rate_bound = self.plan.bound
 
 
+def replay_tally(snapshot: Tally, units: I64) -> Tally:
+    """What the evidence saw of ``units`` when first read, rebuilt from the per-unit counts.
+
+    The loops use a batch's per-unit rows and its per-route totals of 5xx and
+    of records: 5xx are counted as status 500 and the other records as 200.
+    """
+    keep = pl.col(UNIT).is_in(pl.Series(units, dtype=pl.Int64))
+    errors = snapshot.unit_errors.filter(keep)
+    requests = snapshot.unit_requests.filter(keep)
+    err = errors.group_by(ROUTE).agg(pl.col(N).sum())
+    other = (
+        requests.group_by(ROUTE)
+        .agg(pl.col(N).sum())
+        .join(err, on=ROUTE, how="left", suffix="_err")
+        .select(ROUTE, (pl.col(N) - pl.col(f"{N}_err").fill_null(0)).alias(N))
+        .filter(pl.col(N) > 0)
+    )
+    counts = pl.concat(
+        [
+            err.select(ROUTE, pl.lit(500, pl.Int32).alias(STATUS), N),
+            other.select(ROUTE, pl.lit(200, pl.Int32).alias(STATUS), N),
+        ]
+    )
+    return Tally(counts=counts, unit_errors=errors, unit_requests=requests, units=len(units))
+
+
 def _rate_counts(tally: Tally, units: I64, cands: tuple[str, ...]) -> rates.RateCounts:
     errors = unit_counts(tally.unit_errors, units, cands)
     requests = unit_counts(tally.unit_requests, units, cands)
@@ -316,6 +373,11 @@ def _add_totals(totals: dict[str, int], counts: pl.DataFrame, *, errors_only: bo
     rows = counts.filter(pl.col(STATUS).is_between(500, 599)) if errors_only else counts
     for route, n in rows.group_by(ROUTE).agg(pl.col(N).sum()).iter_rows():
         totals[route] = totals.get(route, 0) + int(n)
+
+
+def take_step(run: Run, step: str) -> None:
+    """Apply a step of Router-Mem's memory ladder (router.LADDER) to the run."""
+    run.ladder.append(step)
 
 
 class FullReadGuard:
@@ -330,7 +392,7 @@ class FullReadGuard:
         self.last_rss = run.env.rss()
 
     def check(self, batch: Batch) -> Decision | None:
-        """A STOP_PARTIAL decision after this batch, or None to go on."""
+        """A STOP_PARTIAL or memory-step decision after this batch (traced), or None to go on."""
         self.read += len(batch.units)
         env = self.run.env
         rss = env.rss()
@@ -344,7 +406,11 @@ class FullReadGuard:
             env.cpu_clock() - self.run.cpu_started,
             env.interrupted(),
         )
-        memory = MemoryView(rss, self.limit, max(growth, 3 * batch.bytes_read))
+        steps = tuple(self.run.ladder)
+        memory = MemoryView(rss, self.limit, max(growth, 3 * batch.bytes_read), steps)
         evidence = EvidenceView(settled=False, pilot_done=False, parse_rate=1.0, events=1)
         decision = decide(evidence, memory, self.budget, progress)
+        if decision.step:
+            self.run.record(decision, self.read, total)
+            return decision
         return decision if decision.action is Action.STOP_PARTIAL else None

@@ -99,11 +99,14 @@ def extract_scanned(
     errors_only: bool,
     rules: Sequence[RouteRule] | None,
     all_units: bool = False,
+    track_units: bool = True,
 ) -> Extracted:
     """Plan one parse over the lines of several scanned batches (Polars' cost is per call).
 
     Records keep their unit only for 5xx lines, unless ``all_units`` (the
-    error-rate evidence needs every unit's requests per route).
+    error-rate evidence needs every unit's requests per route). A read of
+    everything needs no per-unit counts at all (``track_units=False``: every
+    unit is -1), which keeps its memory flat however long the input.
     """
     text = pl.concat([s.text for s in scans]) if len(scans) > 1 else scans[0].text
     units = np.concatenate([s.units for s in scans]) if len(scans) > 1 else scans[0].units
@@ -115,7 +118,9 @@ def extract_scanned(
     is_5xx = pl.col(STATUS).is_between(500, 599)
     records = (
         base.filter(ok & is_5xx if errors_only else ok)
-        .with_columns(pl.when(is_5xx | all_units).then(pl.col(UNIT)).otherwise(-1).alias(UNIT))
+        .with_columns(
+            pl.when((is_5xx | all_units) & track_units).then(pl.col(UNIT)).otherwise(-1).alias(UNIT)
+        )
         .group_by(UNIT, PATH, STATUS)
         .agg(pl.len().cast(pl.Int64).alias(N))
     )

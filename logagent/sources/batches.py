@@ -11,7 +11,7 @@ batches of the same byte size; their units are numbered as they are met.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
@@ -136,12 +136,30 @@ def batch_bounds(
     *,
     growth: float = 1.0,
     max_units: int | None = None,
+    start: int = 0,
+    scale: Callable[[], float] | None = None,
 ) -> Iterator[tuple[int, int]]:
     """Slices of the reading order: an optional first batch (the pilot), then batches.
 
     With ``growth`` > 1 each batch is that much larger than the one before, up to
     ``max_units``: few decisions on a long run, fine steps at its start.
+    ``start``: the first ``start`` positions were read before (a resumed run);
+    the schedule goes on from there unchanged. ``scale`` (read before each
+    batch) shrinks the batches from then on: Router-Mem's "smaller batches".
     """
+    for lo, hi in _bounds(total, batch_units, first, growth, max_units, scale):
+        if hi > start:
+            yield max(lo, start), hi
+
+
+def _bounds(
+    total: int,
+    batch_units: int,
+    first: int | None,
+    growth: float,
+    max_units: int | None,
+    scale: Callable[[], float] | None,
+) -> Iterator[tuple[int, int]]:
     lo = 0
     if first:
         lo = min(first, total)
@@ -149,7 +167,8 @@ def batch_bounds(
     size = float(batch_units)
     cap = max_units or batch_units
     while lo < total:
-        hi = min(lo + max(1, int(size)), total)
+        factor = scale() if scale is not None else 1.0
+        hi = min(lo + max(1, int(size * factor)), total)
         yield lo, hi
         lo, size = hi, min(size * growth, cap)
 
@@ -164,11 +183,16 @@ def iter_seekable_batches(
     first: int | None = None,
     growth: float = 1.0,
     max_units: int | None = None,
+    start: int = 0,
+    scale: Callable[[], float] | None = None,
 ) -> Iterator[Batch]:
     """Read the planned units in ``order``: ``first`` units, then batches (see ``batch_bounds``)."""
     bases = np.asarray(plan.bases, dtype=np.int64)
     size = plan.unit_size
-    for lo, hi in batch_bounds(len(order), batch_units, first, growth=growth, max_units=max_units):
+    bounds = batch_bounds(
+        len(order), batch_units, first, growth=growth, max_units=max_units, start=start, scale=scale
+    )
+    for lo, hi in bounds:
         units = order[lo:hi]
         if len(units) > 1 and np.all(np.diff(units) == 1) and _one_source(bases, units):
             yield _contiguous_batch(sources, plan, units, cap=cap)

@@ -10,6 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from logagent.router import (
+    LADDER,
     Action,
     Budget,
     Decision,
@@ -43,7 +44,9 @@ OUT_OF_CPU: Overrides = {"cpu_s": 120.0}
 OUT_OF_FRACTION: Overrides = {"units_read": 50}
 EVERY_BUDGET: Overrides = {"elapsed_s": 1e6, "cpu_s": 1e6, "units_read": 99}
 NO_LIMITS: Overrides = {"max_seconds": None, "max_cpu_seconds": None, "max_fraction": None}
-OVER_MEMORY: Overrides = {"rss_bytes": 1020 * MIB}  # 1020 + 10 > 1024 MiB
+LADDER_DONE: Overrides = {"steps_taken": LADDER}  # every memory step already taken
+OVER_MEMORY: Overrides = {"rss_bytes": 1020 * MIB, **LADDER_DONE}  # 1020 + 10 > 1024 MiB
+HIGH_MEMORY: Overrides = {"rss_bytes": 900 * MIB}  # 910 / 1024 MiB: HIGH, under the budget
 EVERYTHING: Overrides = {**SETTLED, **INTERRUPTED, **EVERY_BUDGET, **OVER_MEMORY}
 
 A, R = Action, Reason
@@ -112,8 +115,16 @@ TABLE = [
     # 7. memory forecast
     row("memory_forecast_over_budget_stops_partial", OVER_MEMORY, A.STOP_PARTIAL, R.MEMORY),
     row("next_batch_alone_can_break_the_budget",
-        {"rss_bytes": 0, "next_batch_bytes": 2048 * MIB}, A.STOP_PARTIAL, R.MEMORY),
-    row("forecast_exactly_at_the_budget_continues", {"rss_bytes": 1014 * MIB}, *CONTINUE),
+        {"rss_bytes": 0, "next_batch_bytes": 2048 * MIB, **LADDER_DONE}, A.STOP_PARTIAL, R.MEMORY),
+    row("memory_high_takes_the_first_ladder_step", HIGH_MEMORY, A.DEGRADE, R.MEMORY_STEP),
+    row("over_budget_takes_a_ladder_step_before_stopping",
+        {"rss_bytes": 1020 * MIB}, A.DEGRADE, R.MEMORY_STEP),
+    row("memory_high_with_every_step_taken_but_under_budget_continues",
+        {**HIGH_MEMORY, **LADDER_DONE}, *CONTINUE),
+    row("memory_step_beats_a_full_read_degrade",
+        {"forecast_fraction": 0.9, **HIGH_MEMORY}, A.DEGRADE, R.MEMORY_STEP),
+    row("forecast_exactly_at_the_budget_continues",
+        {"rss_bytes": 1014 * MIB, **LADDER_DONE}, *CONTINUE),
     row("memory_forecast_applies_during_the_pilot",
         {**OVER_MEMORY, **DURING_PILOT}, A.STOP_PARTIAL, R.MEMORY),
     # 8. the evidence would need most of the input: a plain full read is cheaper
@@ -124,6 +135,23 @@ TABLE = [
         {"forecast_fraction": 0.9, **OVER_MEMORY}, A.STOP_PARTIAL, R.MEMORY),
     row("settled_beats_degrade", {"forecast_fraction": 0.9, **SETTLED}, A.STOP_SETTLED, R.SETTLED),
 ]  # fmt: skip
+
+
+@pytest.mark.parametrize("taken", range(len(LADDER) + 1))
+def test_ladder_steps_come_one_at_a_time_in_order(taken: int) -> None:
+    """Under memory pressure each decision names the next step not yet taken, then stops."""
+    evidence, memory, budget, progress = views({"rss_bytes": 1020 * MIB})
+    memory = replace(memory, steps_taken=LADDER[:taken])
+    decision = decide(evidence, memory, budget, progress)
+    if taken < len(LADDER):
+        assert (decision.action, decision.reason, decision.step) == (
+            A.DEGRADE,
+            R.MEMORY_STEP,
+            LADDER[taken],
+        )
+        assert f"step {taken + 1} of {len(LADDER)}" in decision.detail
+    else:
+        assert (decision.action, decision.reason, decision.step) == (A.STOP_PARTIAL, R.MEMORY, "")
 
 
 def views(overrides: Overrides) -> tuple[EvidenceView, MemoryView, Budget, ProgressView]:
@@ -218,15 +246,19 @@ def test_more_memory_pressure_never_turns_a_stop_into_continue(
     more_rss: int,
     more_next: int,
 ) -> None:
-    """A larger rss or next batch keeps any non-CONTINUE decision, and adds at most MEMORY."""
-    low = decide(evidence, MemoryView(rss, cap, next_batch), budget, progress)
-    higher = MemoryView(rss + more_rss, cap, next_batch + more_next)
-    high = decide(evidence, higher, budget, progress)
-    if low.action != Action.CONTINUE:
-        assert high.action != Action.CONTINUE
-        assert (high.action, high.reason) == (low.action, low.reason)
-    else:
-        assert (high.action, high.reason) in (CONTINUE, (A.STOP_PARTIAL, R.MEMORY))
+    """More memory pressure keeps any stop, and otherwise adds at most a memory step or stop."""
+    memory_moves = {(A.DEGRADE, R.MEMORY_STEP), (A.STOP_PARTIAL, R.MEMORY)}
+    for taken in (LADDER[:0], LADDER[:1], LADDER):
+        low = decide(evidence, MemoryView(rss, cap, next_batch, taken), budget, progress)
+        higher = MemoryView(rss + more_rss, cap, next_batch + more_next, taken)
+        high = decide(evidence, higher, budget, progress)
+        moved = (high.action, high.reason)
+        if low.action not in (Action.CONTINUE, Action.DEGRADE):
+            assert moved == (low.action, low.reason)
+        elif low.action is Action.DEGRADE:
+            assert moved == (low.action, low.reason) or moved in memory_moves
+        else:
+            assert moved == CONTINUE or moved in memory_moves
 
 
 @pytest.mark.parametrize(

@@ -1,0 +1,281 @@
+"""Checkpoints: a run's counts and reading position, saved and read back.
+
+A checkpoint holds what a run needs to go on exactly where it stopped: the
+accumulated tally, the units read (in reading order and batch by batch while
+sampling, so the evidence can be replayed from the per-unit counts without
+reading them again; as a set once reading everything), the permutation seed,
+the question, the configuration, the decision trace and a fingerprint of each
+input (a resumed run refuses an input that changed).
+
+The pure part turns a ``Checkpoint`` into one Arrow table (rows tagged by
+``kind``) with the rest of the state as JSON in the schema metadata, and back.
+The edge (``save``/``load``) writes an Arrow IPC file atomically (temp file,
+fsync, rename) and maps every failure to read one to ``CheckpointError``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import tempfile
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import polars as pl
+import pyarrow as pa
+import pyarrow.ipc as ipc
+
+from logagent.counters.tally import COUNTS_SCHEMA, ROUTE, UNIT, UNITS_SCHEMA, N, Tally
+from logagent.errors import InputError
+from logagent.formats.base import STATUS
+from logagent.sources.batches import I64
+
+MAGIC = "logagent-checkpoint"
+VERSION = 1
+_META = b"logagent"
+KIND = "kind"
+_COUNT, _ERRORS, _REQUESTS, _BATCH, _DONE = "count", "unit_error", "unit_request", "batch", "done"
+_SCHEMA = pa.schema(
+    [
+        (KIND, pa.string()),
+        (UNIT, pa.int64()),
+        (ROUTE, pa.string()),
+        (STATUS, pa.int32()),
+        (N, pa.int64()),
+    ]
+)
+HEAD_BYTES = 64 << 10
+
+
+class CheckpointError(InputError):
+    """A checkpoint is missing, corrupt, truncated, or does not fit its input."""
+
+
+@dataclass(frozen=True)
+class Fingerprint:
+    """What identifies an input: its size and a hash of its first bytes."""
+
+    path: str
+    size: int | None
+    head: str
+
+
+@dataclass(frozen=True)
+class Checkpoint:
+    """Everything a run needs to go on where it stopped."""
+
+    question: dict[str, Any]
+    settings: dict[str, Any]
+    paths: tuple[str, ...]
+    inputs: tuple[Fingerprint, ...]
+    seed: int
+    phase: str  # "sampled": the early-stop read; "full": reading everything
+    order: str  # reading order of the full phase: "sequential" or "random"
+    unit_size: int
+    tally: Tally
+    batches: tuple[I64, ...] = ()  # sampled phase: the units of each batch, in reading order
+    done: I64 = field(default_factory=lambda: np.zeros(0, np.int64))  # full phase: units counted
+    decisions: tuple[dict[str, Any], ...] = ()
+    warnings: tuple[str, ...] = ()
+    ladder: tuple[str, ...] = ()  # memory steps taken (Router-Mem DEGRADE)
+    elapsed_s: float = 0.0
+    cpu_s: float = 0.0
+    evidence_s: float = 0.0
+
+    @property
+    def units_read(self) -> int:
+        """Units whose counts the checkpoint holds."""
+        return sum(len(b) for b in self.batches) if self.phase == "sampled" else len(self.done)
+
+
+def encode(cp: Checkpoint) -> pa.Table:
+    """The checkpoint as one Arrow table, its scalar state in the schema metadata (PURE)."""
+    t = cp.tally
+    parts = [
+        t.counts.select(
+            pl.lit(_COUNT).alias(KIND), pl.lit(None, pl.Int64).alias(UNIT), ROUTE, STATUS, N
+        ),
+        _unit_rows(t.unit_errors, _ERRORS),
+        _unit_rows(t.unit_requests, _REQUESTS),
+        _positions(cp.batches, _BATCH),
+        _positions((cp.done,), _DONE),
+    ]
+    frame = pl.concat(parts, how="vertical_relaxed")
+    meta = {
+        "magic": MAGIC,
+        "version": VERSION,
+        "question": cp.question,
+        "settings": cp.settings,
+        "paths": list(cp.paths),
+        "inputs": [vars(f) for f in cp.inputs],
+        "seed": cp.seed,
+        "phase": cp.phase,
+        "order": cp.order,
+        "unit_size": cp.unit_size,
+        "scalars": t.scalars(),
+        "decisions": list(cp.decisions),
+        "warnings": list(cp.warnings),
+        "ladder": list(cp.ladder),
+        "elapsed_s": cp.elapsed_s,
+        "cpu_s": cp.cpu_s,
+        "evidence_s": cp.evidence_s,
+    }
+    table = frame.to_arrow().cast(_SCHEMA)
+    return table.replace_schema_metadata({_META: json.dumps(meta).encode()})
+
+
+def decode(table: pa.Table) -> Checkpoint:
+    """The checkpoint an Arrow table holds (PURE); CheckpointError when it is not one of ours."""
+    raw = (table.schema.metadata or {}).get(_META)
+    if raw is None:
+        raise CheckpointError("not a logagent checkpoint (no logagent metadata)")
+    meta = json.loads(raw)
+    if meta.get("magic") != MAGIC:
+        raise CheckpointError("not a logagent checkpoint")
+    if meta.get("version") != VERSION:
+        raise CheckpointError(
+            f"checkpoint version {meta.get('version')} is not supported (this logagent "
+            f"reads version {VERSION})"
+        )
+    if not table.schema.equals(_SCHEMA, check_metadata=False):
+        raise CheckpointError("checkpoint columns are not the expected ones")
+    frame = pl.from_arrow(table)
+    assert isinstance(frame, pl.DataFrame)
+    rows = frame.partition_by(KIND, as_dict=True)
+    empty = frame.clear()
+
+    def part(kind: str) -> pl.DataFrame:
+        return rows.get((kind,), empty)
+
+    tally = Tally(
+        counts=part(_COUNT).select(ROUTE, STATUS, N).cast(COUNTS_SCHEMA),  # type: ignore[arg-type]
+        unit_errors=part(_ERRORS).select(UNIT, ROUTE, N).cast(UNITS_SCHEMA),  # type: ignore[arg-type]
+        unit_requests=part(_REQUESTS).select(UNIT, ROUTE, N).cast(UNITS_SCHEMA),  # type: ignore[arg-type]
+        **{k: int(v) for k, v in meta["scalars"].items()},
+    )
+    batch_rows = part(_BATCH)
+    batches = tuple(
+        g[UNIT].to_numpy().astype(np.int64)
+        for _, g in sorted(batch_rows.group_by(N, maintain_order=True), key=lambda kv: kv[0])
+    )
+    return Checkpoint(
+        question=meta["question"],
+        settings=meta["settings"],
+        paths=tuple(meta["paths"]),
+        inputs=tuple(Fingerprint(**f) for f in meta["inputs"]),
+        seed=int(meta["seed"]),
+        phase=str(meta["phase"]),
+        order=str(meta["order"]),
+        unit_size=int(meta["unit_size"]),
+        tally=tally,
+        batches=batches,
+        done=part(_DONE)[UNIT].to_numpy().astype(np.int64),
+        decisions=tuple(meta["decisions"]),
+        warnings=tuple(meta["warnings"]),
+        ladder=tuple(meta["ladder"]),
+        elapsed_s=float(meta["elapsed_s"]),
+        cpu_s=float(meta["cpu_s"]),
+        evidence_s=float(meta["evidence_s"]),
+    )
+
+
+def _unit_rows(frame: pl.DataFrame, kind: str) -> pl.DataFrame:
+    return frame.select(
+        pl.lit(kind).alias(KIND), UNIT, ROUTE, pl.lit(None, pl.Int32).alias(STATUS), N
+    )
+
+
+def _positions(groups: tuple[I64, ...], kind: str) -> pl.DataFrame:
+    units = np.concatenate(groups) if groups else np.zeros(0, np.int64)
+    index = np.repeat(np.arange(len(groups), dtype=np.int64), [len(g) for g in groups])
+    return pl.DataFrame(
+        {
+            KIND: pl.Series([kind] * len(units), dtype=pl.String),
+            UNIT: pl.Series(units, dtype=pl.Int64),
+            ROUTE: pl.Series([None] * len(units), dtype=pl.String),
+            STATUS: pl.Series([None] * len(units), dtype=pl.Int32),
+            N: pl.Series(index, dtype=pl.Int64),
+        }
+    )
+
+
+def head_hash(data: bytes) -> str:
+    """The fingerprint hash of an input's first bytes."""
+    return hashlib.sha256(data).hexdigest()
+
+
+# --- edge: files ---------------------------------------------------------------------------
+
+
+def save(path: str, cp: Checkpoint) -> None:
+    """Write the checkpoint atomically: a reader sees the old file or the new one, never a mix."""
+    directory = os.path.dirname(os.path.abspath(path))
+    fd, tmp = tempfile.mkstemp(prefix=".logagent-ckpt-", dir=directory)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            table = encode(cp)
+            with ipc.new_file(f, table.schema) as writer:
+                writer.write_table(table)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+def load(path: str) -> Checkpoint:
+    """Read a checkpoint; CheckpointError (exit 2) for a missing, corrupt or foreign file."""
+    try:
+        with open(path, "rb") as f:
+            table = ipc.open_file(f).read_all()
+    except FileNotFoundError as exc:
+        raise CheckpointError("no such checkpoint file", path=path) from exc
+    except IsADirectoryError as exc:
+        raise CheckpointError("is a directory, not a checkpoint file", path=path) from exc
+    except PermissionError as exc:
+        raise CheckpointError("no permission to read the checkpoint", path=path) from exc
+    except (pa.ArrowException, OSError, ValueError) as exc:
+        raise CheckpointError(f"corrupt or truncated checkpoint ({exc})", path=path) from exc
+    try:
+        return decode(table)
+    except CheckpointError as exc:
+        raise CheckpointError(exc.message, path=path) from exc
+    except (KeyError, TypeError, ValueError, pl.exceptions.PolarsError) as exc:
+        raise CheckpointError(
+            f"corrupt checkpoint ({type(exc).__name__}: {exc})", path=path
+        ) from exc
+
+
+@dataclass(frozen=True)
+class CheckpointFile:
+    """A checkpoint sink writing one file (the run's ``--checkpoint FILE``)."""
+
+    path: str
+
+    def save(self, cp: Checkpoint) -> None:
+        """Replace the file with ``cp``, atomically."""
+        save(self.path, cp)
+
+    def discard(self) -> None:
+        """Remove the file: the run finished, nothing is left to resume."""
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(self.path)
+
+
+def fingerprint(path: str) -> Fingerprint:
+    """Size and head hash of the file at ``path`` (stdin and pipes: no size, not resumable)."""
+    if path == "-":
+        return Fingerprint(path, None, "")
+    try:
+        st = os.stat(path)
+        if not os.path.isfile(path):
+            return Fingerprint(path, None, "")
+        with open(path, "rb") as f:
+            return Fingerprint(os.path.abspath(path), st.st_size, head_hash(f.read(HEAD_BYTES)))
+    except OSError:
+        return Fingerprint(path, None, "")
