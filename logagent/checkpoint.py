@@ -232,7 +232,8 @@ def load(path: str) -> Checkpoint:
     """Read a checkpoint; CheckpointError (exit 2) for a missing, corrupt or foreign file."""
     try:
         with open(path, "rb") as f:
-            table = ipc.open_file(f).read_all()
+            data = f.read()
+        table = ipc.open_file(pa.BufferReader(data)).read_all()
     except FileNotFoundError as exc:
         raise CheckpointError("no such checkpoint file", path=path) from exc
     except IsADirectoryError as exc:

@@ -108,28 +108,45 @@ def read_sampled(
     for units in replay:
         loop.account(replay_tally(snapshot, units), units)
     done = snapshot.bytes_read if replay else 0
+    seekable = population != STREAM_POPULATION
     every = run.settings.checkpoint.every
-    for batch in iter_prefetched(batches, depth=1):
-        done += batch.bytes_read
-        pool.add(batch)
-        tally = pool.flush()
-        run.acc.add(tally)
-        tick = time.thread_time()  # CPU of this thread: waits for the reader's GIL don't count
-        loop.account(tally, batch.units)
+
+    def after_batch(batch_bytes: int, lines: int, tick: float) -> Decision:
+        """Ask Router-Mem about the evidence so far, trace the decision, take a memory step."""
         view = loop.view(parse_rate)
-        if population == STREAM_POPULATION:  # forward-only: never DEGRADE, read on instead
+        if not seekable:  # forward-only: never DEGRADE, read on instead
             view = replace(view, forecast_fraction=None)
-        memory = loop.memory(limit, batch.bytes_read, tuple(run.ladder))
+        memory = loop.memory(limit, batch_bytes, tuple(run.ladder))
         decision = decide(view, memory, budget, loop.progress())
         run.evidence_s += time.thread_time() - tick
-        seekable = population != STREAM_POPULATION
         if decision.action is Action.STOP_PARTIAL and seekable:
             run.save("sampled", "random", batches=loop.read_units)  # before the stop is traced
         run.record(decision, loop.read, population)
         if run.env.on_progress:
-            run.env.on_progress(ProgressEvent(done, total_bytes, batch.lines))
+            run.env.on_progress(ProgressEvent(done, total_bytes, lines))
         if decision.step:
             loop.take_step(decision.step)
+        return decision
+
+    # A resumed run first takes the decision its last batch was stopped before.
+    traced = run.decisions[-1].units_read if run.decisions else 0
+    pending = replay and traced != loop.read
+    batch_iter = iter_prefetched(batches, depth=1)
+    while True:
+        if pending:
+            decision, pending = after_batch(0, 0, time.thread_time()), False
+        else:
+            batch = next(batch_iter, None)
+            if batch is None:
+                break
+            done += batch.bytes_read
+            pool.add(batch)
+            tally = pool.flush()
+            run.acc.add(tally)
+            tick = time.thread_time()  # CPU of this thread: waits for the reader's GIL don't count
+            loop.account(tally, batch.units)
+            decision = after_batch(batch.bytes_read, batch.lines, tick)
+        if decision.step:
             continue
         if decision.action is Action.DEGRADE:
             return True
@@ -342,7 +359,7 @@ def replay_tally(snapshot: Tally, units: I64) -> Tally:
     The loops use a batch's per-unit rows and its per-route totals of 5xx and
     of records: 5xx are counted as status 500 and the other records as 200.
     """
-    keep = pl.col(UNIT).is_in(pl.Series(units, dtype=pl.Int64))
+    keep = pl.col(UNIT).is_in(pl.Series(units, dtype=pl.Int64).implode())
     errors = snapshot.unit_errors.filter(keep)
     requests = snapshot.unit_requests.filter(keep)
     err = errors.group_by(ROUTE).agg(pl.col(N).sum())

@@ -1,0 +1,256 @@
+"""Checkpoint and resume: a stopped run goes on to the very result an uninterrupted run reaches."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from logagent import Question, analyze, load_settings
+from logagent.checkpoint import Checkpoint, CheckpointError, load, save
+from logagent.result import QuestionKind, Result, Status
+from logagent.samples import generate
+from logagent.testing import fake_env
+
+
+class MemorySink:
+    """A checkpoint sink that keeps the last checkpoint in memory."""
+
+    path = "memory"
+
+    def __init__(self) -> None:
+        self.last: Checkpoint | None = None
+        self.saves = 0
+
+    def save(self, cp: Checkpoint) -> None:
+        self.last, self.saves = cp, self.saves + 1
+
+    def discard(self) -> None:
+        self.last = None
+
+
+@pytest.fixture(scope="module")
+def close_log(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("ckpt") / "close.log"
+    generate(path, scenario="close", size_mb=6, seed=3)
+    return path
+
+
+def _settings(
+    seed: int, *, full: bool = False, kind: QuestionKind = QuestionKind.TOP_ERRORS
+) -> Any:
+    return load_settings(
+        analysis={"seed": seed, "full": full, "question": kind, "degrade_above": 1.0},
+        reader={"unit_size": "1KiB", "batch_bytes": "32KiB"},
+        checkpoint={"every": 3},
+    )
+
+
+def _trace(r: Result) -> list[tuple[int, str, str]]:
+    return [(d.units_read, d.action, d.reason) for d in r.decisions]
+
+
+def _same(a: Result, b: Result) -> None:
+    assert (a.status, a.answer) == (b.status, b.answer)
+    pa, pb = a.progress, b.progress
+    assert (pa.units_read, pa.bytes_read, pa.lines_read) == (
+        pb.units_read,
+        pb.bytes_read,
+        pb.lines_read,
+    )
+    assert _trace(a) == _trace(b)
+
+
+CASES = [
+    pytest.param(False, QuestionKind.TOP_ERRORS, id="sampled-top-errors"),
+    pytest.param(False, QuestionKind.ERROR_RATE, id="sampled-error-rate"),
+    pytest.param(True, QuestionKind.TOP_ERRORS, id="full-random-order"),
+]
+
+
+@pytest.mark.parametrize(("full", "kind"), CASES)
+def test_interrupted_then_resumed_equals_uninterrupted(
+    close_log: Path, full: bool, kind: QuestionKind
+) -> None:
+    """Stopped after a random batch (seeded), resumed from the checkpoint: same result and trace."""
+    rng = random.Random(7)
+    q = Question(kind=kind, top=3)
+    for seed in range(6):
+        settings = _settings(seed, full=full, kind=kind)
+        if full:
+            settings = settings.model_copy(
+                update={"reader": settings.reader.model_copy(update={"order": "random"})}
+            )
+        whole = analyze([str(close_log)], q, settings, fake_env())
+        batches = len(whole.decisions) if not full else 40
+        sink = MemorySink()
+        env = fake_env(interrupt_after=rng.randint(1, max(1, batches - 1)))
+        stopped = analyze([str(close_log)], q, settings, replace(env, checkpoint=sink))
+        if stopped.status is not Status.PARTIAL:  # finished before the stop came: nothing to resume
+            assert sink.last is None
+            continue
+        assert sink.last is not None and any("logagent resume" in w for w in stopped.warnings)
+        resumed = analyze([str(close_log)], q, settings, fake_env(), resume=sink.last)
+        _same(resumed, whole)
+
+
+def test_checkpoint_file_round_trip(close_log: Path, tmp_path: Path) -> None:
+    """What is saved is what is loaded: counts, batches, trace, seed, settings."""
+    sink = MemorySink()
+    env = fake_env(interrupt_after=4)
+    settings = _settings(11)
+    analyze([str(close_log)], Question(top=3), settings, replace(env, checkpoint=sink))
+    assert sink.last is not None
+    file = tmp_path / "run.ckpt"
+    save(str(file), sink.last)
+    back = load(str(file))
+    assert back.tally.counts.equals(sink.last.tally.counts)
+    assert back.tally.unit_errors.equals(sink.last.tally.unit_errors)
+    assert back.tally.scalars() == sink.last.tally.scalars()
+    assert [b.tolist() for b in back.batches] == [b.tolist() for b in sink.last.batches]
+    assert (back.seed, back.phase, back.decisions, back.settings) == (
+        sink.last.seed,
+        sink.last.phase,
+        sink.last.decisions,
+        sink.last.settings,
+    )
+
+
+def _cli(
+    *args: str, env: dict[str, str] | None = None, **kw: Any
+) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "logagent", *args],
+        capture_output=True,
+        text=True,
+        env={**os.environ, **(env or {})},
+        check=False,
+        **kw,
+    )
+
+
+def test_bad_checkpoints_are_clear_errors(close_log: Path, tmp_path: Path) -> None:
+    """Missing, truncated, corrupt, foreign, or for a changed input: one line, exit 2."""
+    sink = MemorySink()
+    env = fake_env(interrupt_after=3)
+    analyze([str(close_log)], Question(), _settings(2), replace(env, checkpoint=sink))
+    assert sink.last is not None
+    good = tmp_path / "good.ckpt"
+    save(str(good), sink.last)
+    data = good.read_bytes()
+    (tmp_path / "truncated.ckpt").write_bytes(data[: len(data) // 2])
+    (tmp_path / "garbage.ckpt").write_bytes(b"\x00\x01 not arrow" * 100)
+    (tmp_path / "empty.ckpt").write_bytes(b"")
+    changed = tmp_path / "changed.log"
+    changed.write_bytes(close_log.read_bytes()[:-100])
+    moved = replace(sink.last, paths=(str(changed),))
+    save(str(tmp_path / "moved.ckpt"), moved)
+    for name in ("missing", "truncated", "garbage", "empty", "moved"):
+        r = _cli("resume", str(tmp_path / f"{name}.ckpt"))
+        assert r.returncode == 2, (name, r.stderr)
+        assert r.stderr.startswith("logagent: error:") and "Traceback" not in r.stderr, r.stderr
+    with pytest.raises(CheckpointError):
+        load(str(tmp_path / "truncated.ckpt"))
+
+
+@pytest.fixture(scope="module")
+def signal_logs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    base = tmp_path_factory.mktemp("signals")
+    out = {}
+    for scenario in ("close", "dominant"):
+        out[scenario] = base / f"{scenario}.log"
+        generate(out[scenario], scenario=scenario, size_mb=4, seed=4)
+    return out
+
+
+SLOW = {"LOGAGENT_READER__BATCH_BYTES": "48KiB"}  # many small batches: room to stop mid-run
+
+
+def _args(path: Path, seed: int, ckpt: Path, full: bool) -> list[str]:
+    args = ["analyze", str(path), "--json", "--quiet", "--seed", str(seed), "--unit-size", "1KiB"]
+    args += ["--top", "3", "--checkpoint", str(ckpt), "--checkpoint-every", "2"]
+    return [*args, "--full", "--order", "random"] if full else args
+
+
+def _uninterrupted(path: Path, seed: int, full: bool) -> tuple[Any, ...]:
+    """The same run as the CLI's, in this process (no checkpoint)."""
+    settings = load_settings(
+        analysis={"seed": seed, "full": full, "top": 3},
+        reader={"unit_size": "1KiB", "batch_bytes": SLOW["LOGAGENT_READER__BATCH_BYTES"]}
+        | ({"order": "random"} if full else {}),
+    )
+    r = analyze([str(path)], Question(top=3), settings)
+    return _answer(r.model_dump_json())
+
+
+def _answer(text: str) -> tuple[Any, ...]:
+    r = json.loads(text)
+    return r["status"], r["answer"], r["progress"]["units_read"], r["progress"]["bytes_read"]
+
+
+def _kill_and_resume(
+    path: Path, seed: int, full: bool, ckpt: Path, sig: signal.Signals, wait: float
+) -> tuple[Any, ...] | None:
+    """Run the CLI, send ``sig`` once its first checkpoint exists, resume; None if it finished."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "logagent", *_args(path, seed, ckpt, full)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, **SLOW},
+    )
+    deadline = time.monotonic() + 60
+    while not ckpt.exists() and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.005)
+    time.sleep(wait)
+    if proc.poll() is None:
+        proc.send_signal(sig)
+    _, err = proc.communicate(timeout=120)
+    if proc.returncode == 0:  # finished before the signal: nothing to resume
+        assert not ckpt.exists()
+        return None
+    expected = -signal.SIGKILL if sig is signal.SIGKILL else 4
+    assert proc.returncode == expected, err
+    assert ckpt.exists(), err
+    resumed = _cli("resume", str(ckpt), "--json", "--quiet", env=SLOW)
+    assert resumed.returncode == 0, resumed.stderr
+    assert not ckpt.exists()  # finished: nothing left to resume
+    return _answer(resumed.stdout)
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGKILL], ids=["SIGTERM", "SIGKILL"])
+def test_killed_runs_resume_to_the_uninterrupted_result(
+    signal_logs: dict[str, Path], tmp_path: Path, sig: signal.Signals
+) -> None:
+    """20 seeded runs killed at random points and resumed equal uninterrupted runs.
+
+    SIGTERM stops after the current batch with a checkpoint (exit 4); SIGKILL
+    leaves the last periodic checkpoint. Either way `logagent resume` finishes
+    the run with the answer the uninterrupted run gives. Half the runs sample
+    (the early-stop race), half read everything in random order.
+    """
+    rng = random.Random(sig.value)
+    runs = []
+    for i in range(20):
+        scenario, full = ("close", False) if i % 2 else ("dominant", True)
+        runs.append(
+            (signal_logs[scenario], 100 + i, full, tmp_path / f"run{i}.ckpt", rng.uniform(0, 0.3))
+        )
+    with ThreadPoolExecutor(max_workers=2) as pool:  # two runs at a time: processes wait on I/O
+        resumed = list(pool.map(lambda r: _kill_and_resume(*r[:4], sig, r[4]), runs))
+    interrupted = 0
+    for (path, seed, full, _, _), got in zip(runs, resumed, strict=True):
+        if got is not None:
+            interrupted += 1
+            assert got == _uninterrupted(path, seed, full), (path.name, seed)
+    assert interrupted >= 15  # the signals really came mid-run
