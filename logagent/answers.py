@@ -13,6 +13,7 @@ from typing import Any
 
 import polars as pl
 
+from logagent.counters.sketch import REST_KEY
 from logagent.counters.tally import ROUTE, N, Tally
 from logagent.evidence.race import Estimate
 from logagent.evidence.rates import RateEntry
@@ -26,8 +27,8 @@ def answer(tally: Tally, kind: QuestionKind, *, top: int, min_requests: int) -> 
     """The exact answer to ``kind`` over everything tallied."""
     if kind is QuestionKind.STATUS:
         return _status_answer(tally.counts, top)
-    per_route = route_totals(tally.counts)
-    total = int(per_route["errors"].sum())
+    per_route = route_totals(tally.counts).filter(pl.col(ROUTE) != REST_KEY)
+    total = int(per_route["errors"].sum()) + tally.dropped_errors
     if kind is QuestionKind.ERROR_RATE:
         ranked = (
             per_route.filter(pl.col("requests") >= min_requests)
@@ -46,7 +47,47 @@ def answer(tally: Tally, kind: QuestionKind, *, top: int, min_requests: int) -> 
         _entry(row, total, breakdowns.get(row[ROUTE], {}), kind)
         for row in head.iter_rows(named=True)
     ]
-    return Answer(top=entries, total=total, distinct_keys=ranked.height, metric=metric)
+    if tally.count_error:
+        entries = [_widen(e, tally.count_error, total) for e in entries]
+    return Answer(
+        top=entries,
+        total=total,
+        distinct_keys=ranked.height,
+        metric=metric,
+        count_error=tally.count_error,
+    )
+
+
+def _widen(entry: TopEntry, error: int, total: int) -> TopEntry:
+    """A count from the bounded summary: the truth lies in [count, count + E]."""
+    high = entry.count + error
+    return entry.model_copy(update={"high": high, "share_high": high / total if total else 0.0})
+
+
+def sketch_note(tally: Tally, ans: Answer) -> str | None:
+    """What the bounded summary means for this answer (None when counts are exact).
+
+    The top is certain when the k-th count beats the next kept count and any
+    dropped route (each at most E higher than kept) by more than E.
+    """
+    e = tally.count_error
+    if not e or not ans.top:
+        return None
+    kth = ans.top[-1].count
+    per_route = route_totals(tally.counts).filter(pl.col(ROUTE) != REST_KEY)
+    others = per_route.filter(~pl.col(ROUTE).is_in([t.key for t in ans.top]))["errors"]
+    rival = int(others.max() or 0) if others.len() else 0  # type: ignore[arg-type]
+    if kth > max(rival, 0) + e:
+        return (
+            f"counts come from a bounded summary: each may be low by at most {e} "
+            f"(answer.count_error); the top {len(ans.top)} is certain (the last of it, {kth}, "
+            f"beats every other route's {rival} + {e})"
+        )
+    return (
+        f"counts come from a bounded summary: each may be low by at most {e} "
+        f"(answer.count_error); routes within {e} of the last of the top ({kth}) may belong "
+        "in it instead: rerun with a larger --memory-budget for exact counts"
+    )
 
 
 def route_totals(counts: pl.DataFrame) -> pl.DataFrame:

@@ -19,7 +19,7 @@ import polars as pl
 import structlog
 
 from logagent.checkpoint import Checkpoint, CheckpointError, fingerprint
-from logagent.config import Settings
+from logagent.config import Settings, memory_budget_bytes
 from logagent.counters import Accumulator
 from logagent.errors import InputCorrupt
 from logagent.formats import Format, build_format, detect
@@ -40,6 +40,7 @@ from logagent.sampled import (
     FullReadGuard,
     pilot_units,
     read_sampled,
+    reapply_steps,
     seekable_batches,
     take_step,
 )
@@ -62,6 +63,8 @@ from logagent.sources.sample import sample_lines
 
 log = structlog.get_logger("logagent.engine")
 STREAM_UNIT = 64 << 10
+BATCH_COST = 24
+MIN_BATCH_BYTES = 256 << 10
 
 
 def analyze(
@@ -178,6 +181,7 @@ def _read_all(run: Run, fmt: Format, parse_rate: float) -> tuple[int, int | None
     plan = plan_units([s.size or 0 for s in seekable], unit_size)
     run.unit_size = unit_size
     run.seed = cp.seed if cp is not None else _seed(run)
+    run.batch_bytes = batch_bytes_for(run)
     if cp is None:
         mode = _early_stop(run, plan)
     else:
@@ -185,6 +189,7 @@ def _read_all(run: Run, fmt: Format, parse_rate: float) -> tuple[int, int | None
     degrade = mode is not None and _read_early(run, fmt, plan, mode, parse_rate)
     if degrade:  # Router-Mem: an exact read in file order is cheaper than more evidence
         run.acc, run.reading = Accumulator(), "sequential"
+        reapply_steps(run)
     if degrade or mode is None:
         random = run.settings.reader.order == "random" and not degrade
         if cp is not None and cp.phase != "sampled":
@@ -201,6 +206,20 @@ def _read_all(run: Run, fmt: Format, parse_rate: float) -> tuple[int, int | None
         _stop_partial(run, str(damaged))
     streams = any(not s.seekable for s in run.sources)
     return unit_size, None if streams else plan.total_units
+
+
+def batch_bytes_for(run: Run) -> int:
+    """The batch size: the configured one, smaller when the memory budget leaves little room.
+
+    A batch costs about ``BATCH_COST`` times its size at its peak (buffers read
+    ahead, the parse, the allocator's slack, measured on this engine), so the
+    first batches fit the room the budget leaves; Router-Mem's forecast then
+    takes over.
+    """
+    env = run.env
+    limit = memory_budget_bytes(run.settings.budget.memory, env.available_memory())
+    room = max(0, limit - env.rss())
+    return int(max(MIN_BATCH_BYTES, min(run.settings.reader.batch_bytes, room // BATCH_COST)))
 
 
 def _pool(run: Run, fmt: Format, *, sampling: bool = False) -> ParsePool:
@@ -294,6 +313,8 @@ def _read_everything(
     if run.reading != "stream":
         run.reading = "random_units" if order is Order.RANDOM else "sequential"
     guard = FullReadGuard(run, plan.total_units)
+    if done is not None:
+        reapply_steps(run)  # a resumed read: its counts stay as bounded as they were
     counted = Counted(done)
     nbytes = run.acc.snapshot().bytes_read if done is not None else 0
     every = run.settings.checkpoint.every
@@ -319,7 +340,7 @@ def _read_everything(
                 run.env.on_progress(ProgressEvent(nbytes, known or None, lines))
             decision = guard.check(batch)
             if decision is not None and decision.step:
-                take_step(run, decision.step)
+                take_step(run, decision.step, _heaviest(run))
             elif decision is not None:
                 stop(decision.detail, decision.reason.value)
                 break
@@ -331,6 +352,19 @@ def _read_everything(
     except MemoryError:
         stop("out of memory while reading (MemoryError)", Reason.MEMORY.value)
     flush()
+
+
+def _heaviest(run: Run) -> tuple[str, ...]:
+    """A full read's "candidates" for the memory ladder: its heaviest routes so far."""
+    counts = run.acc.snapshot().counts
+    if run.question.kind is QuestionKind.TOP_ERRORS:
+        counts = counts.filter(pl.col("status").is_between(500, 599))
+    per_route = (
+        counts.group_by("route")
+        .agg(pl.col("n").sum())
+        .sort(["n", "route"], descending=[True, False])
+    )
+    return tuple(per_route["route"].head(run.settings.analysis.max_candidates * 2).to_list())
 
 
 class Counted:
@@ -362,7 +396,7 @@ def _iter_batches(
     reader = run.settings.reader
     unit_size = plan.unit_size
     seed = run.seed if run.seed is not None else _seed(run)
-    batch_units = max(1, reader.batch_bytes // unit_size)
+    batch_units = max(1, run.batch_bytes // unit_size)
     units = unit_order(plan.total_units, order, seed)
     if skip is not None:
         units = units[~np.isin(units, skip)]
@@ -375,7 +409,7 @@ def _iter_batches(
             source,
             unit_size=unit_size,
             first_unit=next_unit,
-            batch_bytes=reader.batch_bytes,
+            batch_bytes=run.batch_bytes,
             cap=reader.line_cap,
         ):
             next_unit = int(batch.units[-1]) + 1 if len(batch.units) else next_unit

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import structlog
 
-from logagent.answers import answer, rate_answer, sampled_answer
+from logagent.answers import answer, rate_answer, sampled_answer, sketch_note
 from logagent.counters import Tally
 from logagent.formats.detect import Detection
 from logagent.report.markdown import render
@@ -52,7 +52,11 @@ def finish(run: Run, detection: Detection, unit_size: int, units_total: int | No
         return recused(
             run, detection, RecuseCode.NO_MATCHING_EVENTS, detail, progress=progress, info=info
         )
-    status = Status.PARTIAL if run.partial else Status.SETTLED if run.settled else Status.EXACT
+    note = sketch_note(tally, ans) if not run.estimates and not run.rate_entries else None
+    if note:
+        run.warnings.append(note)
+    exact = not run.settled and not note
+    status = Status.PARTIAL if run.partial else Status.EXACT if exact else Status.SETTLED
     return _with_report(
         Result(
             question=q,

@@ -98,6 +98,7 @@ class Answer(_Frozen):
     total: int = 0
     distinct_keys: int = 0
     metric: str = ""
+    count_error: int = 0  # memory-bounded summary: each count may be low by at most this
 
 
 class Progress(_Frozen):

@@ -98,6 +98,7 @@ class Run:
     inputs: tuple[Fingerprint, ...] = ()
     unit_size: int = 0
     ladder: list[str] = field(default_factory=list)  # memory steps taken, in order
+    batch_bytes: int = 8 << 20  # bytes per batch, fitted to the memory budget (engine)
     _saves_failed: bool = False
     saved: bool = False  # a checkpoint was written
 

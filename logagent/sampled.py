@@ -10,16 +10,18 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from dataclasses import replace
 
 import numpy as np
 import polars as pl
 
 from logagent.config import memory_budget_bytes
+from logagent.counters import sketch
 from logagent.counters.tally import ROUTE, UNIT, N, Tally
 from logagent.evidence import race, rates
 from logagent.evidence.matrix import UnitCounts, unit_counts
+from logagent.forecast import Forecast
 from logagent.formats import STATUS, Format
 from logagent.result import QuestionKind
 from logagent.router import (
@@ -67,7 +69,7 @@ def seekable_batches(
     ``start``: units of the order already read (a resumed run). Batches shrink
     once Router-Mem took the "smaller batches" step.
     """
-    first_units = max(1, run.settings.reader.batch_bytes // plan.unit_size)
+    first_units = max(1, run.batch_bytes // plan.unit_size)
     total = plan.total_units
     return iter_seekable_batches(
         seekable,
@@ -107,16 +109,18 @@ def read_sampled(
     snapshot = run.acc.snapshot()
     for units in replay:
         loop.account(replay_tally(snapshot, units), units)
+    if replay:
+        reapply_steps(run, loop.candidates())
     done = snapshot.bytes_read if replay else 0
     seekable = population != STREAM_POPULATION
     every = run.settings.checkpoint.every
 
-    def after_batch(batch_bytes: int, lines: int, tick: float) -> Decision:
+    def after_batch(batch_bytes: int, units: int, lines: int, tick: float) -> Decision:
         """Ask Router-Mem about the evidence so far, trace the decision, take a memory step."""
         view = loop.view(parse_rate)
         if not seekable:  # forward-only: never DEGRADE, read on instead
             view = replace(view, forecast_fraction=None)
-        memory = loop.memory(limit, batch_bytes, tuple(run.ladder))
+        memory = loop.memory(limit, batch_bytes, units, tuple(run.ladder))
         decision = decide(view, memory, budget, loop.progress())
         run.evidence_s += time.thread_time() - tick
         if decision.action is Action.STOP_PARTIAL and seekable:
@@ -134,7 +138,7 @@ def read_sampled(
     batch_iter = iter_prefetched(batches, depth=1)
     while True:
         if pending:
-            decision, pending = after_batch(0, 0, time.thread_time()), False
+            decision, pending = after_batch(0, 0, 0, time.thread_time()), False
         else:
             batch = next(batch_iter, None)
             if batch is None:
@@ -145,7 +149,7 @@ def read_sampled(
             run.acc.add(tally)
             tick = time.thread_time()  # CPU of this thread: waits for the reader's GIL don't count
             loop.account(tally, batch.units)
-            decision = after_batch(batch.bytes_read, batch.lines, tick)
+            decision = after_batch(batch.bytes_read, len(batch.units), batch.lines, tick)
         if decision.step:
             continue
         if decision.action is Action.DEGRADE:
@@ -198,8 +202,8 @@ class _Loop:
         self.run, self.population = run, population
         self.read = 0
         self.read_units: list[I64] = []  # reading order, batch by batch
-        self.last_rss = run.env.rss()
-        self.growth = 0
+        self.forecast = Forecast()
+        self.forecast.start(run.env.rss(), run.env.peak_rss())
 
     def account(self, tally: Tally, units: I64) -> None:
         """Add a batch's counts to the evidence."""
@@ -217,15 +221,29 @@ class _Loop:
     def _answer(self, decision: Decision) -> None:
         raise NotImplementedError
 
-    def memory(self, limit: int, batch_bytes: int, steps: tuple[str, ...] = ()) -> MemoryView:
-        """Snapshot and forecast: the larger of the last growth and three batch buffers."""
-        rss = self.run.env.rss()
-        self.growth, self.last_rss = max(0, rss - self.last_rss), rss
-        return MemoryView(rss, limit, max(self.growth, 3 * batch_bytes), steps)
+    def memory(
+        self, limit: int, batch_bytes: int, units: int, steps: tuple[str, ...] = ()
+    ) -> MemoryView:
+        """Snapshot, and the learned forecast of a next batch like the last one."""
+        env = self.run.env
+        rss = env.rss()
+        self.forecast.observe(rss, env.peak_rss(), batch_bytes, units)
+        return MemoryView(rss, limit, self.forecast.next_batch(batch_bytes, units), steps)
 
     def take_step(self, step: str) -> None:
-        """Apply a memory step of Router-Mem's ladder."""
-        take_step(self.run, step)
+        """Apply a memory step of Router-Mem's ladder, protecting the evidence's candidates."""
+        take_step(self.run, step, self.candidates())
+
+    def candidates(self) -> tuple[str, ...]:
+        """The routes the evidence tracks one by one."""
+        raise NotImplementedError
+
+    def prune(self, totals: dict[str, int]) -> dict[str, int]:
+        """Per-route totals, bounded once the run took the "sketch" step."""
+        cap = self.run.settings.budget.sketch_keys
+        if "sketch" not in self.run.ladder or len(totals) <= 2 * cap:
+            return totals
+        return sketch.prune_totals(totals, cap, self.candidates())[0]
 
     def progress(self) -> ProgressView:
         """Units read, time and CPU so far, and whether the run was interrupted."""
@@ -271,8 +289,19 @@ class _TopErrorsLoop(_Loop):
         self.totals: dict[str, int] = {}
         self.state: race.RaceState | None = None
 
+    def candidates(self) -> tuple[str, ...]:
+        """The race's candidates."""
+        return self.state.ranking.candidates if self.state and self.state.ranking else ()
+
+    def take_step(self, step: str) -> None:
+        """As for every loop; without per-unit detail outside C the race keeps its candidates."""
+        super().take_step(step)
+        if step == "drop_detail":
+            self.plan = replace(self.plan, restarts=False)
+
     def _advance(self, tally: Tally, units: I64) -> None:
         _add_totals(self.totals, tally.counts, errors_only=True)
+        self.totals = self.prune(self.totals)
         rows = tally.unit_errors
 
         def new(cands: tuple[str, ...]) -> UnitCounts:
@@ -316,9 +345,16 @@ class _ErrorRateLoop(_Loop):
         self.requests: dict[str, int] = {}
         self.state: rates.RateState | None = None
 
+    def candidates(self) -> tuple[str, ...]:
+        """The rate evidence's candidates."""
+        return self.state.candidates if self.state else ()
+
     def _advance(self, tally: Tally, units: I64) -> None:
         _add_totals(self.errors, tally.counts, errors_only=True)
         _add_totals(self.requests, tally.counts, errors_only=False)
+        if "sketch" in self.run.ladder:
+            self.requests = self.prune(self.requests)
+            self.errors = {r: n for r, n in self.errors.items() if r in self.requests}
         if self.state is None:
             scale = self.population / self.read
             cands = rates.choose_candidates(self.errors, self.requests, self.plan, scale)
@@ -392,9 +428,38 @@ def _add_totals(totals: dict[str, int], counts: pl.DataFrame, *, errors_only: bo
         totals[route] = totals.get(route, 0) + int(n)
 
 
-def take_step(run: Run, step: str) -> None:
-    """Apply a step of Router-Mem's memory ladder (router.LADDER) to the run."""
+def take_step(run: Run, step: str, protect: Collection[str], *, warn: bool = True) -> None:
+    """Apply a step of Router-Mem's memory ladder (router.LADDER) to the run.
+
+    ``smaller_batches`` acts through ``Run.batch_scale``; ``sketch`` bounds the
+    per-route counts; ``drop_detail`` collapses what is outside ``protect``
+    (nothing when nothing is protected: a new full read keeps no per-unit rows).
+    """
     run.ladder.append(step)
+    kind = run.question.kind
+    keys = run.settings.budget.sketch_keys
+    if step == "sketch":
+        errors_only, by_status = kind is QuestionKind.TOP_ERRORS, kind is QuestionKind.STATUS
+        run.acc.limit(keys, errors_only=errors_only, protect=protect, by_status=by_status)
+        if warn:
+            run.warnings.append(
+                f"memory: per-route counts were bounded to the {keys} heaviest routes "
+                "(a heavy-hitters summary); answer.count_error bounds what that lost"
+            )
+    elif step == "drop_detail" and protect:
+        run.acc.drop_detail(protect)
+        if warn:
+            run.warnings.append(
+                f"memory: per-status and per-unit detail was dropped for routes outside the "
+                f"{len(protect)} tracked ones (their breakdowns show only 5xx/other)"
+            )
+
+
+def reapply_steps(run: Run, protect: Collection[str] = ()) -> None:
+    """A new or restored accumulator keeps the memory steps already taken."""
+    steps, run.ladder = list(run.ladder), []
+    for step in steps:
+        take_step(run, step, protect, warn=False)
 
 
 class FullReadGuard:
@@ -406,14 +471,16 @@ class FullReadGuard:
         self.budget = _budget(run)
         self.limit = memory_budget_bytes(run.settings.budget.memory, run.env.available_memory())
         self.read = 0
-        self.last_rss = run.env.rss()
+        self.forecast = Forecast()
+        self.forecast.start(run.env.rss(), run.env.peak_rss())
 
     def check(self, batch: Batch) -> Decision | None:
         """A STOP_PARTIAL or memory-step decision after this batch (traced), or None to go on."""
         self.read += len(batch.units)
         env = self.run.env
         rss = env.rss()
-        growth, self.last_rss = max(0, rss - self.last_rss), rss
+        units = len(batch.units)
+        self.forecast.observe(rss, env.peak_rss(), batch.bytes_read, units)
         streams = any(not s.seekable for s in self.run.sources)
         total = STREAM_POPULATION if streams else max(self.total_units, self.read)
         progress = ProgressView(
@@ -424,7 +491,8 @@ class FullReadGuard:
             env.interrupted(),
         )
         steps = tuple(self.run.ladder)
-        memory = MemoryView(rss, self.limit, max(growth, 3 * batch.bytes_read), steps)
+        nxt = self.forecast.next_batch(batch.bytes_read, units)
+        memory = MemoryView(rss, self.limit, nxt, steps)
         evidence = EvidenceView(settled=False, pilot_done=False, parse_rate=1.0, events=1)
         decision = decide(evidence, memory, self.budget, progress)
         if decision.step:

@@ -40,6 +40,8 @@ class Tally:
     malformed: int = 0
     invalid_utf8: int = 0
     truncated: int = 0
+    count_error: int = 0  # E: a kept count may be below the truth by this much (sketch.py)
+    dropped_errors: int = 0  # 5xx lines of routes the bounded summary dropped (exact)
 
     def scalars(self) -> dict[str, int]:
         """The scalar counters by name."""

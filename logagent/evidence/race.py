@@ -31,6 +31,7 @@ class RacePlan:
     epsilon: float = 0.0
     max_candidates: int = 16
     ranked: bool = False
+    restarts: bool = True  # False once per-unit detail outside the candidates is dropped
 
     @property
     def ranking(self) -> topk.TopKPlan:
@@ -105,7 +106,7 @@ def advance(
         totals=dict(totals),
         errors=sum(totals.values()),
     )
-    if topk.needs_restart(plan.ranking, ranking, totals):
+    if plan.restarts and topk.needs_restart(plan.ranking, ranking, totals):
         state = replace(state, restarts=state.restarts + 1)
         return _new_stage(plan, state, history, ranking.stage + 1)
     return replace(state, ranking=topk.observe(plan.ranking, ranking, counts))
