@@ -127,3 +127,19 @@ def first_line(
             return frm + i
         i = end
     return stop if stop - frm <= cap else None
+
+
+def last_line_time(
+    read_at: ReadAt, size: int, line_time: LineTime, cfg: WindowConfig
+) -> datetime | None:
+    """Time on the last timed line within ``lookahead_bytes`` of the end (the log's "now")."""
+    frm = max(0, size - cfg.lookahead_bytes)
+    tail = read_at(frm, size - frm)
+    lines = tail.split(NL)
+    if frm > 0:
+        lines = lines[1:]  # the first piece may be the end of a longer line
+    for line in reversed(lines):
+        t = line_time(line)
+        if t is not None:
+            return t
+    return None
