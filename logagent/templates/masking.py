@@ -45,7 +45,8 @@ def mask_expr(messages: pl.Expr) -> pl.Expr:
     out = messages
     for _, pattern, repl in MASKS:
         out = out.str.replace_all(pattern, repl)
-    return out.str.replace_all(r"\s+", " ").str.strip_chars(" ")
+    # \x1c-\x1f are white space to Python's str.split (which Drain tokenizes with), not to \s.
+    return out.str.replace_all(r"[\s\x1c-\x1f]+", " ").str.strip_chars(" ")
 
 
 def mask(messages: pl.Series) -> pl.Series:

@@ -6,7 +6,7 @@ import polars as pl
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from logagent.templates import count, mine
+from logagent.templates import OTHER, count, mask, match, mine
 
 SHAPES = [
     "Timeout after {n}ms calling {w}",
@@ -39,3 +39,14 @@ def test_order_and_split_do_not_change_templates_or_counts(msgs: list[str], rnd:
         for k, n in part.items():
             merged[k] = merged.get(k, 0) + n
     assert merged == whole
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.text(min_size=1, max_size=40), min_size=1, max_size=30))
+def test_every_pilot_message_matches_its_own_templates(msgs: list[str]) -> None:
+    """Any text (odd bytes, punctuation, exotic white space) matches a template mined from it."""
+    ts = mine(msgs)
+    series = pl.Series(msgs, dtype=pl.String)
+    for masked, tid in zip(mask(series), match(ts, series), strict=True):
+        if masked:
+            assert tid != OTHER
