@@ -11,6 +11,8 @@ from datetime import datetime
 
 import polars as pl
 
+from .stamps import need_reference
+
 UTC_US = pl.Datetime("us", "UTC")
 
 
@@ -18,8 +20,9 @@ def parse_timestamps(
     values: pl.Series, kind: str, *, tz: str = "UTC", reference: datetime | None = None
 ) -> pl.Series:
     """UTC datetimes (``Datetime[us, UTC]``) of a column of ``kind`` stamps; null when bad."""
+    need_reference(kind, reference)
     frame = pl.DataFrame({"s": values.cast(pl.String).str.strip_chars()})
-    if kind == "syslog":
+    if kind == "syslog" and reference is not None:
         expr = _syslog(pl.col("s"), tz, reference)
     else:
         expr = _EXPRS[kind](pl.col("s"), tz)
@@ -74,8 +77,7 @@ def _epoch(s: pl.Expr, _tz: str) -> pl.Expr:
     ).dt.replace_time_zone("UTC")
 
 
-def _syslog(s: pl.Expr, tz: str, reference: datetime | None) -> pl.Expr:
-    ref = reference or datetime.now().astimezone()
+def _syslog(s: pl.Expr, tz: str, ref: datetime) -> pl.Expr:
     one = s.str.replace_all(r" +", " ")
 
     def in_year(year: int) -> pl.Expr:

@@ -12,7 +12,7 @@ import re
 from collections.abc import Callable
 from datetime import datetime
 
-from .stamps import parse_timestamp
+from .stamps import need_reference, parse_timestamp
 
 LineTime = Callable[[bytes], datetime | None]
 HEAD_BYTES = 1024
@@ -56,6 +56,7 @@ def line_time_for(fmt: str, *, tz: str = "UTC", reference: datetime | None = Non
     kind = FORMAT_KINDS.get(fmt)
     if kind is None:
         raise ValueError(f"no timestamp rule for format {fmt!r}; one of {sorted(FORMAT_KINDS)}")
+    need_reference(kind, reference)
     if kind == "json":
         return lambda line: _json_time(_head(line), tz, reference)
     finder = _FIND[kind]

@@ -7,7 +7,7 @@ kind           example                                     zone when none is wri
 =============  ==========================================  ==========================
 iso8601        ``2026-11-28T00:00:01,123+01:00``, RFC 5424  ``tz``
 clf            ``10/Oct/2000:13:55:36 -0700`` (in ``[...]``)  always written
-syslog         ``Oct 11 22:14:15`` (RFC 3164, no year)      ``tz``; year from ``reference``
+syslog         ``Oct 11 22:14:15`` (RFC 3164, no year)      ``tz``; year: ``reference``
 apache_error   ``Wed Oct 11 14:32:52.123 2000`` (in ``[...]``)  ``tz``
 epoch          ``1764288000``, ``1764288000123`` (s/ms/us/ns)  UTC by definition
 =============  ==========================================  ==========================
@@ -16,9 +16,9 @@ Naive times are read in ``tz`` (default UTC), a ``zoneinfo`` name, so a local
 clock across a DST change still maps to the right instant (an ambiguous hour
 takes its first occurrence; a skipped one gives null). A syslog stamp has no
 year: it takes ``reference``'s year, or the year before when that would put it
-more than a day after ``reference``. Nothing here raises on a bad stamp: it
-gives None (scalar) or null (column). Month names are English whatever the
-process locale.
+more than a day after ``reference`` (required: no clock is read here).
+Nothing here raises on a bad stamp: it gives None (scalar) or null (column).
+Month names are English whatever the process locale.
 """
 
 from __future__ import annotations
@@ -46,12 +46,22 @@ _EPOCH = re.compile(r"\d{9,19}(?:\.\d+)?")
 def parse_timestamp(
     text: str, kind: str, *, tz: str = "UTC", reference: datetime | None = None
 ) -> datetime | None:
-    """The instant ``text`` names (aware, UTC), or None when it is not a ``kind`` stamp."""
+    """The instant ``text`` names (aware, UTC), or None when it is not a ``kind`` stamp.
+
+    ValueError (a caller bug, not bad data) for a syslog stamp without ``reference``.
+    """
+    need_reference(kind, reference)
     try:
         parsed = _PARSERS[kind](text.strip(), ZoneInfo(tz), reference)
     except (ValueError, OverflowError, KeyError):
         return None
     return None if parsed is None else parsed.astimezone(UTC)
+
+
+def need_reference(kind: str, reference: datetime | None) -> None:
+    """Syslog stamps carry no year: without a reference time they cannot be placed."""
+    if kind == "syslog" and reference is None:
+        raise ValueError("syslog (RFC 3164) stamps need a reference time: they carry no year")
 
 
 def _localize(naive: datetime, tz: ZoneInfo) -> datetime | None:
@@ -86,10 +96,10 @@ def _syslog(text: str, tz: ZoneInfo, ref: datetime | None) -> datetime | None:
     if not m:
         return None
     mon, d, hh, mm, ss = m.groups()
-    reference = ref or datetime.now(UTC)
-    for year in (reference.year, reference.year - 1):
+    assert ref is not None  # need_reference checked it
+    for year in (ref.year, ref.year - 1):
         value = _localize(datetime(year, MONTHS[mon], int(d), int(hh), int(mm), int(ss)), tz)
-        if value is None or value <= reference + timedelta(days=1):
+        if value is None or value <= ref + timedelta(days=1):
             return value
     return None
 

@@ -140,3 +140,13 @@ def test_in_window_expr_is_inclusive_and_drops_nulls() -> None:
     frame = pl.DataFrame({"ts": ts})
     kept = frame.filter(in_window_expr(pl.col("ts"), NOW - timedelta(hours=1), NOW))
     assert kept.height == 2
+
+
+def test_syslog_without_reference_is_a_caller_error() -> None:
+    """A year-less syslog stamp needs a reference time; no clock is read instead."""
+    with pytest.raises(ValueError, match="reference"):
+        parse_timestamp("Oct 11 22:14:15", "syslog")
+    with pytest.raises(ValueError, match="reference"):
+        parse_timestamps(pl.Series(["Oct 11 22:14:15"]), "syslog")
+    with pytest.raises(ValueError, match="reference"):
+        line_time_for("syslog")
