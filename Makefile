@@ -23,6 +23,7 @@ test: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/bench.py $(BENCH_ARGS)
+	$(BIN)/python benchmarks/window_bench.py $(WINDOW_BENCH_ARGS)
 
 calibrate: $(STAMP)
 	$(BIN)/python benchmarks/calibrate.py $(CALIBRATE_ARGS)

@@ -1,0 +1,87 @@
+"""Find and parse the timestamp of one raw log line (PURE).
+
+``line_time_for(kind)`` returns the ``line_time(line: bytes) -> datetime | None``
+callable the bisection probes with. It looks only at the head of the line
+(``HEAD_BYTES``), never raises on junk, and returns None for a line without a
+stamp (a stack-trace continuation, a blank line, binary noise).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from datetime import datetime
+
+from .stamps import need_reference, parse_timestamp
+
+LineTime = Callable[[bytes], datetime | None]
+HEAD_BYTES = 1024
+
+#: Format names of logagent (and a few aliases) -> the kind of stamp their lines carry.
+FORMAT_KINDS = {
+    "combined": "clf",
+    "common": "clf",
+    "vhost_combined": "clf",
+    "clf": "clf",
+    "jsonl": "json",
+    "json": "json",
+    "syslog": "syslog",
+    "rfc3164": "syslog",
+    "rfc5424": "iso8601",
+    "iso8601": "iso8601",
+    "app": "iso8601",
+    "log4j": "iso8601",
+    "python": "iso8601",
+    "logfmt": "iso8601",
+    "apache_error": "apache_error",
+    "epoch": "epoch",
+}
+
+_FIND = {
+    "iso8601": re.compile(
+        r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2})?(?:[.,]\d+)?(?: ?(?:Z|[+-]\d{2}:?\d{2})\b)?"
+    ),
+    "clf": re.compile(r"\[(\d{1,2}/[A-Z][a-z]{2}/\d{4}:[^\]]{8,20})\]"),
+    "syslog": re.compile(r"^(?:<\d{1,3}>)?([A-Z][a-z]{2} [ \d]\d \d{2}:\d{2}:\d{2})"),
+    "apache_error": re.compile(r"^\[([^\]]{20,40})\]"),
+    "epoch": re.compile(r"\b(\d{9,19}(?:\.\d+)?)\b"),
+}
+_JSON_TIME = re.compile(
+    r'"(?:ts|time|timestamp|@timestamp|datetime)"\s*:\s*(?:"([^"]{6,40})"|(\d[\d.]*))'
+)
+
+
+def line_time_for(fmt: str, *, tz: str = "UTC", reference: datetime | None = None) -> LineTime:
+    """A ``line_time`` for lines of format (or stamp kind) ``fmt``; ValueError when unknown."""
+    kind = FORMAT_KINDS.get(fmt)
+    if kind is None:
+        raise ValueError(f"no timestamp rule for format {fmt!r}; one of {sorted(FORMAT_KINDS)}")
+    need_reference(kind, reference)
+    if kind == "json":
+        return lambda line: _json_time(_head(line), tz, reference)
+    finder = _FIND[kind]
+
+    def line_time(line: bytes) -> datetime | None:
+        m = finder.search(_head(line))
+        if m is None:
+            return None
+        text = m.group(m.lastindex or 0)
+        return parse_timestamp(text, kind, tz=tz, reference=reference)
+
+    return line_time
+
+
+def _head(line: bytes) -> str:
+    return line[:HEAD_BYTES].decode("utf-8", "replace")
+
+
+def _json_time(text: str, tz: str, reference: datetime | None) -> datetime | None:
+    m = _JSON_TIME.search(text)
+    if m is None:
+        return None
+    if m.group(2) is not None:
+        return parse_timestamp(m.group(2), "epoch")
+    quoted = m.group(1)
+    return parse_timestamp(quoted, "iso8601", tz=tz, reference=reference) or parse_timestamp(
+        quoted, "epoch"
+    )
