@@ -24,7 +24,7 @@ UNIT, LINES, START, VALID, CONTINUATION = "unit", "lines", "start", "valid", "co
 def start_expr(fmt: AppFormat, line: pl.Expr) -> pl.Expr:
     """Whether each line starts a record (always true for single-line formats)."""
     if fmt.record_start is None:
-        return pl.lit(True)
+        return line.is_not_null() | line.is_null()  # per row (a literal would not cum_sum)
     return line.str.contains("^(?:" + fmt.record_start + ")")
 
 
