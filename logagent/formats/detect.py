@@ -3,6 +3,17 @@
 Every known format parses the same sample; the one with the largest share of
 valid records wins (ties go to the earlier, more specific format). That share
 is the ``format_confidence`` reported in the result.
+
+``detect`` scores the access formats (what the engine answers today);
+``detect_all`` scores every format, access, application and custom. An
+application format that folds multi-line records is scored on the lines it
+must explain: lines that look like a stack trace or continuation (indented,
+``Caused by:``, ``... N more``, ``Traceback``, ``FooError: …``) are left out
+of its denominator, since they belong to the record before them. A result is
+``ambiguous`` when the runner-up scores within ``AMBIGUOUS_MARGIN`` of the
+best and is not a format nested in it (``catalog.NESTED``), and
+``low_confidence`` below ``LOW_CONFIDENCE``: the caller warns, or recuses
+with UNRECOGNIZED_FORMAT when nothing parses.
 """
 
 from __future__ import annotations
@@ -14,10 +25,29 @@ import polars as pl
 
 from logagent.errors import FormatError
 from logagent.formats.access import COMBINED, COMMON
+from logagent.formats.app import MESSAGE
 from logagent.formats.base import STATUS, Format, parse
+from logagent.formats.catalog import (
+    ACCESS_NAMES,
+    APP_NAMES,
+    NESTED,
+    AnyFormat,
+    build_any_format,
+    is_app,
+)
+from logagent.formats.custom import CustomFormat
 from logagent.formats.jsonl import JsonFormat, auto_mapping
+from logagent.formats.records import start_expr
 
 FORMAT_NAMES = ("combined", "common", "jsonl")
+AMBIGUOUS_MARGIN = 0.05
+LOW_CONFIDENCE = 0.5
+#: Lines that continue a record (stack traces, tracebacks, goroutine dumps).
+CONTINUATION_LIKE = (
+    r"^(?:[ \t]|at |Caused by:|Suppressed:|\.\.\. [0-9]+ (?:more|common frames)|Traceback |"
+    r"During handling|The above exception|[A-Za-z_][A-Za-z0-9_.$]*(?:Error|Exception|Exit)\b|"
+    r"goroutine |panic: |$)"
+)
 
 
 @dataclass(frozen=True)
@@ -36,6 +66,20 @@ class Detection:
     def confidence(self) -> float:
         """Share of sample lines the best format parses."""
         return self.scores[0][1]
+
+    @property
+    def ambiguous(self) -> bool:
+        """Whether the runner-up is as good (within the margin) and not nested in the best."""
+        if len(self.scores) < 2 or self.confidence == 0:
+            return False
+        (best, top), (second, score) = self.scores[0], self.scores[1]
+        nested = (best, second) in NESTED or (second, best) in NESTED
+        return top - score <= AMBIGUOUS_MARGIN and not nested
+
+    @property
+    def low_confidence(self) -> bool:
+        """Whether the best format explains too few sampled lines to be trusted."""
+        return self.confidence < LOW_CONFIDENCE
 
 
 def build_format(
@@ -66,5 +110,50 @@ def detect(sample: Sequence[str], json_keys: Mapping[str, str] | None = None) ->
     """Score every built-in format on ``sample`` (lines without newlines)."""
     lines = pl.Series("line", list(sample), dtype=pl.String)
     scores = [(n, valid_share(build_format(n, sample, json_keys), lines)) for n in FORMAT_NAMES]
+    ranked = sorted(scores, key=lambda s: -s[1])  # stable: earlier formats win ties
+    return Detection(tuple(ranked), int(lines.len()))
+
+
+def app_share(fmt: AnyFormat, lines: pl.Series) -> float:
+    """Share of the lines ``fmt`` must explain that start a valid record (see module doc)."""
+    lines = lines.filter(lines.str.strip_chars().str.len_bytes() > 0)
+    if not is_app(fmt):
+        return valid_share(fmt, lines)  # type: ignore[arg-type]  # not app: an access Format
+    line = pl.col("line")
+    app = fmt  # an AppFormat
+    frame = pl.DataFrame({"line": lines}).select(
+        start=start_expr(app, line),  # type: ignore[arg-type]
+        ok=app.fields(line)[MESSAGE].is_not_null() & (line.str.len_bytes() >= app.min_line_bytes),
+        cont=line.str.contains(CONTINUATION_LIKE),
+    )
+    valid = int((frame["start"] & frame["ok"]).sum())
+    folds = app.record_start is not None  # type: ignore[union-attr]
+    excused = int((~frame["start"] & frame["cont"]).sum()) if folds else 0
+    need = lines.len() - excused
+    return min(1.0, valid / need) if need > 0 else 0.0
+
+
+def detect_all(
+    sample: Sequence[str],
+    *,
+    json_keys: Mapping[str, str] | None = None,
+    year: int | None = None,
+    custom: Mapping[str, CustomFormat] = {},
+) -> Detection:
+    """Score every format, access, application and custom, on ``sample``; best first.
+
+    Custom formats come first in the tie-break (a user's format is the most specific).
+    """
+    lines = pl.Series("line", list(sample), dtype=pl.String)
+    names = (*custom, *ACCESS_NAMES, *APP_NAMES)
+    scores = [
+        (
+            n,
+            app_share(
+                build_any_format(n, sample, json_keys=json_keys, year=year, custom=custom), lines
+            ),
+        )
+        for n in names
+    ]
     ranked = sorted(scores, key=lambda s: -s[1])  # stable: earlier formats win ties
     return Detection(tuple(ranked), int(lines.len()))

@@ -6,11 +6,15 @@ in a seeded uniformly random permutation of all units; a batch is the next
 ``batch_units`` units of that order, read with positional reads and joined into
 one buffer so extraction runs once per batch. Streams follow, read forwards in
 batches of the same byte size; their units are numbered as they are met.
+
+With ``record_start`` (application formats with multi-line records) a unit
+holds whole records instead of lines: see ``sources.records``.
 """
 
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
@@ -20,6 +24,7 @@ import numpy.typing as npt
 
 from logagent.sources.files import Source
 from logagent.sources.framing import Piece, first_line_start, iter_pieces, iter_unit_pieces
+from logagent.sources.records import as_records, iter_record_unit_pieces
 
 MIN_UNIT = 4 << 10
 MAX_UNIT = 1 << 20
@@ -90,6 +95,7 @@ class Batch:
     bytes_read: int
     lines_truncated: int
     lines: int
+    lines_skipped: int = 0
 
     def units_of(self, positions: I64) -> I64:
         """Global unit index of the lines starting at these buffer positions."""
@@ -126,6 +132,7 @@ def make_batch(
         units=units,
         bytes_read=bytes_read,
         lines_truncated=sum(p.truncated for p, _ in pieces),
+        lines_skipped=sum(p.skipped for p, _ in pieces),
     )
 
 
@@ -185,8 +192,12 @@ def iter_seekable_batches(
     max_units: int | None = None,
     start: int = 0,
     scale: Callable[[], float] | None = None,
+    record_start: re.Pattern[bytes] | None = None,
 ) -> Iterator[Batch]:
-    """Read the planned units in ``order``: ``first`` units, then batches (see ``batch_bounds``)."""
+    """Read the planned units in ``order``: ``first`` units, then batches (see ``batch_bounds``).
+
+    ``record_start`` (``records.compile_start``): units hold whole records.
+    """
     bases = np.asarray(plan.bases, dtype=np.int64)
     size = plan.unit_size
     bounds = batch_bounds(
@@ -195,7 +206,7 @@ def iter_seekable_batches(
     for lo, hi in bounds:
         units = order[lo:hi]
         if len(units) > 1 and np.all(np.diff(units) == 1) and _one_source(bases, units):
-            yield _contiguous_batch(sources, plan, units, cap=cap)
+            yield _contiguous_batch(sources, plan, units, cap=cap, record_start=record_start)
             continue
         pieces: list[tuple[Piece, int]] = []
         nbytes = 0
@@ -204,9 +215,13 @@ def iter_seekable_batches(
             src, base, local = sources[s], plan.bases[s], u - plan.bases[s]
             assert src.size is not None
             nbytes += min(size, src.size - local * size)
-            pieces.extend(
-                (p, base) for p in iter_unit_pieces(src.read_at, local, size, src.size, cap=cap)
-            )
+            if record_start is None:
+                unit_pieces = iter_unit_pieces(src.read_at, local, size, src.size, cap=cap)
+            else:
+                unit_pieces = iter_record_unit_pieces(
+                    src.read_at, local, size, src.size, cap=cap, start=record_start
+                )
+            pieces.extend((p, base) for p in unit_pieces)
         yield make_batch(pieces, units, unit_size=size, bytes_read=nbytes)
 
 
@@ -215,7 +230,14 @@ def _one_source(bases: I64, units: I64) -> bool:
     return bool(first == last)
 
 
-def _contiguous_batch(sources: Sequence[Source], plan: UnitPlan, units: I64, *, cap: int) -> Batch:
+def _contiguous_batch(
+    sources: Sequence[Source],
+    plan: UnitPlan,
+    units: I64,
+    *,
+    cap: int,
+    record_start: re.Pattern[bytes] | None = None,
+) -> Batch:
     """A run of neighbouring units of one source, framed in one pass."""
     s = int(np.searchsorted(np.asarray(plan.bases), units[0], side="right") - 1)
     src, base = sources[s], plan.bases[s]
@@ -226,29 +248,44 @@ def _contiguous_batch(sources: Sequence[Source], plan: UnitPlan, units: I64, *, 
     start = first_line_start(src.read_at, lo, hi)
     if start is not None:
         chunk = max(hi - start, 1)
-        pieces = [(p, base) for p in iter_pieces(src.read_at, start, hi, cap=cap, chunk=chunk)]
+        lines = iter_pieces(src.read_at, start, hi, cap=cap, chunk=chunk)
+        if record_start is not None:
+            lines = as_records(
+                lines, src.read_at, src.size, head=lo == 0, cap=cap, start=record_start
+            )
+        pieces = [(p, base) for p in lines]
     return make_batch(pieces, units, unit_size=plan.unit_size, bytes_read=hi - lo)
 
 
 def iter_stream_batches(
-    source: Source, *, unit_size: int, first_unit: int, batch_bytes: int, cap: int
+    source: Source,
+    *,
+    unit_size: int,
+    first_unit: int,
+    batch_bytes: int,
+    cap: int,
+    record_start: re.Pattern[bytes] | None = None,
 ) -> Iterator[Batch]:
     """Read a stream forwards in batches of whole units; units numbered from ``first_unit``.
 
     A batch holds the lines whose first byte lies in ``[lo, hi)``, both multiples
-    of ``unit_size``, so no unit is split across batches.
+    of ``unit_size``, so no unit is split across batches (with ``record_start``:
+    the records starting there, so a batch may end past ``hi``).
     """
     step = max(1, batch_bytes // unit_size) * unit_size
     lo, pos = 0, 0
     while True:
         lo = max(lo, pos - pos % unit_size)  # a very long line may have jumped whole units
         hi = lo + step
-        pieces = [
-            (p, first_unit) for p in iter_pieces(source.read_at, pos, hi, cap=cap, chunk=step)
-        ]
-        if not pieces:
+        raw = list(iter_pieces(source.read_at, pos, hi, cap=cap, chunk=step))
+        if not raw:
             return
-        end = pieces[-1][0].offset + pieces[-1][0].span
+        end = raw[-1].offset + raw[-1].span
+        if record_start is not None:
+            read = source.read_at
+            raw = list(as_records(raw, read, None, head=pos == 0, cap=cap, start=record_start))
+            end = max([end, *(p.offset + p.span for p in raw)])
+        pieces = [(p, first_unit) for p in raw]
         last_unit = (min(end, hi) - 1) // unit_size
         units = np.arange(first_unit + lo // unit_size, first_unit + last_unit + 1, dtype=np.int64)
         yield make_batch(pieces, units, unit_size=unit_size, bytes_read=end - pos)

@@ -31,7 +31,9 @@ class Piece:
     ``buf`` may run past ``end`` (the bytes of a read that belong to the next
     piece) so that a large read is never copied just to cut it. ``span`` is how
     many source bytes the lines cover (more than ``end`` when a long line was
-    cut, one less when a final newline was added).
+    cut, one less when a final newline was added). ``skipped`` counts lines
+    left out of ``buf`` on purpose (records mode: lines at the head of a source
+    that continue no record).
     """
 
     offset: int
@@ -39,6 +41,7 @@ class Piece:
     span: int
     truncated: int = 0
     end: int = -1
+    skipped: int = 0
 
     @property
     def size(self) -> int:

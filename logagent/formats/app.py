@@ -1,0 +1,162 @@
+"""What an application-log format is (PURE): lines -> ts, time, level, component, message.
+
+An ``AppFormat`` gives Polars expressions over a column of lines (no newline,
+no trailing CR) for the columns:
+
+* ``ts`` - the timestamp as written (str);
+* ``time`` - that timestamp as a UTC ``Datetime`` where it parses (a timestamp
+  without a zone is taken as UTC; one without a year, as syslog RFC 3164 and
+  glog write it, needs the format's ``year``, else ``time`` is null);
+* ``level`` - normalized by ``levels.normalize_level``;
+* ``component`` - who logged it (logger, program, module, class, file); ``-``
+  when the line names none;
+* ``message`` - the rest of the line; never null on a record, so a line is a
+  valid record exactly when ``message`` is not null.
+
+``record_start``, when set, is a prefix regex that the first line of every
+record matches and that continuation lines (stack traces) do not; it is
+written in the subset of syntax on which Python's bytes ``re`` and Polars'
+Rust regex agree (ASCII classes such as ``[0-9]``, no ``\\d \\s \\w``, no
+``$``), because the reader cuts units on it in bytes and the parser folds
+lines on it in Polars, and the two must never disagree. None: every line is
+a record.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+import polars as pl
+
+from logagent.formats.levels import level_from_message, level_from_pri, normalize_level
+
+TS, TIME, LEVEL, COMPONENT, MESSAGE = "ts", "time", "level", "component", "message"
+APP_COLUMNS = (TS, TIME, LEVEL, COMPONENT, MESSAGE)
+NO_COMPONENT = "-"
+UTC = pl.Datetime("us", "UTC")
+#: Marks a time format for timestamps written without a year.
+YEAR = "{year}"
+
+
+class AppFormat(Protocol):
+    """An application-log format: name, l_min, record start and a vectorized parser."""
+
+    @property
+    def name(self) -> str:
+        """Format name as used by ``--format``."""
+        ...
+
+    @property
+    def description(self) -> str:
+        """One line for ``logagent formats``."""
+        ...
+
+    @property
+    def min_line_bytes(self) -> int:
+        """l_min: shorter record lines are malformed."""
+        ...
+
+    @property
+    def record_start(self) -> str | None:
+        """Prefix regex of a record's first line (None: every line is a record)."""
+        ...
+
+    def fields(self, line: pl.Expr) -> dict[str, pl.Expr]:
+        """Expressions for ts, time, level, component and message from a column of lines."""
+        ...
+
+
+def parse_app(fmt: AppFormat, lines: pl.Series) -> pl.DataFrame:
+    """The app columns of each line (null message: not a record)."""
+    return pl.DataFrame({"line": lines}).select(**fmt.fields(pl.col("line")))
+
+
+def parse_times(ts: pl.Expr, formats: Sequence[str], year: int | None = None) -> pl.Expr:
+    """``ts`` as UTC by the first of ``formats`` (strftime) that parses it.
+
+    A format starting with ``{year}`` is for timestamps written without a year
+    (syslog RFC 3164, glog): ``year`` is put in front; without it they stay null.
+    """
+    text = ts.str.replace_all(r"\s+", " ")  # syslog pads the day with a space
+    tries: list[pl.Expr] = []
+    for fmt in formats:
+        if fmt.startswith(YEAR):
+            if year is None:
+                continue
+            tries.append(
+                pl.concat_str([pl.lit(str(year)), text]).str.strptime(
+                    UTC, "%Y" + fmt.removeprefix(YEAR), strict=False
+                )
+            )
+        else:
+            tries.append(text.str.strptime(UTC, fmt, strict=False))
+    return pl.coalesce(tries) if tries else pl.lit(None, dtype=UTC)
+
+
+@dataclass(frozen=True)
+class AppRegexFormat:
+    """A format given by regexes with named groups (Rust syntax), tried in order per line.
+
+    Groups used: ``ts``, ``level``, ``pri`` (syslog), ``component``, ``message``
+    (others are ignored). A line is a record when one pattern matches; the
+    first matching pattern gives all fields. ``level_words``: with no level or
+    PRI on the line, infer it from the message (syslog without PRI).
+    """
+
+    name: str
+    patterns: tuple[str, ...]
+    min_line_bytes: int
+    time_formats: tuple[str, ...] = ()
+    record_start: str | None = None
+    description: str = ""
+    example: str = ""
+    year: int | None = None
+    level_words: bool = False
+
+    def fields(self, line: pl.Expr) -> dict[str, pl.Expr]:
+        """Named groups of the first pattern that matches; normalized level and UTC time."""
+        groups = [(line.str.extract_groups(p), group_names(p)) for p in self.patterns]
+        cols = {name: _pick(groups, name) for name in (TS, "level", "pri", COMPONENT, MESSAGE)}
+        message = cols[MESSAGE]
+        level = pl.coalesce(normalize_level(cols["level"]), level_from_pri(cols["pri"]))
+        if self.level_words:
+            level = pl.coalesce(
+                level, pl.when(message.is_not_null()).then(level_from_message(message))
+            )
+        component = cols[COMPONENT].str.strip_chars()
+        return {
+            TS: cols[TS],
+            TIME: parse_times(cols[TS], self.time_formats, self.year),
+            LEVEL: level,
+            COMPONENT: pl.when(message.is_not_null()).then(
+                pl.when(component.str.len_bytes() > 0)
+                .then(component)
+                .otherwise(pl.lit(NO_COMPONENT))
+            ),
+            MESSAGE: message,
+        }
+
+
+def group_names(pattern: str) -> tuple[str, ...]:
+    """Names of the named groups of a regex, in order."""
+    return tuple(re.findall(r"\(\?P<([A-Za-z_][A-Za-z0-9_]*)>", pattern))
+
+
+def _pick(groups: list[tuple[pl.Expr, tuple[str, ...]]], name: str) -> pl.Expr:
+    """Field ``name`` from the first pattern that matched the line."""
+    out: pl.Expr = pl.lit(None, dtype=pl.String)
+    for struct, names in reversed(groups):
+        value = struct.struct.field(name) if name in names else pl.lit(None, dtype=pl.String)
+        if name == MESSAGE:
+            value = value.fill_null("")  # an optional empty message is still a message
+        out = pl.when(_matched(struct, names)).then(value).otherwise(out)
+    return out
+
+
+def _matched(struct: pl.Expr, names: tuple[str, ...]) -> pl.Expr:
+    """Whether the pattern matched (on no match Polars gives every group null; every
+    pattern has at least one group that takes part in each match)."""
+    return pl.any_horizontal([struct.struct.field(n).is_not_null() for n in names])

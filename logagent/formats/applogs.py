@@ -1,0 +1,152 @@
+"""Built-in application and system log formats given by regexes (PURE).
+
+Each format documents an example line and what becomes its component and
+level. Patterns use ASCII classes (``[0-9]``) so that a digit is a digit in
+every engine. Builders taking ``year`` are for timestamps written without one.
+"""
+
+from __future__ import annotations
+
+from logagent.formats.app import YEAR, AppRegexFormat
+
+_D4 = r"[0-9]{4}-[0-9]{2}-[0-9]{2}"
+_HMS = r"[0-9]{2}:[0-9]{2}:[0-9]{2}"
+_ISO = _D4 + r"[ T]" + _HMS + r"(?:[,.][0-9]{1,9})?(?:Z|[+-][0-9]{2}:?[0-9]{2})?"
+_BSD = r"[A-Z][a-z]{2} +[0-9]{1,2} " + _HMS + r"(?:\.[0-9]+)?"
+_ISO_TIMES = ("%Y-%m-%dT%H:%M:%S%.f%#z", "%Y-%m-%d %H:%M:%S%.f%#z")
+_LOCAL_TIMES = (
+    "%Y-%m-%d %H:%M:%S,%3f",
+    "%Y-%m-%d %H:%M:%S%.f",
+    "%Y-%m-%dT%H:%M:%S,%3f",
+    "%Y-%m-%dT%H:%M:%S%.f",
+)
+_JAVA_LEVEL = r"(?P<level>TRACE|DEBUG|INFO|NOTICE|WARN|WARNING|ERROR|SEVERE|FATAL|CRITICAL)"
+_LOGGER = r"(?P<component>[A-Za-z_$][A-Za-z0-9_$.\-]*)"
+
+
+def syslog3164(year: int | None = None) -> AppRegexFormat:
+    """BSD syslog; the year-less timestamp takes ``year``."""
+    return AppRegexFormat(
+        name="syslog3164",
+        patterns=(
+            r"^(?:<(?P<pri>[0-9]{1,3})>)?(?P<ts>" + _BSD + "|" + _D4 + "T" + _HMS + r"[^ ]*) "
+            r"(?:[^ :\[\]]+ )?(?P<component>[^ :\[\]]+)(?:\[[0-9]+\])?: ?(?P<message>.*)$",
+        ),
+        min_line_bytes=20,
+        time_formats=(f"{YEAR} %b %d %H:%M:%S%.f", *_ISO_TIMES),
+        year=year,
+        level_words=True,
+        description="syslog RFC 3164 (BSD): component = program; level from <PRI> or message words",
+        example="Oct 11 22:14:15 web01 sshd[4721]: error: maximum authentication attempts",
+    )
+
+
+SYSLOG5424 = AppRegexFormat(
+    name="syslog5424",
+    patterns=(
+        r"^<(?P<pri>[0-9]{1,3})>1 (?P<ts>[^ ]+) [^ ]+ (?P<component>[^ ]+) [^ ]+ [^ ]+ "
+        r"(?:-|(?:\[(?:[^\]\\]|\\.)*\])+)(?: \x{FEFF}?(?P<message>.*))?$",
+    ),
+    min_line_bytes=16,
+    time_formats=_ISO_TIMES,
+    description="syslog RFC 5424: component = APP-NAME; level from <PRI>",
+    example="<11>1 2024-01-02T03:04:05.678Z web01 billing 812 - - payment declined",
+)
+
+_APACHE_TS = r"[A-Z][a-z]{2} [A-Z][a-z]{2} +[0-9]{1,2} " + _HMS + r"(?:\.[0-9]+)? [0-9]{4}"
+APACHE_ERROR = AppRegexFormat(
+    name="apache_error",
+    patterns=(
+        r"^\[(?P<ts>" + _APACHE_TS + r")\] \[(?:(?P<component>[^:\] ]+):)?"
+        r"(?P<level>[a-z]+[0-9]?)\](?: \[pid [^\]]*\])?(?: \[client [^\]]*\])? ?(?P<message>.*)$",
+    ),
+    min_line_bytes=30,
+    time_formats=("%a %b %d %H:%M:%S%.f %Y",),
+    description="apache httpd error log (2.2 and 2.4): component = module (core, ssl, proxy...)",
+    example="[Wed Oct 11 14:32:52.123 2000] [core:error] [pid 35708:tid 4328] AH00124: ...",
+)
+
+LOG4J = AppRegexFormat(
+    name="log4j",
+    patterns=(
+        r"^(?P<ts>"
+        + _ISO
+        + "|"
+        + _HMS
+        + r"[.,][0-9]{3}) +(?:\[[^\]]*\] +)?"
+        + _JAVA_LEVEL
+        + r" +(?:[0-9]+ +--- +)?(?:\[[^\]]*\] +)*"
+        + _LOGGER
+        + r"(?::[0-9]+)? *[-:](?: (?P<message>.*))?$",
+    ),
+    min_line_bytes=24,
+    time_formats=(*_ISO_TIMES, *_LOCAL_TIMES),
+    record_start=_D4 + "[ T]" + _HMS + "|" + _HMS + "[.,][0-9]{3} ",
+    description="log4j/logback/Spring Boot: component = logger; stack traces folded",
+    example="2024-01-02 03:04:05,678 ERROR [main] com.foo.Bar - msg",
+)
+
+_PY_LEVEL = r"(?P<level>CRITICAL|FATAL|ERROR|WARNING|WARN|INFO|DEBUG|NOTSET)"
+PYTHON = AppRegexFormat(
+    name="python",
+    patterns=(
+        r"^" + _PY_LEVEL + r":(?P<component>[^:]*):(?P<message>.*)$",
+        r"^(?P<ts>"
+        + _D4
+        + " "
+        + _HMS
+        + r"(?:,[0-9]{3})?) - (?P<component>.+?) - "
+        + _PY_LEVEL
+        + r" - (?P<message>.*)$",
+    ),
+    min_line_bytes=8,
+    time_formats=_LOCAL_TIMES,
+    record_start=r"(?:CRITICAL|FATAL|ERROR|WARNING|WARN|INFO|DEBUG|NOTSET):|"
+    + _D4
+    + " "
+    + _HMS
+    + "(?:,[0-9]{3})? - ",
+    description="Python logging (default and asctime - name - level): component = logger name",
+    example="ERROR:app.db:connection lost",
+)
+
+
+def golog(year: int | None = None) -> AppRegexFormat:
+    """glog/klog (Go, Kubernetes); logrus and slog text output are ``logfmt``."""
+    return AppRegexFormat(
+        name="golog",
+        patterns=(
+            r"^(?P<level>[IWEF])(?P<ts>[0-9]{4} " + _HMS + r"\.[0-9]{6}) +[0-9]+ "
+            r"(?P<component>[^ :\]]+)(?::[0-9]+)?\] ?(?P<message>.*)$",
+        ),
+        min_line_bytes=30,
+        time_formats=(f"{YEAR}%m%d %H:%M:%S%.f",),
+        year=year,
+        record_start=r"[IWEF][0-9]{4} [0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{6} ",
+        description="Go glog/klog: component = source file; goroutine dumps folded",
+        example="E0102 03:04:05.678901    1234 controller.go:123] sync failed",
+    )
+
+
+HADOOP = AppRegexFormat(
+    name="hadoop",
+    patterns=(
+        r"^(?P<ts>[0-9]{6} [0-9]{6}|"
+        + _D4
+        + " "
+        + _HMS
+        + r",[0-9]{3}|[0-9]{2}/[0-9]{2}/[0-9]{2} "
+        + _HMS
+        + r")(?: [0-9]+)? (?P<level>TRACE|DEBUG|INFO|WARN|ERROR|FATAL) +(?:\[[^\]]*\] )?"
+        r"(?P<component>[A-Za-z_$][A-Za-z0-9_$.]*): (?P<message>.*)$",
+    ),
+    min_line_bytes=24,
+    time_formats=("%y%m%d %H%M%S", "%Y-%m-%d %H:%M:%S,%3f", "%y/%m/%d %H:%M:%S"),
+    record_start=r"[0-9]{6} [0-9]{6} |"
+    + _D4
+    + " "
+    + _HMS
+    + ",[0-9]{3} |[0-9]{2}/[0-9]{2}/[0-9]{2} ",
+    description="Hadoop/HDFS/Spark (log4j with class: message): component = class",
+    example="081109 203615 148 INFO dfs.DataNode$PacketResponder: PacketResponder 1 terminating",
+)

@@ -1,0 +1,100 @@
+"""Every format by name: built-in access and application formats, and custom ones (PURE).
+
+The order of ``ACCESS_NAMES`` and ``APP_NAMES`` is the tie-break of
+detection: a more specific format comes before one that also parses its
+lines (``hadoop`` before ``log4j``, ``syslog5424`` before ``syslog3164``,
+``jsonl`` before ``jsonapp``). ``NESTED`` lists such pairs: a tie between
+them is expected and not ambiguous.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import TypeAlias
+
+from logagent.errors import FormatError
+from logagent.formats.app import AppFormat
+from logagent.formats.applogs import (
+    APACHE_ERROR,
+    HADOOP,
+    LOG4J,
+    PYTHON,
+    SYSLOG5424,
+    golog,
+    syslog3164,
+)
+from logagent.formats.base import Format
+from logagent.formats.custom import CustomFormat
+from logagent.formats.structured import JsonAppFormat, LogfmtFormat, auto_app_mapping
+
+AnyFormat: TypeAlias = Format | AppFormat
+
+ACCESS_NAMES = ("combined", "common", "jsonl")
+APP_NAMES = (
+    "hadoop",
+    "log4j",
+    "python",
+    "golog",
+    "apache_error",
+    "syslog5424",
+    "syslog3164",
+    "jsonapp",
+    "logfmt",
+)
+NESTED = frozenset({("hadoop", "log4j"), ("jsonl", "jsonapp"), ("log4j", "syslog3164")})
+
+DESCRIPTIONS: dict[str, str] = {
+    "combined": "nginx/apache combined access log, optional trailing fields",
+    "common": "apache/nginx common access log (CLF)",
+    "jsonl": "JSON lines access log, status/path keys found automatically",
+    **{f.name: f.description for f in (HADOOP, LOG4J, PYTHON, APACHE_ERROR, SYSLOG5424)},
+    "golog": golog().description,
+    "syslog3164": syslog3164().description,
+    "jsonapp": JsonAppFormat().description,
+    "logfmt": LogfmtFormat().description,
+}
+
+
+def is_app(fmt: AnyFormat) -> bool:
+    """Whether a format yields application-log columns (level, component, message)."""
+    return hasattr(fmt, "record_start")
+
+
+def describe_formats(custom: Mapping[str, CustomFormat] = {}) -> list[tuple[str, str, str]]:
+    """(name, kind, one-line description) of every format, built-in first."""
+    rows = [(n, "access", DESCRIPTIONS[n]) for n in ACCESS_NAMES]
+    rows += [(n, "app", DESCRIPTIONS[n]) for n in APP_NAMES]
+    rows += [(n, "app" if is_app(f) else "access", f.description) for n, f in custom.items()]
+    return rows
+
+
+def build_any_format(
+    name: str,
+    sample: Sequence[str],
+    *,
+    json_keys: Mapping[str, str] | None = None,
+    year: int | None = None,
+    custom: Mapping[str, CustomFormat] = {},
+) -> AnyFormat:
+    """The format called ``name`` (access, app or custom), fitted to the sample (keys, year)."""
+    from logagent.formats.detect import build_format  # detect imports this module
+
+    if name in ACCESS_NAMES:
+        return build_format(name, sample, json_keys)
+    if name in custom:
+        return custom[name]
+    builders: dict[str, Callable[[], AppFormat]] = {
+        "hadoop": lambda: HADOOP,
+        "log4j": lambda: LOG4J,
+        "python": lambda: PYTHON,
+        "apache_error": lambda: APACHE_ERROR,
+        "syslog5424": lambda: SYSLOG5424,
+        "syslog3164": lambda: syslog3164(year),
+        "golog": lambda: golog(year),
+        "jsonapp": lambda: JsonAppFormat(mapping=auto_app_mapping(sample, json_keys)),
+        "logfmt": lambda: LogfmtFormat(mapping=auto_app_mapping(sample, json_keys, logfmt=True)),
+    }
+    if name in builders:
+        return builders[name]()
+    known = ", ".join(("auto", *ACCESS_NAMES, *APP_NAMES, *custom))
+    raise FormatError(f"unknown format {name!r} (known: {known})", format=name)

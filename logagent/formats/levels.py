@@ -1,0 +1,82 @@
+"""One level vocabulary for every application format (PURE).
+
+Levels become one of ``FATAL``, ``ERROR``, ``WARN``, ``INFO``, ``DEBUG``,
+``TRACE`` (null when a record has no level or an unknown one). What maps where:
+
+* words, any case: FATAL/CRITICAL/CRIT/EMERG/ALERT/PANIC -> FATAL;
+  ERROR/ERR/SEVERE -> ERROR; WARN/WARNING -> WARN; INFO/NOTICE -> INFO;
+  DEBUG/FINE/CONFIG -> DEBUG; TRACE/FINER/FINEST/VERBOSE/trace1..8 -> TRACE;
+* one letter (glog/klog ``E0102``, logback ``%.-1level``): F E W I D T;
+* syslog severity numbers 0-7 (from ``<PRI>``, PRI % 8): 0-2 -> FATAL
+  (emerg, alert, crit), 3 -> ERROR, 4 -> WARN, 5-6 -> INFO, 7 -> DEBUG;
+* pino/bunyan numbers: 60 FATAL, 50 ERROR, 40 WARN, 30 INFO, 20 DEBUG, 10 TRACE.
+
+"Errors" are ``ERROR`` and ``FATAL`` (``ERROR_LEVELS``). Syslog lines without
+a ``<PRI>`` carry no level: ``level_from_message`` infers one from words in
+the message (documented in the README), which is the best such logs allow.
+"""
+
+from __future__ import annotations
+
+import polars as pl
+
+FATAL, ERROR, WARN, INFO, DEBUG, TRACE = "FATAL", "ERROR", "WARN", "INFO", "DEBUG", "TRACE"
+LEVELS = (FATAL, ERROR, WARN, INFO, DEBUG, TRACE)
+ERROR_LEVELS = (FATAL, ERROR)
+
+_WORDS: dict[str, tuple[str, ...]] = {
+    FATAL: ("FATAL", "CRITICAL", "CRIT", "EMERG", "EMERGENCY", "ALERT", "PANIC", "F"),
+    ERROR: ("ERROR", "ERR", "SEVERE", "E"),
+    WARN: ("WARN", "WARNING", "W"),
+    INFO: ("INFO", "INFORMATION", "INFORMATIONAL", "NOTICE", "I"),
+    DEBUG: ("DEBUG", "FINE", "CONFIG", "D"),
+    TRACE: ("TRACE", "FINER", "FINEST", "VERBOSE", "T", *(f"TRACE{i}" for i in range(1, 9))),
+}
+_NUMBERS = {
+    **{str(n): FATAL for n in (0, 1, 2, 60)},
+    "3": ERROR,
+    "50": ERROR,
+    "4": WARN,
+    "40": WARN,
+    **{str(n): INFO for n in (5, 6, 30)},
+    "7": DEBUG,
+    "20": DEBUG,
+    "10": TRACE,
+}
+LEVEL_MAP: dict[str, str] = {
+    **{word: level for level, words in _WORDS.items() for word in words},
+    **_NUMBERS,
+}
+
+#: Message words that give a syslog line without ``<PRI>`` its level, most severe first.
+MESSAGE_LEVEL_WORDS: tuple[tuple[str, str], ...] = (
+    (FATAL, r"(?i)\b(?:fatal|panic|emerg(?:ency)?|critical)\b"),
+    (ERROR, r"(?i)\b(?:error|errors|err|failed|failure|fail)\b"),
+    (WARN, r"(?i)\b(?:warn|warning)\b"),
+)
+
+
+def normalize_level(raw: pl.Expr) -> pl.Expr:
+    """The vocabulary level of a raw level string or number (null when unknown)."""
+    key = raw.cast(pl.String).str.strip_chars().str.to_uppercase()
+    return key.replace_strict(LEVEL_MAP, default=None, return_dtype=pl.String)
+
+
+def level_from_pri(pri: pl.Expr) -> pl.Expr:
+    """The level of a syslog ``<PRI>`` (severity = PRI mod 8); null when absent or invalid."""
+    severity = pri.cast(pl.Int32, strict=False)
+    ok = severity.is_between(0, 191)
+    return pl.when(ok).then(normalize_level((severity % 8).cast(pl.String)))
+
+
+def level_from_message(message: pl.Expr) -> pl.Expr:
+    """The level words in ``message`` suggest (most severe wins), else INFO."""
+    out: pl.Expr = pl.lit(INFO)
+    for level, pattern in reversed(MESSAGE_LEVEL_WORDS):
+        out = pl.when(message.str.contains(pattern)).then(pl.lit(level)).otherwise(out)
+    return out
+
+
+def is_error(level: pl.Expr) -> pl.Expr:
+    """Whether a normalized level is an error (ERROR or FATAL)."""
+    return level.is_in(ERROR_LEVELS)

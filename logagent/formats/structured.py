@@ -1,0 +1,172 @@
+"""Application logs with named fields: JSON lines and logfmt (PURE).
+
+Keys are found automatically from a sample, as ``jsonl.auto_mapping`` does
+for access logs: for each of ts, level, component and message the first
+well-known key present in at least half of the sampled records; explicit
+keys win. A line is a record when it is a JSON object (logfmt: only
+``key=value`` pairs) holding the level or the message key.
+
+logfmt covers the Go text loggers (logrus ``time="…" level=error msg="…"``,
+slog's TextHandler) and Heroku-style ``at=error``; glog/klog is ``golog``.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import polars as pl
+
+from logagent.formats.app import COMPONENT, LEVEL, MESSAGE, NO_COMPONENT, TIME, TS, parse_times
+from logagent.formats.levels import normalize_level
+
+#: Well-known keys per field, most specific first (dotted: nested JSON objects).
+APP_KEYS: dict[str, tuple[str, ...]] = {
+    TS: ("time", "ts", "timestamp", "@timestamp", "@t", "datetime", "asctime", "date", "t"),
+    LEVEL: ("level", "lvl", "severity", "levelname", "log.level", "loglevel", "@l", "at"),
+    COMPONENT: (
+        "logger",
+        "logger_name",
+        "loggerName",
+        "log.logger",
+        "component",
+        "module",
+        "name",
+        "category",
+        "service",
+        "svc",
+        "source",
+        "subsystem",
+        "app",
+    ),
+    MESSAGE: ("message", "msg", "@m", "@mt", "event", "log", "text", "error"),
+}
+TIME_FORMATS = (
+    "%Y-%m-%dT%H:%M:%S%.f%#z",
+    "%Y-%m-%d %H:%M:%S%.f%#z",
+    "%Y-%m-%dT%H:%M:%S%.f",
+    "%Y-%m-%d %H:%M:%S,%3f",
+    "%Y-%m-%d %H:%M:%S%.f",
+)
+_VALUE = r'(?:"((?:[^"\\]|\\.)*)"|([^ \t"]*))'
+_PAIR = r'[A-Za-z0-9_.@/\-]+=(?:"(?:[^"\\]|\\.)*"|[^ \t"]*)'
+LOGFMT_LINE = r"^[ \t]*" + _PAIR + r"(?:[ \t]+" + _PAIR + r")*[ \t]*$"
+
+
+@dataclass(frozen=True)
+class JsonAppFormat:
+    """JSON lines; ``mapping`` maps ts/level/component/message to dotted keys."""
+
+    mapping: Mapping[str, str] = field(default_factory=lambda: default_mapping())
+    name: str = "jsonapp"
+    min_line_bytes: int = 8
+    record_start: str | None = None
+    description: str = "JSON lines app log: level/logger/message keys found automatically"
+
+    def fields(self, line: pl.Expr) -> dict[str, pl.Expr]:
+        """The mapped keys of each object (a line that is no JSON object is no record)."""
+        get = {k: line.str.json_path_match(_jsonpath(v)) for k, v in self.mapping.items()}
+        return _fields(get, is_record=line.str.starts_with("{"))
+
+
+@dataclass(frozen=True)
+class LogfmtFormat:
+    """logfmt lines (``key=value key="quoted value"``); ``mapping`` as for JSON."""
+
+    mapping: Mapping[str, str] = field(default_factory=lambda: default_mapping(logfmt=True))
+    name: str = "logfmt"
+    min_line_bytes: int = 6
+    record_start: str | None = None
+    description: str = "logfmt (logrus/slog text, key=value): level/component/msg keys found"
+
+    def fields(self, line: pl.Expr) -> dict[str, pl.Expr]:
+        """The mapped keys of each line made only of key=value pairs."""
+        get = {k: _logfmt_value(line, v) for k, v in self.mapping.items()}
+        return _fields(get, is_record=line.str.contains(LOGFMT_LINE))
+
+
+def _fields(get: Mapping[str, pl.Expr], *, is_record: pl.Expr) -> dict[str, pl.Expr]:
+    level, message = get.get(LEVEL), get.get(MESSAGE)
+    present = [e.is_not_null() for e in (level, message) if e is not None]
+    ok = is_record & pl.any_horizontal(present) if present else pl.lit(False)
+    ts = get.get(TS, pl.lit(None, dtype=pl.String))
+    component = get.get(COMPONENT, pl.lit(None, dtype=pl.String)).str.strip_chars()
+    return {
+        TS: pl.when(ok).then(ts),
+        TIME: pl.when(ok).then(parse_times(ts, TIME_FORMATS)),
+        LEVEL: pl.when(ok).then(normalize_level(level) if level is not None else None),
+        COMPONENT: pl.when(ok).then(
+            pl.when(component.str.len_bytes() > 0).then(component).otherwise(pl.lit(NO_COMPONENT))
+        ),
+        MESSAGE: pl.when(ok).then((message if message is not None else pl.lit("")).fill_null("")),
+    }
+
+
+def _jsonpath(key: str) -> str:
+    return "$" + "".join(f"['{part}']" for part in key.split("."))
+
+
+def _logfmt_value(line: pl.Expr, key: str) -> pl.Expr:
+    """The value of ``key`` (quoted values unescaped), or null."""
+    groups = line.str.extract_groups(r"(?:^|[ \t])" + re.escape(key) + "=" + _VALUE)
+    quoted = groups.struct.field("1").str.replace_all(r'\\(["\\])', "$1")
+    return pl.coalesce(quoted, groups.struct.field("2"))
+
+
+def default_mapping(*, logfmt: bool = False) -> dict[str, str]:
+    """The most common key of each field (used when no sample is at hand)."""
+    return {
+        TS: "time",
+        LEVEL: "level",
+        COMPONENT: "component" if logfmt else "logger",
+        MESSAGE: "msg" if logfmt else "message",
+    }
+
+
+def auto_app_mapping(
+    sample: Iterable[str], explicit: Mapping[str, str] | None = None, *, logfmt: bool = False
+) -> dict[str, str]:
+    """Choose keys for ts/level/component/message from sample lines; explicit keys win."""
+    loads: Callable[[str], dict[str, Any] | None] = _logfmt_loads if logfmt else _json_loads
+    objects = [obj for obj in map(loads, sample) if obj]
+    mapping = default_mapping(logfmt=logfmt)
+    for name, candidates in APP_KEYS.items():
+        for key in candidates:
+            hits = sum(1 for obj in objects if _has(obj, key))
+            if objects and hits * 2 >= len(objects):
+                mapping[name] = key
+                break
+    mapping.update({k: v for k, v in (explicit or {}).items() if v and k in APP_KEYS})
+    return mapping
+
+
+def _json_loads(line: str) -> dict[str, Any] | None:
+    try:
+        obj = json.loads(line)
+    except (ValueError, RecursionError):
+        return None
+    return obj if isinstance(obj, dict) else None
+
+
+_PAIRS = re.compile(r'([A-Za-z0-9_.@/\-]+)=(?:"(?:[^"\\]|\\.)*"|[^ \t"]*)')
+
+
+def _logfmt_loads(line: str) -> dict[str, Any] | None:
+    """Keys of a logfmt line (values are not needed to choose keys)."""
+    if not re.fullmatch(LOGFMT_LINE.removeprefix("^").removesuffix("$"), line):
+        return None
+    return {m.group(1): True for m in _PAIRS.finditer(line)}
+
+
+def _has(obj: dict[str, Any], key: str) -> bool:
+    if key in obj:  # logfmt keys may hold dots themselves
+        return obj[key] is not None
+    node: Any = obj
+    for part in key.split("."):
+        if not isinstance(node, dict) or part not in node:
+            return False
+        node = node[part]
+    return node is not None

@@ -1,0 +1,142 @@
+"""Application formats: fields, levels, folding, custom formats and detection."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+from logagent.errors import FormatError
+from logagent.formats.app import parse_app
+from logagent.formats.applogs import (
+    APACHE_ERROR,
+    HADOOP,
+    LOG4J,
+    PYTHON,
+    SYSLOG5424,
+    golog,
+    syslog3164,
+)
+from logagent.formats.custom import build_custom_format, load_custom_formats
+from logagent.formats.detect import detect_all
+from logagent.formats.records import fold_records
+from logagent.formats.structured import JsonAppFormat, LogfmtFormat, auto_app_mapping
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def fields(fmt, lines):  # type: ignore[no-untyped-def]
+    df = parse_app(fmt, pl.Series("line", lines, dtype=pl.String))
+    return df.select("level", "component", "message").rows()
+
+
+@pytest.mark.parametrize(
+    ("fmt", "line", "want"),
+    [
+        (
+            syslog3164(2024),
+            "Oct  1 22:14:15 web01 sshd[4721]: error: bad",
+            ("ERROR", "sshd", "error: bad"),
+        ),
+        (
+            syslog3164(2024),
+            "<30>Oct 11 22:14:15 h systemd[1]: Started x",
+            ("INFO", "systemd", "Started x"),
+        ),
+        (
+            SYSLOG5424,
+            "<11>1 2024-01-02T03:04:05Z h billing 812 - - declined",
+            ("ERROR", "billing", "declined"),
+        ),
+        (
+            APACHE_ERROR,
+            "[Wed Oct 11 14:32:52.1 2000] [ssl:warn] [pid 1] AH01909: x",
+            ("WARN", "ssl", "AH01909: x"),
+        ),
+        (
+            LOG4J,
+            "2024-01-02 03:04:05,678 ERROR [main] com.foo.Bar - msg",
+            ("ERROR", "com.foo.Bar", "msg"),
+        ),
+        (LOG4J, "2024-01-02T03:04:05.678Z WARN com.foo.Bar: m", ("WARN", "com.foo.Bar", "m")),
+        (PYTHON, "CRITICAL:app.db:gone", ("FATAL", "app.db", "gone")),
+        (PYTHON, "2024-01-02 03:04:05,678 - app.web - ERROR - boom", ("ERROR", "app.web", "boom")),
+        (
+            golog(2024),
+            "E0102 03:04:05.678901    12 ctrl.go:9] sync failed",
+            ("ERROR", "ctrl.go", "sync failed"),
+        ),
+        (HADOOP, "081109 203615 148 WARN dfs.DataNode: slow", ("WARN", "dfs.DataNode", "slow")),
+    ],
+)
+def test_each_format_yields_level_component_message(fmt, line, want) -> None:  # type: ignore[no-untyped-def]
+    """Every built-in regex format maps its example to the documented fields."""
+    assert fields(fmt, [line, "not a record"]) == [want, (None, None, None)]
+
+
+def test_yearless_syslog_time_needs_a_year() -> None:
+    """A year-less timestamp gets the reference year, or stays null without one."""
+    line = pl.Series(["Feb 29 00:00:01 h kernel: x"])
+    assert str(parse_app(syslog3164(2024), line)["time"][0]) == "2024-02-29 00:00:01+00:00"
+    assert parse_app(syslog3164(None), line)["time"][0] is None
+
+
+def test_json_and_logfmt_keys_are_found() -> None:
+    """level/logger/message style keys are mapped automatically; pino numbers map to levels."""
+    j = ['{"lvl": 50, "logger": "pay", "msg": "x"}', '{"lvl": "info", "logger": "web", "msg": "y"}']
+    assert fields(JsonAppFormat(mapping=auto_app_mapping(j)), [*j, "[1]"]) == [
+        ("ERROR", "pay", "x"),
+        ("INFO", "web", "y"),
+        (None, None, None),
+    ]
+    lf = ['time=t level=error msg="a \\"b\\"" component=db', "level=info msg=ok component=api"]
+    fmt = LogfmtFormat(mapping=auto_app_mapping(lf, logfmt=True))
+    assert fields(fmt, [*lf, "plain words"]) == [
+        ("ERROR", "db", 'a "b"'),
+        ("INFO", "api", "ok"),
+        (None, None, None),
+    ]
+
+
+def test_stack_traces_fold_into_their_record() -> None:
+    """Continuation lines join the record before them; lines before any record are malformed."""
+    lines = [
+        "\tat orphan",
+        "2024-01-02 03:04:05,678 ERROR [main] a.B - boom",
+        "java.lang.IllegalStateException: x",
+        "\tat a.B.run(B.java:1)",
+        "Caused by: java.io.IOException: y",
+        "\t... 12 more",
+        "2024-01-02 03:04:06,678 INFO [main] a.C - ok",
+    ]
+    out = fold_records(pl.Series(lines), LOG4J)
+    assert out.select("start", "level", "lines").rows() == [
+        (False, None, 1),
+        (True, "ERROR", 5),
+        (True, "INFO", 1),
+    ]
+    assert out["message"][1].endswith("\t... 12 more")
+
+
+def test_custom_format_file_loads_and_bad_ones_fail() -> None:
+    """The committed example loads; a bad regex or missing groups is a FormatError."""
+    assert "billing" in load_custom_formats(ROOT / "configs" / "formats")
+    with pytest.raises(FormatError, match="not a valid regex"):
+        build_custom_format({"name": "x", "pattern": "(?P<message>[a-"})
+    with pytest.raises(FormatError, match="needs groups"):
+        build_custom_format({"name": "x", "pattern": "(?P<message>.*)"})
+    with pytest.raises(FormatError, match="record_start"):
+        build_custom_format(
+            {"name": "x", "pattern": "(?P<level>.) (?P<message>.*)", "record_start": r"\d"}
+        )
+
+
+def test_detect_all_prefers_specific_and_flags_ambiguity() -> None:
+    """HDFS-style lines pick hadoop over log4j without ambiguity; junk is low confidence."""
+    yarn = ["2015-10-18 18:01:47,978 INFO [main] org.a.B: Created"] * 3
+    d = detect_all(yarn)
+    assert d.scores[:2] == (("hadoop", 1.0), ("log4j", 1.0))
+    assert not d.ambiguous
+    junk = detect_all(["hello", "world"])
+    assert junk.low_confidence and junk.confidence == 0.0
