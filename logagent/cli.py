@@ -6,6 +6,7 @@ Exit codes: 0 settled or exact, 1 internal error, 2 usage or input error,
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import signal
@@ -22,7 +23,7 @@ import structlog
 from logagent.config import Settings, load_settings
 from logagent.engine import analyze
 from logagent.errors import ConfigError, FormatError, InputError, LogagentError, OutputError
-from logagent.result import Question, QuestionKind, Result, Status
+from logagent.result import Question, QuestionKind, Result, Status, json_schema
 from logagent.run import ProgressEvent, RunEnv
 
 EXIT_OK, EXIT_INTERNAL, EXIT_USAGE, EXIT_RECUSED, EXIT_PARTIAL = 0, 1, 2, 3, 4
@@ -194,6 +195,12 @@ def analyze_cmd(paths: tuple[str, ...], **opts: Any) -> None:
         )
         sys.exit(EXIT_INTERNAL)
     sys.exit(STATUS_EXIT[result.status])
+
+
+@main.command("schema")
+def schema_cmd() -> None:
+    """Print the JSON Schema of the result (the same as configs/result.schema.json)."""
+    _write_stdout(json.dumps(json_schema(), indent=2) + "\n")
 
 
 def _overrides(opts: dict[str, Any]) -> dict[str, Any]:
