@@ -20,9 +20,19 @@ from typing import Any
 import click
 import structlog
 
-from logagent.config import Settings, load_settings
+from logagent.config import LLMSettings, Settings, load_settings
 from logagent.engine import analyze
-from logagent.errors import ConfigError, FormatError, InputError, LogagentError, OutputError
+from logagent.errors import (
+    ConfigError,
+    FormatError,
+    InputError,
+    LLMUnavailable,
+    LogagentError,
+    OutputError,
+)
+from logagent.report.html import render_html
+from logagent.report.llm import OllamaChat
+from logagent.report.write import write_report
 from logagent.result import Question, QuestionKind, Result, Status, json_schema
 from logagent.run import ProgressEvent, RunEnv
 
@@ -35,6 +45,7 @@ ERROR_EXIT: tuple[tuple[type[LogagentError], int], ...] = (
     (ConfigError, EXIT_USAGE),
     (FormatError, EXIT_USAGE),
     (OutputError, EXIT_USAGE),
+    (LLMUnavailable, EXIT_USAGE),  # only with --llm on; otherwise the template is used
 )
 STATUS_EXIT = {
     Status.EXACT: EXIT_OK,
@@ -170,13 +181,29 @@ def main() -> None:
     help="TOML config file (also LOGAGENT_CONFIG).",
 )
 @click.option("--quiet", is_flag=True, help="No progress bar.")
+@click.option(
+    "--llm",
+    type=click.Choice(["auto", "on", "off"]),
+    default=None,
+    help="LLM-written report (checked against the result): auto uses it if the Ollama "
+    "server answers, on requires it (exit 2 if none answers), off never asks [default: auto].",
+)
+@click.option(
+    "--html",
+    "html_out",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="Also write the report as one self-contained HTML page with charts to FILE.",
+)
 def analyze_cmd(paths: tuple[str, ...], **opts: Any) -> None:
     """Answer a question about the logs at PATHS (files, globs, .gz/.zst/.bz2, '-' for stdin)."""
     _configure_logging()
     try:
         settings = load_settings(opts["config_file"], **_overrides(opts))
-        result = _run(list(paths), settings, quiet=opts["quiet"])
+        result = _report(_run(list(paths), settings, quiet=opts["quiet"]), settings.llm)
         _emit(result, as_json=opts["as_json"], out=opts["out"])
+        _emit_html(result, opts["html_out"])
+        _require_llm(result, settings.llm)
     except LogagentError as exc:
         click.echo(f"logagent: error: {exc}", err=True)
         sys.exit(exit_code_for(exc))
@@ -229,6 +256,7 @@ def _overrides(opts: dict[str, Any]) -> dict[str, Any]:
             "max_fraction": opts["max_fraction"],
             "memory": opts["memory_budget"],
         },
+        "llm": {"mode": opts["llm"]},
     }
 
 
@@ -311,6 +339,39 @@ def _emit(result: Result, *, as_json: bool, out: str | None) -> None:
         raise OutputError(
             f"cannot write output ({exc.strerror}); the result was printed instead", path=out
         ) from exc
+
+
+def _report(result: Result, settings: LLMSettings) -> Result:
+    """The report step after the engine: checked LLM prose, else the template (and say so)."""
+    client = None if settings.mode == "off" else OllamaChat(settings)
+    result = write_report(result, client)
+    report = result.report
+    if report.fallback_reason == "llm_unavailable":
+        click.echo(
+            f"logagent: {report.fallback_detail}; the report is rendered from a template", err=True
+        )
+    elif report.fallback_reason == "llm_rejected":
+        click.echo(
+            "logagent: the LLM's text did not match the result twice "
+            f"({report.fallback_detail}); the report is rendered from a template",
+            err=True,
+        )
+    return result
+
+
+def _require_llm(result: Result, settings: LLMSettings) -> None:
+    """``--llm on``: a missing LLM is an error (after the template report was written)."""
+    if settings.mode == "on" and result.report.fallback_reason == "llm_unavailable":
+        raise LLMUnavailable(f"--llm on, but {result.report.fallback_detail}")
+
+
+def _emit_html(result: Result, path: str | None) -> None:
+    if path is None:
+        return
+    try:
+        _write_atomic(path, render_html(result))
+    except OSError as exc:
+        raise OutputError(f"cannot write the HTML report ({exc.strerror})", path=path) from exc
 
 
 def _write_stdout(text: str) -> None:

@@ -158,6 +158,13 @@ _SUGGESTIONS = {
         "name the format with --format, or check that this is an access log"
     ),
     RecuseCode.NO_MATCHING_EVENTS: "nothing to rank: ask --question status for the status mix",
+    RecuseCode.INPUT_UNREADABLE: (
+        "check that the file is complete and readable (gzip -t / zstd -t for compressed "
+        "files), or pass the uncompressed log"
+    ),
+    RecuseCode.MEMORY_EXHAUSTED: (
+        "give the run more memory with --memory-budget, or lower --line-cap"
+    ),
 }
 
 
