@@ -22,15 +22,20 @@ from logagent.result import Result
 _NUMBER = re.compile(r"(?<![\w.])(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?(?!xx)")
 _CODE = re.compile(r"`([^`]*)`")
 _PATH = re.compile(r"(?<![\w:/.])/[\w{}\-./%~:]*[\w{}\-%~]")
+MAX_WORDS = 300  # the prompt asks for 150; a rambling reply is not a short report
 _BYTE_SCALES = (1e3, 1e6, 1e9, 2.0**10, 2.0**20, 2.0**30)
 _BYTE_FIELDS = {"bytes_total", "bytes_read", "bytes", "peak_rss_bytes", "unit_size"}
 
 
 def problems(prose: str, result: Result) -> list[str]:
     """What in ``prose`` does not match ``result``; empty when it is grounded."""
+    if not prose.strip():
+        return ["the text is empty"]
     allowed = allowed_numbers(result)
     names = known_names(result)
     found = [f"route {n} is not in the result" for n in _named(prose) if n not in names]
+    if len(prose.split()) > MAX_WORDS:
+        found.append(f"the text is longer than {MAX_WORDS} words")
     without_code = _CODE.sub(" ", prose)
     for match in _NUMBER.finditer(without_code):
         text = match.group(0)

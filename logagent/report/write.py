@@ -9,12 +9,14 @@ front door calls ``analyze``, then ``write_report``.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from logagent.errors import LLMUnavailable
 from logagent.report.check import problems
 from logagent.report.llm import ChatClient
-from logagent.report.markdown import render
+from logagent.report.markdown import render, to_markdown
 from logagent.report.prompt import messages, retry_messages
-from logagent.report.sections import build, footer
+from logagent.report.sections import build
 from logagent.result import Report, Result
 
 
@@ -54,5 +56,6 @@ def _attempt(result: Result, client: ChatClient) -> tuple[str, list[str]]:
 
 
 def _llm_markdown(result: Result, prose: str) -> str:
+    """The model's prose in place of the headline; the tables stay the template's."""
     doc = build(result)
-    return f"# {doc.title}\n\n{prose.strip()}\n\n{footer(result)}\n"
+    return to_markdown(replace(doc, headline=prose.strip()))

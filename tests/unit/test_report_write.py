@@ -56,3 +56,18 @@ def test_recusal_prompt_carries_the_reason() -> None:
     sent = llm.seen[0][1]["content"]
     assert "EMPTY_INPUT" in sent and "<ip>" in sent and "10.0.0.1" not in sent
     assert r.report.source == "llm"
+
+
+def test_llm_report_keeps_the_template_tables() -> None:
+    """The model's prose replaces the headline only; the tables come from the template."""
+    r = write_report(settled_result(), StubLLM([GOOD]))
+    md = r.report.markdown
+    assert md.index(GOOD) < md.index("## Top routes")
+    assert "With 99 % confidence" not in md
+
+
+def test_empty_reply_is_rejected() -> None:
+    """An empty reply is not a report: retried, then the template."""
+    r = write_report(settled_result(), StubLLM(["  "]))
+    assert r.report.fallback_reason == "llm_rejected"
+    assert r.report.fallback_detail == "the text is empty"
