@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from typing import Protocol, TypeVar
+from typing import TypeVar
 
 import httpx
 import ollama
@@ -22,18 +22,6 @@ DEFAULT_HOST = "http://127.0.0.1:11434"
 T = TypeVar("T")
 
 
-class ChatClient(Protocol):
-    """What the report step needs of an LLM."""
-
-    model: str
-
-    def ready(self) -> None:
-        """Raise ``LLMUnavailable`` unless the server answers and has the model."""
-
-    def chat(self, messages: list[dict[str, str]]) -> str:
-        """The model's reply to ``messages``; ``LLMUnavailable`` when there is none."""
-
-
 def resolve_host(settings: LLMSettings, environ: dict[str, str] | None = None) -> str:
     """``[llm] host``, else the standard ``OLLAMA_HOST``, else Ollama's default address."""
     env = os.environ if environ is None else environ
@@ -41,7 +29,7 @@ def resolve_host(settings: LLMSettings, environ: dict[str, str] | None = None) -
 
 
 class OllamaChat:
-    """A ``ChatClient`` over the ``ollama`` package."""
+    """A ``ChatClient`` (see ``report.write``) over the ``ollama`` package."""
 
     def __init__(self, settings: LLMSettings, host: str | None = None) -> None:
         self.host = host or resolve_host(settings)

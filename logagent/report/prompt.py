@@ -42,7 +42,7 @@ def facts(result: Result) -> dict[str, Any]:
         "confidence_percent": _pct(1 - result.question.delta),
         "ranked": [_entry(e) for e in result.answer.top[:MAX_ENTRIES]],
         "total_5xx_seen": result.answer.total,
-        "ties": result.answer.ties,
+        "ties": [[mask(k) for k in group] for group in result.answer.ties],
         "time_window": {"since": result.question.since, "until": result.question.until},
         "read": {
             "percent_of_input": _pct(p.fraction_read),
@@ -52,7 +52,11 @@ def facts(result: Result) -> dict[str, Any]:
             "seconds": round(p.elapsed_s, 2),
         },
         "warnings": [_text(w) for w in result.warnings[:MAX_WARNINGS]],
+        "decision_checks": len(result.decisions),
     }
+    if result.decisions:
+        last = result.decisions[-1]
+        out["last_decision"] = f"{last.action} ({last.reason}): {_text(last.detail)}"
     if result.saving and result.saving.bytes:
         out["megabytes_not_read"] = round(result.saving.bytes / 1e6, 1)
     if result.recuse:

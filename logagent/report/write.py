@@ -10,14 +10,26 @@ front door calls ``analyze``, then ``write_report``.
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import Protocol
 
 from logagent.errors import LLMUnavailable
 from logagent.report.check import problems
-from logagent.report.llm import ChatClient
 from logagent.report.markdown import render, to_markdown
 from logagent.report.prompt import messages, retry_messages
 from logagent.report.sections import build
 from logagent.result import Report, Result
+
+
+class ChatClient(Protocol):
+    """What the report step needs of an LLM (``llm.OllamaChat``, ``testing.StubLLM``)."""
+
+    model: str
+
+    def ready(self) -> None:
+        """Raise ``LLMUnavailable`` unless the server answers and has the model."""
+
+    def chat(self, messages: list[dict[str, str]]) -> str:
+        """The model's reply to ``messages``; ``LLMUnavailable`` when there is none."""
 
 
 def write_report(result: Result, client: ChatClient | None) -> Result:

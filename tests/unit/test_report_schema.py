@@ -32,3 +32,9 @@ def test_schema_names_the_version_and_the_report_fallback() -> None:
     assert schema["properties"]["schema_version"]["default"] == SCHEMA_VERSION
     report = schema["$defs"]["Report"]["properties"]
     assert {"source", "model", "fallback_reason", "fallback_detail", "markdown"} <= set(report)
+
+
+def test_schema_command_has_help() -> None:
+    """`logagent schema --help` explains the command."""
+    out = CliRunner().invoke(main, ["schema", "--help"])
+    assert out.exit_code == 0 and "JSON Schema" in out.output

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 from logagent.report.write import write_report
 from logagent.result import RecuseCode
 from logagent.testing import StubLLM, recused_result, settled_result
@@ -71,3 +74,12 @@ def test_empty_reply_is_rejected() -> None:
     r = write_report(settled_result(), StubLLM(["  "]))
     assert r.report.fallback_reason == "llm_rejected"
     assert r.report.fallback_detail == "the text is empty"
+
+
+def test_engine_does_not_know_the_llm() -> None:
+    """Importing the engine and the report step loads no LLM client (only the CLI edge does)."""
+    code = (
+        "import sys, logagent.engine, logagent.report; "
+        "sys.exit('ollama' in sys.modules or 'httpx' in sys.modules)"
+    )
+    assert subprocess.run([sys.executable, "-c", code], check=False).returncode == 0
