@@ -32,8 +32,8 @@ from logagent.errors import (
 )
 from logagent.report.html import render_html
 from logagent.report.llm import OllamaChat
-from logagent.report.write import write_report
-from logagent.result import Question, QuestionKind, Result, Status, json_schema
+from logagent.report.write import with_report, write_report
+from logagent.result import Question, QuestionKind, Report, Result, Status, json_schema
 from logagent.run import ProgressEvent, RunEnv
 
 EXIT_OK, EXIT_INTERNAL, EXIT_USAGE, EXIT_RECUSED, EXIT_PARTIAL = 0, 1, 2, 3, 4
@@ -200,7 +200,8 @@ def analyze_cmd(paths: tuple[str, ...], **opts: Any) -> None:
     _configure_logging()
     try:
         settings = load_settings(opts["config_file"], **_overrides(opts))
-        result = _report(_run(list(paths), settings, quiet=opts["quiet"]), settings.llm)
+        result = _run(list(paths), settings, quiet=opts["quiet"])
+        result = _report(result, settings.llm)
         _emit(result, as_json=opts["as_json"], out=opts["out"])
         _emit_html(result, opts["html_out"])
         _require_llm(result, settings.llm)
@@ -344,7 +345,13 @@ def _emit(result: Result, *, as_json: bool, out: str | None) -> None:
 def _report(result: Result, settings: LLMSettings) -> Result:
     """The report step after the engine: checked LLM prose, else the template (and say so)."""
     client = None if settings.mode == "off" else OllamaChat(settings)
-    result = write_report(result, client)
+    try:
+        result = write_report(result, client)
+    except KeyboardInterrupt:  # Ctrl-C while a slow model writes: keep the answer
+        detail = "interrupted while the LLM was writing"
+        result = with_report(
+            result, Report(fallback_reason="llm_unavailable", fallback_detail=detail)
+        )
     report = result.report
     if report.fallback_reason == "llm_unavailable":
         click.echo(

@@ -48,7 +48,11 @@ def _charts(result: Result) -> list[str]:
     charts = [
         ("Share of all 5xx per route (bar) and its interval (line)", shares),
         ("5xx over time for the top routes", errors_over_time(result)),
-        ("Fraction of the input read at each decision", reading_trace(result.decisions)),
+        (
+            "Fraction of the input read at each decision (hover a point for the decision; "
+            "the interval width at each decision is not recorded in the result yet)",
+            reading_trace(result.decisions),
+        ),
     ]
     return [
         f"<figure>{svg}<figcaption>{escape(caption)}</figcaption></figure>"

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import socket
 import subprocess
 import sys
+import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -205,3 +207,26 @@ def test_cli_llm_on_requires_a_server() -> None:
     proc = cli("--llm", "on", env={"LOGAGENT_LLM__HOST": closed_port_url()})
     assert proc.returncode == 2
     assert "## Top routes" in proc.stdout and "--llm on" in proc.stderr
+
+
+def test_ctrl_c_while_the_model_writes_keeps_the_answer(
+    fake_ollama: Callable[..., FakeOllama],
+) -> None:
+    """SIGINT during a slow chat: the template report is printed, the run's exit code stays."""
+    server = fake_ollama([{"content": "late", "sleep_s": 60}])
+    sample = str(ROOT / "sample_logs" / "nginx_access.log")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "logagent", "analyze", sample, "--llm", "auto"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "LOGAGENT_LLM__HOST": server.url, "LOGAGENT_LLM__TIMEOUT_S": "120"},
+    )
+    deadline = time.monotonic() + 60  # a guard against hanging, not a speed check
+    while not server.chats():  # wait until the model is "writing"
+        assert proc.poll() is None and time.monotonic() < deadline, "no chat request arrived"
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=60)
+    assert "## Top routes" in out and "interrupted while the LLM was writing" in err
+    assert proc.returncode == 0

@@ -4,12 +4,18 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 
+from logagent import analyze, load_settings
 from logagent.report.check import allowed_numbers, matches, problems
+from logagent.report.markdown import render
 from logagent.report.prompt import facts
-from logagent.testing import settled_result
+from logagent.result import Question, QuestionKind, Result, Status
+from logagent.testing import fake_env, settled_result
+from tests.conftest import random_log_lines
 
 RESULT = settled_result()
 
@@ -84,3 +90,23 @@ def test_every_number_of_the_prompt_is_accepted() -> None:
     allowed = allowed_numbers(settled_result(warnings=["12 lines cut at 65536 bytes"]))
     numbers = re.findall(r"(?<![\w.])\d+(?:\.\d+)?", sent)
     assert numbers and [n for n in numbers if not matches(n, allowed)] == []
+
+
+@pytest.mark.parametrize(
+    "result",
+    [
+        settled_result(),
+        settled_result(status=Status.EXACT),
+        settled_result(question=Question(kind=QuestionKind.STATUS, top=2)),
+    ],
+)
+def test_the_template_report_passes_its_own_check(result: Result) -> None:
+    """Every number and route the template writes is one the checker accepts."""
+    assert problems(render(result), result) == []
+
+
+def test_a_real_run_passes_its_own_check(write_log: Callable[..., Path]) -> None:
+    """The template report of a real run over a small log passes the check."""
+    path = write_log(random_log_lines(5, 3000))
+    result = analyze([str(path)], Question(top=3), load_settings(), fake_env())
+    assert result.answer.top and problems(render(result), result) == []
