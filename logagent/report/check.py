@@ -21,7 +21,7 @@ from logagent.result import Result
 # A number not glued to a word before it (v1, qwen2); "5xx" is a status class, not a number.
 _NUMBER = re.compile(r"(?<![\w.])(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?(?!xx)")
 _CODE = re.compile(r"`([^`]*)`")
-_PATH = re.compile(r"(?<![\w:/.])/[\w{}\-./%~:]*[\w{}\-%~]")
+_PATH = re.compile(r"(?<![\w:/.<])/[\w{}\-./%~:]*[\w{}\-%~]")
 MAX_WORDS = 300  # the prompt asks for 150; a rambling reply is not a short report
 _BYTE_SCALES = (1e3, 1e6, 1e9, 2.0**10, 2.0**20, 2.0**30)
 _BYTE_FIELDS = {"bytes_total", "bytes_read", "bytes", "peak_rss_bytes", "unit_size"}

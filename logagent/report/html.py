@@ -1,7 +1,8 @@
 """The report as one self-contained HTML page with inline SVG charts (PURE).
 
-Same sections as the Markdown report; the prose of an LLM report is shown
-as preformatted text (it was checked, but it is not trusted as HTML).
+Same sections as the Markdown report; the prose of an LLM report takes the
+headline's place as preformatted text (it was checked, but it is not trusted
+as HTML).
 """
 
 from __future__ import annotations
@@ -29,8 +30,9 @@ def render_html(result: Result) -> str:
     doc = build(result)
     body = [f"<h1>{escape(doc.title)}</h1>"]
     if result.report.source == "llm":
-        body.append(f"<pre>{escape(result.report.markdown)}</pre>")
-    body.append(f'<p class="headline">{_inline(doc.headline)}</p>')
+        body.append(f'<pre class="headline">{escape(llm_prose(result.report.markdown))}</pre>')
+    else:
+        body.append(f'<p class="headline">{_inline(doc.headline)}</p>')
     body += _charts(result)
     body += [_section(s) for s in doc.sections]
     body.append(f'<p class="footer">{_inline(doc.footer)}</p>')
@@ -39,6 +41,13 @@ def render_html(result: Result) -> str:
         f"<title>{escape(doc.title)}</title><style>{_STYLE}</style></head>"
         f"<body>\n{chr(10).join(body)}\n</body></html>\n"
     )
+
+
+def llm_prose(markdown: str) -> str:
+    """The model's prose of an LLM report: what stands between the title and the sections."""
+    lines = markdown.splitlines()[1:]
+    end = next((i for i, line in enumerate(lines) if line.startswith("## ")), len(lines))
+    return "\n".join(lines[:end]).strip()
 
 
 def _charts(result: Result) -> list[str]:

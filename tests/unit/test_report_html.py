@@ -6,8 +6,9 @@ import re
 import xml.dom.minidom
 
 from logagent.report.html import render_html
+from logagent.report.write import write_report
 from logagent.result import RecuseCode
-from logagent.testing import recused_result, settled_result
+from logagent.testing import StubLLM, recused_result, settled_result
 
 
 def test_page_loads_nothing_from_elsewhere() -> None:
@@ -50,3 +51,13 @@ def test_recusal_page_has_no_charts() -> None:
     page = render_html(recused_result(RecuseCode.EMPTY_INPUT))
     assert "Cannot answer" in page and "What to do" in page
     assert "Share of all 5xx" not in page
+
+
+def test_llm_prose_takes_the_headline_place() -> None:
+    """An LLM report shows its prose once, escaped, above the template's sections."""
+    prose = "`/api/v1/pay/{id}` has 61 % of all 5xx <b>now</b>."
+    result = write_report(settled_result(), StubLLM([prose]))
+    page = render_html(result)
+    assert page.count("61 % of all 5xx") == 1 and "&lt;b&gt;now&lt;/b&gt;" in page
+    assert page.index("61 % of all 5xx") < page.index("<h2>Top routes")
+    assert "With 99 % confidence" not in page and "Written by the LLM stub" in page
