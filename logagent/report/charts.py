@@ -42,28 +42,38 @@ def share_intervals(entries: list[TopEntry]) -> str | None:
 def reading_trace(decisions: list[DecisionRecord]) -> str | None:
     """The fraction read at each check of the decision trace, coloured by action.
 
-    The interval width at each check is not in the result yet; when it is, it
-    belongs on this chart's other axis.
+    The y axis ends at the largest fraction read, so a run that stopped at 2 %
+    is not a flat line. The interval width at each check is not in the result
+    yet; when it is, it belongs on this chart too.
     """
     if not decisions:
         return None
-    plot = WIDTH - 80
-    height = 160
+    plot, height = WIDTH - 110, 170
+    top = max(d.fraction_read for d in decisions) or 1.0
     step = plot / max(1, len(decisions) - 1)
-    parts = [_svg_open(height, "Fraction of the input read at each decision")]
-    points = [(50 + i * step, 130 - 110 * d.fraction_read) for i, d in enumerate(decisions)]
-    path = " ".join(f"{x:.1f},{y:.1f}" for x, y in points)
-    parts.append(f'<polyline points="{path}" fill="none" stroke="#9ca3af"/>')
+    points = [(70 + i * step, 130 - 110 * d.fraction_read / top) for i, d in enumerate(decisions)]
+    parts = [
+        _svg_open(height, "Fraction of the input read at each decision"),
+        '<line x1="70" x2="70" y1="20" y2="130" stroke="#9ca3af"/>',
+        f'<line x1="70" x2="{70 + plot}" y1="130" y2="130" stroke="#9ca3af"/>',
+        '<polyline points="{}" fill="none" stroke="#9ca3af"/>'.format(
+            " ".join(f"{x:.1f},{y:.1f}" for x, y in points)
+        ),
+    ]
     for (x, y), d in zip(points, decisions, strict=True):
         color = COLORS.get(d.action, "#b91c1c")
         title = escape(f"{d.action} at {d.fraction_read * 100:.1f} % read: {d.reason}")
         circle = f'<circle cx="{x:.1f}" cy="{y:.1f}" r="4" fill="{color}">'
         parts.append(f"{circle}<title>{title}</title></circle>")
+    last = decisions[-1]
     parts += [
-        _text(44, 24, "100 %", anchor="end"),
-        _text(44, 134, "0 %", anchor="end"),
-        _text(50, 152, "check 1"),
-        _text(50 + plot, 152, f"check {len(decisions)}", anchor="end"),
+        _text(64, 24, f"{top * 100:.1f} %", anchor="end"),
+        _text(64, 134, "0 %", anchor="end"),
+        _text(70, 148, "check 1"),
+        _text(70 + plot, 148, f"check {len(decisions)}", anchor="end"),
+        _text(
+            70 + plot, 164, f"last: {last.action} at {last.fraction_read * 100:.1f} %", anchor="end"
+        ),
     ]
     return "".join([*parts, "</svg>"])
 
