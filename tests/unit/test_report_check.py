@@ -110,3 +110,15 @@ def test_a_real_run_passes_its_own_check(write_log: Callable[..., Path]) -> None
     path = write_log(random_log_lines(5, 3000))
     result = analyze([str(path)], Question(top=3), load_settings(), fake_env())
     assert result.answer.top and problems(render(result), result) == []
+
+
+def test_numbers_in_backticks_are_still_numbers() -> None:
+    """A number hidden in a code span is checked like any other."""
+    assert problems("the share is `97 %`", RESULT) == ["the number 97 is not in the result"]
+
+
+def test_digits_of_a_key_are_part_of_its_name() -> None:
+    """A key with digits after a slash (/auth/3fa) is a name, its digits are not numbers."""
+    entry = RESULT.answer.top[0].model_copy(update={"key": "/auth/3fa/{id}"})
+    result = RESULT.model_copy(update={"answer": RESULT.answer.model_copy(update={"top": [entry]})})
+    assert problems("`/auth/3fa/{id}` and /auth/3fa/{id} lead", result) == []
