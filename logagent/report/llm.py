@@ -62,8 +62,8 @@ class OllamaChat:
             if exc.status_code == 404:
                 raise self._no_model() from exc
             raise self._unavailable(f"HTTP {exc.status_code}: {exc.error}") from exc
-        except ConnectionError as exc:  # the ollama client's name for a refused connection
-            raise self._unavailable("connection refused") from exc
+        except ConnectionError as exc:  # the ollama client turns httpx.ConnectError into this
+            raise self._unavailable("cannot connect") from exc
         except httpx.TimeoutException as exc:
             raise self._unavailable("no reply within the timeout") from exc
         except httpx.HTTPError as exc:
