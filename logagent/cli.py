@@ -6,6 +6,7 @@ Exit codes: 0 settled or exact, 1 internal error, 2 usage or input error,
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import signal
@@ -21,10 +22,20 @@ import structlog
 
 from logagent.checkpoint import CheckpointError, CheckpointFile
 from logagent.checkpoint import load as load_checkpoint
-from logagent.config import Settings, load_settings
+from logagent.config import LLMSettings, Settings, load_settings
 from logagent.engine import analyze
-from logagent.errors import ConfigError, FormatError, InputError, LogagentError, OutputError
-from logagent.result import Question, QuestionKind, Result, Status
+from logagent.errors import (
+    ConfigError,
+    FormatError,
+    InputError,
+    LLMUnavailable,
+    LogagentError,
+    OutputError,
+)
+from logagent.report.html import render_html
+from logagent.report.llm import OllamaChat
+from logagent.report.write import with_report, write_report
+from logagent.result import Question, QuestionKind, Report, Result, Status, json_schema
 from logagent.run import ProgressEvent, RunEnv
 
 EXIT_OK, EXIT_INTERNAL, EXIT_USAGE, EXIT_RECUSED, EXIT_PARTIAL = 0, 1, 2, 3, 4
@@ -36,6 +47,7 @@ ERROR_EXIT: tuple[tuple[type[LogagentError], int], ...] = (
     (ConfigError, EXIT_USAGE),
     (FormatError, EXIT_USAGE),
     (OutputError, EXIT_USAGE),
+    (LLMUnavailable, EXIT_USAGE),  # only with --llm on; otherwise the template is used
 )
 STATUS_EXIT = {
     Status.EXACT: EXIT_OK,
@@ -183,15 +195,29 @@ def main() -> None:
     help="Batches between checkpoints [default: 16].",
 )
 @click.option("--quiet", is_flag=True, help="No progress bar.")
+@click.option(
+    "--llm",
+    type=click.Choice(["auto", "on", "off"]),
+    default=None,
+    help="LLM-written report (checked against the result): auto uses it if the Ollama "
+    "server answers, on requires it (exit 2 if none answers), off never asks [default: auto].",
+)
+@click.option(
+    "--html",
+    "html_out",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="Also write the report as one self-contained HTML page with charts to FILE.",
+)
 def analyze_cmd(paths: tuple[str, ...], **opts: Any) -> None:
     """Answer a question about the logs at PATHS (files, globs, .gz/.zst/.bz2, '-' for stdin)."""
     _configure_logging()
 
-    def run() -> Result:
+    def run() -> tuple[Result, Settings]:
         settings = load_settings(opts["config_file"], **_overrides(opts))
-        return _run(list(paths), settings, quiet=opts["quiet"])
+        return _run(list(paths), settings, quiet=opts["quiet"]), settings
 
-    _front_door(run, as_json=opts["as_json"], out=opts["out"])
+    _front_door(run, as_json=opts["as_json"], out=opts["out"], html_out=opts["html_out"])
 
 
 @main.command("resume")
@@ -206,6 +232,7 @@ def analyze_cmd(paths: tuple[str, ...], **opts: Any) -> None:
 @click.option("--max-fraction", type=click.FloatRange(0, 1, min_open=True), default=None)
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
 @click.option("--out", type=click.Path(dir_okay=False), default=None, help="Write to FILE.")
+@click.option("--html", "html_out", type=click.Path(dir_okay=False), default=None)
 @click.option("--quiet", is_flag=True, help="No progress bar.")
 def resume_cmd(checkpoint_file: str, **opts: Any) -> None:
     """Go on with the run saved in CHECKPOINT_FILE (same inputs, question, seed) to its end.
@@ -215,7 +242,7 @@ def resume_cmd(checkpoint_file: str, **opts: Any) -> None:
     """
     _configure_logging()
 
-    def run() -> Result:
+    def run() -> tuple[Result, Settings]:
         cp = load_checkpoint(checkpoint_file)
         budget = {k: opts[k] for k in ("max_seconds", "max_cpu_seconds", "max_fraction")}
         budget["memory"] = opts["memory_budget"]
@@ -227,9 +254,9 @@ def resume_cmd(checkpoint_file: str, **opts: Any) -> None:
                 checkpoint=CheckpointFile(checkpoint_file),
             )
             question = Question.model_validate(cp.question)
-            return analyze(list(cp.paths), question, settings, env, resume=cp)
+            return analyze(list(cp.paths), question, settings, env, resume=cp), settings
 
-    _front_door(run, as_json=opts["as_json"], out=opts["out"])
+    _front_door(run, as_json=opts["as_json"], out=opts["out"], html_out=opts["html_out"])
 
 
 def resumed_settings(saved: dict[str, Any], path: str, budget: dict[str, Any]) -> Settings:
@@ -247,11 +274,20 @@ def _drop_none_values(values: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in values.items() if v is not None}
 
 
-def _front_door(run: Callable[[], Result], *, as_json: bool, out: str | None) -> None:
-    """Run, print the result, and map every failure to its exit code (one table)."""
+def _front_door(
+    run: Callable[[], tuple[Result, Settings]],
+    *,
+    as_json: bool,
+    out: str | None,
+    html_out: str | None,
+) -> None:
+    """Run, report, print, and map every failure to its exit code (one table)."""
     try:
-        result = run()
+        result, settings = run()
+        result = _report(result, settings.llm)
         _emit(result, as_json=as_json, out=out)
+        _emit_html(result, html_out)
+        _require_llm(result, settings.llm)
     except LogagentError as exc:
         click.echo(f"logagent: error: {exc}", err=True)
         sys.exit(exit_code_for(exc))
@@ -270,6 +306,12 @@ def _front_door(run: Callable[[], Result], *, as_json: bool, out: str | None) ->
         )
         sys.exit(EXIT_INTERNAL)
     sys.exit(STATUS_EXIT[result.status])
+
+
+@main.command("schema")
+def schema_cmd() -> None:
+    """Print the JSON Schema of the result (the same as configs/result.schema.json)."""
+    _write_stdout(json.dumps(json_schema(), indent=2) + "\n")
 
 
 def _overrides(opts: dict[str, Any]) -> dict[str, Any]:
@@ -299,6 +341,7 @@ def _overrides(opts: dict[str, Any]) -> dict[str, Any]:
             "memory": opts["memory_budget"],
         },
         "checkpoint": {"path": opts["checkpoint"], "every": opts["checkpoint_every"]},
+        "llm": {"mode": opts["llm"]},
     }
 
 
@@ -386,6 +429,45 @@ def _emit(result: Result, *, as_json: bool, out: str | None) -> None:
         raise OutputError(
             f"cannot write output ({exc.strerror}); the result was printed instead", path=out
         ) from exc
+
+
+def _report(result: Result, settings: LLMSettings) -> Result:
+    """The report step after the engine: checked LLM prose, else the template (and say so)."""
+    client = None if settings.mode == "off" else OllamaChat(settings)
+    try:
+        result = write_report(result, client)
+    except KeyboardInterrupt:  # Ctrl-C while a slow model writes: keep the answer
+        detail = "interrupted while the LLM was writing"
+        result = with_report(
+            result, Report(fallback_reason="llm_unavailable", fallback_detail=detail)
+        )
+    report = result.report
+    if report.fallback_reason == "llm_unavailable":
+        click.echo(
+            f"logagent: {report.fallback_detail}; the report is rendered from a template", err=True
+        )
+    elif report.fallback_reason == "llm_rejected":
+        click.echo(
+            "logagent: the LLM's text did not match the result twice "
+            f"({report.fallback_detail}); the report is rendered from a template",
+            err=True,
+        )
+    return result
+
+
+def _require_llm(result: Result, settings: LLMSettings) -> None:
+    """``--llm on``: a missing LLM is an error (after the template report was written)."""
+    if settings.mode == "on" and result.report.fallback_reason == "llm_unavailable":
+        raise LLMUnavailable(f"--llm on, but {result.report.fallback_detail}")
+
+
+def _emit_html(result: Result, path: str | None) -> None:
+    if path is None:
+        return
+    try:
+        _write_atomic(path, render_html(result))
+    except OSError as exc:
+        raise OutputError(f"cannot write the HTML report ({exc.strerror})", path=path) from exc
 
 
 def _write_stdout(text: str) -> None:

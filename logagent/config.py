@@ -135,6 +135,16 @@ class RoutesSettings(_Section):
     )
 
 
+class LLMSettings(_Section):
+    """The LLM that writes the report's prose (through Ollama); its numbers are checked."""
+
+    mode: Literal["auto", "on", "off"] = "auto"
+    host: str = ""  # empty: OLLAMA_HOST, else http://127.0.0.1:11434
+    model: str = "qwen2.5:0.5b"
+    timeout_s: float = Field(default=60.0, gt=0)
+    temperature: float = Field(default=0.0, ge=0, le=2)
+
+
 class Settings(BaseSettings):
     """All settings of a run."""
 
@@ -148,6 +158,7 @@ class Settings(BaseSettings):
     routes: RoutesSettings = Field(default_factory=RoutesSettings)
     budget: BudgetSettings = Field(default_factory=BudgetSettings)
     checkpoint: CheckpointSettings = Field(default_factory=CheckpointSettings)
+    llm: LLMSettings = Field(default_factory=LLMSettings)
     log_level: str = "warning"
 
     @classmethod

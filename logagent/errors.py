@@ -11,7 +11,9 @@ it to an exit code (cli.py) or an HTTP status (service) in one table::
     │   ├── InputPermissionError  no permission to read
     │   └── InputCorrupt          a compressed stream is truncated or damaged
     ├── FormatError               a format name or definition is unusable
-    └── OutputError               the result could not be written (full disk, ...)
+    ├── OutputError               the result could not be written (full disk, ...)
+    └── LLMUnavailable            no LLM answered (down, too slow, model missing):
+                                  the report falls back to the template
 
 A stop, a degrade or a recusal is *not* an error: those are ``Decision`` and
 ``Recuse`` values. Bugs are never caught and re-labelled.
@@ -65,3 +67,7 @@ class FormatError(LogagentError):
 
 class OutputError(LogagentError):
     """The result or report could not be written."""
+
+
+class LLMUnavailable(LogagentError):
+    """The LLM server did not answer, answered too slowly, or lacks the model."""

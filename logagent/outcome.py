@@ -162,6 +162,13 @@ _SUGGESTIONS = {
         "name the format with --format, or check that this is an access log"
     ),
     RecuseCode.NO_MATCHING_EVENTS: "nothing to rank: ask --question status for the status mix",
+    RecuseCode.INPUT_UNREADABLE: (
+        "check that the file is complete and readable (gzip -t / zstd -t for compressed "
+        "files), or pass the uncompressed log"
+    ),
+    RecuseCode.MEMORY_EXHAUSTED: (
+        "give the run more memory with --memory-budget, or lower --line-cap"
+    ),
 }
 
 
@@ -176,9 +183,7 @@ def recused(
 ) -> Result:
     tally = run.acc.snapshot()
     progress = progress or _progress(run, tally, None)
-    attempted = f"read {progress.fraction_read:.1%} of the input ({progress.lines_read} lines)"
-    if detection:
-        attempted += "; formats tried: " + ", ".join(f"{n} {s:.1%}" for n, s in detection.scores)
+    attempted = _attempted(run, detection, progress)
     recuse = Recuse(
         reason_code=code, detail=detail, suggestion=_SUGGESTIONS.get(code, ""), attempted=attempted
     )
@@ -204,6 +209,21 @@ def recused(
             warnings=run.warnings,
         )
     )
+
+
+def _attempted(run: Run, detection: Detection | None, progress: Progress) -> str:
+    """What the run did before recusing, in words a user can check."""
+    if progress.lines_read:
+        done = f"read {progress.fraction_read:.1%} of the input ({progress.lines_read:,} lines)"
+    elif detection:
+        done = f"sampled {detection.sample_lines:,} lines from {len(run.sources)} input(s)"
+    else:
+        sizes = [s.size for s in run.sources if s.size is not None]
+        known = f", {sum(sizes):,} bytes in all" if len(sizes) == len(run.sources) else ""
+        done = f"opened {len(run.sources)} input(s){known}; no line could be read"
+    if detection:
+        done += "; formats tried: " + ", ".join(f"{n} {s:.1%}" for n, s in detection.scores)
+    return done
 
 
 def _with_report(result: Result) -> Result:

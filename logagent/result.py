@@ -7,7 +7,7 @@ keys, never rename or drop them (see DESIGN.md, "The result contract").
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -145,6 +145,7 @@ class Report(_Frozen):
     model: str | None = None
     fallback_reason: Literal["llm_unavailable", "llm_rejected"] | None = None
     markdown: str = ""
+    fallback_detail: str | None = None  # why the LLM's prose was not used, in words
 
 
 class Saving(_Frozen):
@@ -170,3 +171,12 @@ class Result(_Frozen):
     report: Report = Field(default_factory=Report)
     seed: int | None = None
     saving: Saving | None = None
+
+
+def json_schema() -> dict[str, Any]:
+    """The JSON Schema of ``Result`` (draft 2020-12), as published in ``configs/``."""
+    schema = Result.model_json_schema(mode="serialization")
+    return {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        **schema,
+    }

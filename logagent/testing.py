@@ -2,8 +2,23 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
 
+from logagent.errors import LLMUnavailable
+from logagent.result import (
+    Answer,
+    DecisionRecord,
+    InputInfo,
+    Progress,
+    Question,
+    Recuse,
+    RecuseCode,
+    Result,
+    Saving,
+    Status,
+    TopEntry,
+)
 from logagent.run import RunEnv
 
 
@@ -51,3 +66,112 @@ def combined_line(
 def common_line(path: str, status: int, *, client: str = "198.51.100.4", size: int = 2326) -> str:
     """One apache ``common`` line (no newline)."""
     return f'{client} - frank [28/Nov/2026:13:55:36 +0000] "GET {path} HTTP/1.0" {status} {size}'
+
+
+def settled_result(**updates: Any) -> Result:
+    """A settled top-errors result with two routes (for report tests); ``updates`` replace keys."""
+    top = [
+        TopEntry(
+            key="/api/v1/pay/{id}",
+            count=1834,
+            estimate=87210.0,
+            low=85100.0,
+            high=89400.0,
+            share=0.61,
+            share_low=0.58,
+            share_high=0.64,
+            breakdown={"503": 0.71, "504": 0.27, "500": 0.02},
+        ),
+        TopEntry(
+            key="/api/v1/users/{id}",
+            count=402,
+            estimate=19100.0,
+            low=17800.0,
+            high=20500.0,
+            share=0.134,
+            share_low=0.121,
+            share_high=0.147,
+            breakdown={"500": 0.9, "502": 0.1},
+        ),
+    ]
+    base = Result(
+        question=Question(top=2),
+        input=InputInfo(
+            paths=["/var/log/nginx/access.log"],
+            bytes_total=10_400_000_000,
+            format="combined",
+            format_confidence=0.998,
+            seekable=True,
+            reading="random_units",
+        ),
+        status=Status.SETTLED,
+        answer=Answer(top=top, total=3007, distinct_keys=14, metric="5xx"),
+        progress=_progress(fraction_read=0.021, bytes_read=218_400_000, elapsed_s=0.84),
+        decisions=[
+            DecisionRecord(
+                units_read=64, fraction_read=0.006, action="CONTINUE", reason="not_settled"
+            ),
+            DecisionRecord(
+                units_read=212,
+                fraction_read=0.021,
+                action="STOP_SETTLED",
+                reason="settled",
+                detail="settled at 2.10% read",
+            ),
+        ],
+        saving=Saving(bytes=10_181_600_000, cpu_s=61.3, evidence_share=0.04),
+        seed=7,
+    )
+    return base.model_copy(update=updates)
+
+
+def recused_result(code: RecuseCode, detail: str = "nothing parsed") -> Result:
+    """A recusal with ``code`` (for report tests)."""
+    return settled_result(
+        status=Status.RECUSED,
+        answer=Answer(),
+        recuse=Recuse(
+            reason_code=code,
+            detail=detail,
+            suggestion="name the format with --format",
+            attempted="read 0.1% of the input (120 lines)",
+        ),
+    )
+
+
+def _progress(*, fraction_read: float, bytes_read: int, elapsed_s: float) -> Progress:
+    return Progress(
+        units_read=212,
+        units_total=10240,
+        fraction_read=fraction_read,
+        bytes_read=bytes_read,
+        lines_read=1_204_113,
+        lines_parsed=5000,
+        malformed_lines=12,
+        malformed_scope="prefiltered_lines",
+        invalid_utf8_lines=0,
+        truncated_lines=0,
+        elapsed_s=elapsed_s,
+        cpu_s=1.31,
+        peak_rss_bytes=118_000_000,
+    )
+
+
+@dataclass
+class StubLLM:
+    """A ``ChatClient`` with scripted replies; ``down`` makes every call unavailable."""
+
+    replies: list[str]
+    model: str = "stub"
+    down: bool = False
+    seen: list[list[dict[str, str]]] = field(default_factory=list)
+
+    def ready(self) -> None:
+        """Unavailable when ``down``."""
+        if self.down:
+            raise LLMUnavailable("stub is down")
+
+    def chat(self, messages: list[dict[str, str]]) -> str:
+        """The next scripted reply (the last one repeats)."""
+        self.seen.append(messages)
+        return self.replies[min(len(self.seen), len(self.replies)) - 1]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import random
 from collections.abc import Callable
 from pathlib import Path
@@ -47,3 +48,8 @@ def write_log(tmp_path: Path) -> Callable[..., Path]:
         return path
 
     return write
+
+
+# The suite never talks to an Ollama that may run on the developer's machine:
+# tests that want an LLM start tests/fake_ollama.py and name it explicitly.
+os.environ.setdefault("LOGAGENT_LLM__MODE", "off")

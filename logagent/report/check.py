@@ -1,0 +1,117 @@
+"""The check of LLM prose against the result it was written from (PURE).
+
+Every number in the prose must match a number of the result, allowing
+rounding to the digits shown (``61 %`` for a share of 0.6053, ``87,000`` for
+87,210), percent formatting (a fraction x may appear as 100·x) and byte
+units (kB, MB, GB, KiB, MiB, GiB). Every route the prose names (a token
+starting with ``/``, or anything in backticks that looks like one) must be
+a key of the result. The digits of a key are part of its name; numbers in
+backticks are numbers all the same. Keys that are not paths (components,
+error templates: later issues) belong in ``known_names`` and ``_named``.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Iterator
+from typing import Any
+
+from logagent.report.mask import mask
+from logagent.result import Result
+
+# A number not glued to a word before it (v1, qwen2); "5xx" is a status class, not a number.
+_NUMBER = re.compile(r"(?<![\w.])(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?(?!xx)")
+_CODE = re.compile(r"`([^`]*)`")
+_PATH = re.compile(r"(?<![\w:/.<])/[\w{}\-./%~:]*[\w{}\-%~]")
+MAX_WORDS = 300  # the prompt asks for 150; a rambling reply is not a short report
+_BYTE_SCALES = (1e3, 1e6, 1e9, 2.0**10, 2.0**20, 2.0**30)
+_BYTE_FIELDS = {"bytes_total", "bytes_read", "bytes", "peak_rss_bytes", "unit_size"}
+
+
+def problems(prose: str, result: Result) -> list[str]:
+    """What in ``prose`` does not match ``result``; empty when it is grounded."""
+    if not prose.strip():
+        return ["the text is empty"]
+    allowed = allowed_numbers(result)
+    names = known_names(result)
+    found = [f"route {n} is not in the result" for n in _named(prose) if n not in names]
+    if len(prose.split()) > MAX_WORDS:
+        found.append(f"the text is longer than {MAX_WORDS} words")
+    for match in _NUMBER.finditer(_without_names(prose, names)):
+        text = match.group(0)
+        if not matches(text, allowed):
+            found.append(f"the number {text} is not in the result")
+    return list(dict.fromkeys(found))
+
+
+def matches(text: str, allowed: list[float]) -> bool:
+    """Whether the number ``text`` is some allowed value, rounded to the digits shown."""
+    value = float(text.replace(",", ""))
+    tolerance = _half_unit(text) + 1e-9 * max(1.0, value)
+    return any(abs(value - v) <= tolerance for v in allowed)
+
+
+def allowed_numbers(result: Result) -> list[float]:
+    """Every number of the result, in every form the prose may use."""
+    data = result.model_dump(mode="json", exclude={"report"})
+    values: set[float] = set()
+    for key, value in _walk(data, ""):
+        if isinstance(value, str):
+            values.update(float(m.group(0).replace(",", "")) for m in _NUMBER.finditer(value))
+            continue
+        values.add(value)
+        if key in _BYTE_FIELDS:
+            values.update(value / s for s in _BYTE_SCALES)
+    confidence = 1 - result.question.delta
+    values.update({confidence, *range(len(result.answer.top) + 1)})
+    values.update([v * 100 for v in values if 0 < abs(v) <= 1])
+    return sorted(v for v in values if math.isfinite(v))
+
+
+def known_names(result: Result) -> set[str]:
+    """The routes (and other keys) the prose may name."""
+    keys = {e.key for e in result.answer.top}
+    keys.update(k for group in result.answer.ties for k in group)
+    keys.update(result.input.paths)
+    return keys | {mask(k) for k in keys}
+
+
+def _without_names(prose: str, names: set[str]) -> str:
+    """The prose with the result's keys blanked out (their digits are names, not numbers);
+    anything else in backticks, such as `97 %`, is still checked as a number."""
+    for name in sorted(names, key=len, reverse=True):
+        prose = prose.replace(name, " ")
+    return prose.replace("`", " ")
+
+
+def _named(prose: str) -> Iterator[str]:
+    for span in _CODE.findall(prose):
+        if "/" in span or "{" in span:
+            yield span.strip()
+    for match in _PATH.finditer(_CODE.sub(" ", prose)):
+        yield match.group(0)
+
+
+def _half_unit(text: str) -> float:
+    """Half the unit of the last digit shown; trailing zeros of a whole number are rounding,
+    but at least two significant digits count (so "100" is not "anything from 50 to 150")."""
+    digits = text.replace(",", "")
+    if "." in digits:
+        return 0.5 * 10.0 ** -len(digits.split(".")[1])
+    zeros = len(digits) - len(digits.rstrip("0"))
+    significant = len(digits.lstrip("0")) - zeros
+    zeros = min(zeros, max(0, len(digits.lstrip("0")) - 2)) if significant < 2 else zeros
+    return 0.5 * 10.0**zeros
+
+
+def _walk(data: Any, key: str) -> Iterator[tuple[str, Any]]:
+    if isinstance(data, dict):
+        for k, v in data.items():
+            yield "", str(k)  # keys such as the statuses of a breakdown are numbers too
+            yield from _walk(v, str(k))
+    elif isinstance(data, list):
+        for item in data:
+            yield from _walk(item, key)
+    elif isinstance(data, str) or (isinstance(data, int | float) and not isinstance(data, bool)):
+        yield key, data

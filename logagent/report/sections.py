@@ -1,0 +1,232 @@
+"""What the report says, as a ``Document`` built from a result alone (PURE).
+
+Every renderer (Markdown, HTML) shows the same sections; to add one (time
+windows, error templates), write a function ``Result -> Section | None`` and
+list it in ``SECTIONS``.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable
+
+from logagent.report.document import Document, Section, Table
+from logagent.report.words import (
+    DASH,
+    RECUSE_WHY,
+    confidence,
+    mostly,
+    pct,
+    pct_range,
+    rate,
+    reading,
+    size,
+    status_mix,
+)
+from logagent.result import QuestionKind, Result, Status
+
+_TITLES = {
+    QuestionKind.TOP_ERRORS: "Routes with the most 5xx errors",
+    QuestionKind.ERROR_RATE: "Routes with the highest 5xx rate",
+    QuestionKind.STATUS: "Status distribution",
+}
+
+
+def build(result: Result) -> Document:
+    """The report of ``result`` as a document."""
+    title = f"logagent: {_TITLES[result.question.kind]}"
+    if result.recuse:
+        return Document(title, _recuse_headline(result), _recuse_sections(result), footer(result))
+    sections = [s for make in SECTIONS if (s := make(result)) is not None]
+    return Document(title, headline(result), sections, footer(result))
+
+
+def headline(result: Result) -> str:
+    """The answer in plain words, then how much was read."""
+    top = result.answer.top[0] if result.answer.top else None
+    how = {
+        Status.EXACT: "Exact answer (the whole input was read)",
+        Status.PARTIAL: "Partial answer (a budget ran out before the answer settled; "
+        "what is known so far)",
+        Status.SETTLED: f"With {confidence(result)} confidence",
+    }.get(result.status, "")
+    if top is None:
+        return f"{how}: nothing to rank. {reading(result)}"
+    kind = result.question.kind
+    if kind is QuestionKind.STATUS:
+        total = result.answer.total
+        claim = f"status {top.key} is the most common, {pct(top.share)} of {total:,} lines"
+    elif kind is QuestionKind.ERROR_RATE:
+        seen = "" if result.status is Status.EXACT else " seen"
+        claim = (
+            f"`{top.key}` has the highest 5xx rate, {rate(top)} of "
+            f"{top.requests or 0:,}{seen} requests, {mostly(top)}"
+        )
+    elif result.status is Status.EXACT:
+        claim = (
+            f"`{top.key}` has the most 5xx: {top.count:,} of {result.answer.total:,} "
+            f"({pct(top.share)}), {mostly(top)}"
+        )
+    else:
+        claim = (
+            f"`{top.key}` has the most 5xx: {pct(top.share, 0)} "
+            f"({pct_range(top.share_low, top.share_high)}) of all 5xx, {mostly(top)}; "
+            f"about {top.estimate:,.0f} ({top.low:,.0f}{DASH}{top.high:,.0f}) in the whole input"
+        )
+    return f"{how}: {claim}. {reading(result)}"
+
+
+def top_table(result: Result) -> Section | None:
+    """The ranked keys with their counts, intervals and status mix."""
+    top = result.answer.top
+    if not top:
+        return None
+    kind = result.question.kind
+    if kind is QuestionKind.STATUS:
+        rows = [[e.key, f"{e.count:,}", pct(e.share, 2)] for e in top]
+        return Section("Statuses", table=Table(["status", "lines", "share"], rows, ["l", "r", "r"]))
+    if kind is QuestionKind.ERROR_RATE:
+        header = ["#", "route", "5xx rate", "5xx", "requests", "statuses"]
+        rows = [
+            [
+                str(i),
+                f"`{e.key}`",
+                rate(e),
+                f"{e.count:,}",
+                f"{e.requests or 0:,}",
+                status_mix(e, 4),
+            ]
+            for i, e in enumerate(top, 1)
+        ]
+        return Section("Top routes", table=Table(header, rows, ["r", "l", "r", "r", "r", "l"]))
+    if result.status is Status.EXACT:
+        header = ["#", "route", "5xx", "share of 5xx"]
+        rows = [[str(i), f"`{e.key}`", f"{e.count:,}", pct(e.share)] for i, e in enumerate(top, 1)]
+        return Section("Top routes", table=Table(header, rows, ["r", "l", "r", "r"]))
+    header = ["#", "route", "5xx seen", "est. total (interval)", "share of 5xx (interval)"]
+    rows = [
+        [
+            str(i),
+            f"`{e.key}`",
+            f"{e.count:,}",
+            f"{e.estimate:,.0f} ({e.low:,.0f}{DASH}{e.high:,.0f})",
+            f"{pct(e.share)} ({pct_range(e.share_low, e.share_high, 1)})",
+        ]
+        for i, e in enumerate(top, 1)
+    ]
+    return Section("Top routes", table=Table(header, rows, ["r", "l", "r", "r", "r"]))
+
+
+def error_types(result: Result) -> Section | None:
+    """The status mix of each ranked route (error templates will join it here)."""
+    entries = [e for e in result.answer.top if e.breakdown]
+    if result.question.kind is QuestionKind.STATUS or not entries:
+        return None
+    bullets = [f"`{e.key}`: {status_mix(e)}" for e in entries]
+    return Section("Error types (share of each route's 5xx)", bullets=bullets)
+
+
+def time_window(result: Result) -> Section:
+    """The time window asked about, or that the whole input was in scope."""
+    q = result.question
+    if q.since is None and q.until is None:
+        return Section("Time window", ["The whole input (no time window was asked)."])
+    return Section("Time window", [f"From {q.since or 'the start'} until {q.until or 'the end'}."])
+
+
+def ties(result: Result) -> Section | None:
+    """Keys whose totals are provably within epsilon of each other."""
+    if not result.answer.ties:
+        return None
+    eps = result.question.epsilon
+    bullets = [" = ".join(f"`{k}`" for k in group) for group in result.answer.ties]
+    return Section(f"Ties (within ε = {eps:g})", bullets=bullets)
+
+
+def warnings(result: Result) -> Section | None:
+    """Everything the run warned about."""
+    return Section("Warnings", bullets=list(result.warnings)) if result.warnings else None
+
+
+def decisions(result: Result) -> Section | None:
+    """A short summary of the decision trace and of the format found."""
+    paragraphs = []
+    fmt, conf = result.input.format, result.input.format_confidence
+    if fmt and conf is not None:
+        paragraphs.append(f"Format: {fmt} ({pct(conf)} of sampled lines parse).")
+    if result.decisions:
+        actions = Counter(d.action for d in result.decisions)
+        mix = ", ".join(f"{n}x {a}" for a, n in actions.items())
+        last = result.decisions[-1]
+        paragraphs.append(
+            f"{len(result.decisions)} checks ({mix}); the last, at {pct(last.fraction_read)} "
+            f"read, was {last.action} ({last.reason}: {last.detail})."
+        )
+    return Section("How it decided", paragraphs) if paragraphs else None
+
+
+def saving(result: Result) -> Section:
+    """What was read, what it cost, and what stopping early saved."""
+    p = result.progress
+    read = (
+        f"Read {pct(p.fraction_read)} of the input ({size(p.bytes_read)}, {p.lines_read:,} lines) "
+        f"in {p.elapsed_s:.2f} s; peak memory {p.peak_rss_bytes / 2**20:,.0f} MiB."
+    )
+    scope = (
+        "among lines that could hold a 5xx (the rest were not parsed)"
+        if p.malformed_scope == "prefiltered_lines"
+        else "among all lines"
+    )
+    paragraphs = [read, f"Malformed lines: {p.malformed_lines:,} {scope}."]
+    s = result.saving
+    if s and s.bytes:
+        paragraphs.append(
+            f"Not read: {size(s.bytes)}; a full read would have cost about {s.cpu_s:.2f} CPU-s "
+            f"more. Evidence and Router-Mem took {pct(s.evidence_share)} of the wall time."
+        )
+    return Section("Reading and saving", paragraphs)
+
+
+SECTIONS: list[Callable[[Result], Section | None]] = [
+    top_table,
+    error_types,
+    time_window,
+    ties,
+    warnings,
+    decisions,
+    saving,
+]
+
+
+def _recuse_headline(result: Result) -> str:
+    assert result.recuse is not None
+    why = RECUSE_WHY[result.recuse.reason_code]
+    return f"**Cannot answer**: {why} ({result.recuse.reason_code.value})."
+
+
+def _recuse_sections(result: Result) -> list[Section]:
+    assert result.recuse is not None
+    r = result.recuse
+    bullets = [f"Why: {r.detail}", f"What was tried: {r.attempted}"]
+    if r.suggestion:
+        bullets.append(f"What to do: {r.suggestion}")
+    extra = [s for s in (warnings(result),) if s is not None]
+    return [Section("What happened", bullets=bullets), *extra]
+
+
+def footer(result: Result) -> str:
+    """Where the prose came from, and why the template was used when it was."""
+    rep = result.report
+    if rep.source == "llm":
+        return (
+            f"_Written by the LLM {rep.model} from the result alone; every number and route "
+            "in it was checked against the result._"
+        )
+    if rep.fallback_reason == "llm_unavailable":
+        return f"_Report rendered from a template: {rep.fallback_detail}._"
+    if rep.fallback_reason == "llm_rejected":
+        return (
+            "_Report rendered from a template: the LLM's text failed the check against "
+            f"the result twice ({rep.fallback_detail})._"
+        )
+    return "_Report rendered from a template (no LLM was used)._"

@@ -1,0 +1,70 @@
+"""Numbers in words: the formatting every report shares (PURE)."""
+
+from __future__ import annotations
+
+from logagent.result import RecuseCode, Result, TopEntry
+
+DASH = "\u2013"  # the en dash of a range: 58-64 % reads as a subtraction
+
+
+def pct(fraction: float, digits: int = 1) -> str:
+    """``0.605`` -> ``"60.5 %"``."""
+    return f"{fraction * 100:.{digits}f} %"
+
+
+def pct_range(low: float, high: float, digits: int = 0) -> str:
+    """``(0.58, 0.64)`` -> ``"58-64 %"`` (with an en dash)."""
+    return f"{low * 100:.{digits}f}{DASH}{high * 100:.{digits}f} %"
+
+
+def size(n_bytes: float) -> str:
+    """Decimal units, as disks are sold: ``10_400_000_000`` -> ``"10.4 GB"``."""
+    for unit, scale in (("GB", 1e9), ("MB", 1e6), ("kB", 1e3)):
+        if n_bytes >= scale:
+            return f"{n_bytes / scale:,.1f} {unit}"
+    return f"{n_bytes:,.0f} B"
+
+
+def confidence(result: Result) -> str:
+    """``delta = 0.01`` -> ``"99 %"``."""
+    return f"{(1 - result.question.delta) * 100:g} %"
+
+
+def mostly(entry: TopEntry) -> str:
+    """The dominant status of an entry's 5xx: ``"mostly 503 (71 %)"``."""
+    if not entry.breakdown:
+        return "no 5xx"
+    status, share = max(entry.breakdown.items(), key=lambda kv: kv[1])
+    return f"mostly {status} ({pct(share, 0)})"
+
+
+def status_mix(entry: TopEntry, limit: int | None = None) -> str:
+    """``"503 71 %, 504 27 %"``, largest first."""
+    items = sorted(entry.breakdown.items(), key=lambda kv: -kv[1])[:limit]
+    return ", ".join(f"{status} {pct(share, 0)}" for status, share in items)
+
+
+def rate(entry: TopEntry) -> str:
+    """The 5xx rate, with its interval when the answer was settled from a sample."""
+    text = pct(entry.rate or 0, 2)
+    if entry.rate_low is None or entry.rate_high is None:
+        return text
+    return f"{text} ({pct_range(entry.rate_low, entry.rate_high, 2)})"
+
+
+def reading(result: Result) -> str:
+    """``"Read 2.1 % of 10.4 GB in 0.84 s."`` (a stream has no known size)."""
+    p = result.progress
+    total = result.input.bytes_total
+    if total:
+        return f"Read {pct(p.fraction_read)} of {size(total)} in {p.elapsed_s:.2f} s."
+    return f"Read {size(p.bytes_read)} of a stream (whole size unknown) in {p.elapsed_s:.2f} s."
+
+
+RECUSE_WHY = {
+    RecuseCode.UNRECOGNIZED_FORMAT: "the input is not in a log format logagent knows",
+    RecuseCode.NO_MATCHING_EVENTS: "nothing in the input matches the question",
+    RecuseCode.EMPTY_INPUT: "the input is empty",
+    RecuseCode.INPUT_UNREADABLE: "the input cannot be read",
+    RecuseCode.MEMORY_EXHAUSTED: "the run ran out of memory before it could answer",
+}

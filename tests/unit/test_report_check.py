@@ -1,0 +1,124 @@
+"""The number and name check of LLM prose against the result."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from logagent import analyze, load_settings
+from logagent.report.check import allowed_numbers, matches, problems
+from logagent.report.markdown import render
+from logagent.report.prompt import facts
+from logagent.result import Question, QuestionKind, Result, Status
+from logagent.testing import fake_env, settled_result
+from tests.conftest import random_log_lines
+
+RESULT = settled_result()
+
+
+@pytest.mark.parametrize(
+    "prose",
+    [
+        "61 % of all 5xx",  # share 0.61 as a percent
+        "between 58 and 64 %",  # the share interval
+        "about 87,000 errors",  # 87,210 rounded to the digits shown
+        "87,210 (85,100-89,400)",  # the estimate and its interval
+        "10.4 GB",  # bytes_total in decimal units
+        "218.4 MB",  # bytes_read
+        "in 0.8 s",  # elapsed 0.84 rounded
+        "with 99 % confidence",  # 1 - delta
+        "mostly 503 and 504",  # statuses, keys of the breakdown
+        "5xx errors",  # a status class, not a number
+        "`/api/v1/pay/{id}` leads",  # a route of the result
+    ],
+)
+def test_grounded_prose_passes(prose: str) -> None:
+    """Numbers of the result, rounded or as percentages, and its routes pass."""
+    assert problems(prose, RESULT) == []
+
+
+@pytest.mark.parametrize(
+    ("prose", "bad"),
+    [
+        ("71.5 % of all 5xx", "71.5"),
+        ("about 90,000 errors", "90,000"),
+        ("read 3 GB", "3"),
+        ("in 1.5 s", "1.5"),
+        ("with 95 % confidence", "95"),
+    ],
+)
+def test_wrong_numbers_are_named(prose: str, bad: str) -> None:
+    """A number that is no value of the result is reported by its text."""
+    assert problems(prose, RESULT) == [f"the number {bad} is not in the result"]
+
+
+@pytest.mark.parametrize("prose", ["`/api/v9/admin` fails", "then /login fails", "`/api/{x}`"])
+def test_unknown_routes_are_named(prose: str) -> None:
+    """A route that is not a key of the result is a problem, in backticks or bare."""
+    found = problems(prose, RESULT)
+    assert len(found) == 1 and found[0].startswith("route ")
+
+
+def test_numbers_inside_code_spans_are_names_not_numbers() -> None:
+    """Digits in a backticked route (v1) are not checked as numbers."""
+    assert problems("`/api/v1/users/{id}` is second", RESULT) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "value", "ok"),
+    [
+        ("100", 104.9, True),
+        ("100", 106, False),  # two significant digits at least: not "anything from 50 to 150"
+        ("87,000", 87_499, True),
+        ("87,000", 87_501, False),
+        ("2.10", 2.104, True),
+        ("2.10", 2.106, False),
+    ],
+)
+def test_rounding_tolerance(text: str, value: float, ok: bool) -> None:
+    """A number matches a value rounded to the digits it shows, no looser."""
+    assert matches(text, [value]) is ok
+
+
+def test_every_number_of_the_prompt_is_accepted() -> None:
+    """Whatever number the prompt gives the model passes the check when copied."""
+    sent = json.dumps(facts(settled_result(warnings=["12 lines cut at 65536 bytes"])))
+    allowed = allowed_numbers(settled_result(warnings=["12 lines cut at 65536 bytes"]))
+    numbers = re.findall(r"(?<![\w.])\d+(?:\.\d+)?", sent)
+    assert numbers and [n for n in numbers if not matches(n, allowed)] == []
+
+
+@pytest.mark.parametrize(
+    "result",
+    [
+        settled_result(),
+        settled_result(status=Status.EXACT),
+        settled_result(question=Question(kind=QuestionKind.STATUS, top=2)),
+    ],
+)
+def test_the_template_report_passes_its_own_check(result: Result) -> None:
+    """Every number and route the template writes is one the checker accepts."""
+    assert problems(render(result), result) == []
+
+
+def test_a_real_run_passes_its_own_check(write_log: Callable[..., Path]) -> None:
+    """The template report of a real run over a small log passes the check."""
+    path = write_log(random_log_lines(5, 3000))
+    result = analyze([str(path)], Question(top=3), load_settings(), fake_env())
+    assert result.answer.top and problems(render(result), result) == []
+
+
+def test_numbers_in_backticks_are_still_numbers() -> None:
+    """A number hidden in a code span is checked like any other."""
+    assert problems("the share is `97 %`", RESULT) == ["the number 97 is not in the result"]
+
+
+def test_digits_of_a_key_are_part_of_its_name() -> None:
+    """A key with digits after a slash (/auth/3fa) is a name, its digits are not numbers."""
+    entry = RESULT.answer.top[0].model_copy(update={"key": "/auth/3fa/{id}"})
+    result = RESULT.model_copy(update={"answer": RESULT.answer.model_copy(update={"top": [entry]})})
+    assert problems("`/auth/3fa/{id}` and /auth/3fa/{id} lead", result) == []
