@@ -140,6 +140,11 @@ def main() -> int:
     ap.add_argument("--repeat", type=int, default=3, help="runs per tool; the median is shown [3]")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--skip-polars", action="store_true", help="do not run the Polars one-liner")
+    ap.add_argument(
+        "--rss-sizes",
+        default="1000,10000",
+        help="sizes (MB) of the memory-growth table: peak RSS, full and early stop ['1000,10000']",
+    )
     args = ap.parse_args()
     path, truth = ensure_log(args.size_mb, args.seed)
     size = path.stat().st_size
@@ -169,7 +174,31 @@ def main() -> int:
             )
         )
     report(runs, size, truth_top)
+    sizes = [int(x) for x in args.rss_sizes.split(",") if x.strip()]
+    if sizes:
+        memory_growth(sizes, args.seed)
     return 0
+
+
+def memory_growth(sizes: list[int], seed: int) -> None:
+    """Peak RSS of logagent on `dominant` logs of each size, full read and early stop.
+
+    Memory must not grow with the input: the table shows each size's peak RSS
+    and its growth over the smallest size's (the issue's bar: under 10 %).
+    """
+    py = sys.executable
+    rows: dict[str, list[int]] = {"--full": [], "top-5 (early stop)": []}
+    for size_mb in sizes:
+        path, _ = ensure_log(size_mb, seed)
+        la = [py, "-m", "logagent", "analyze", str(path), "--json", "--quiet", "--seed", "1"]
+        for name, extra in (("--full", ["--full"]), ("top-5 (early stop)", ["-k", "5"])):
+            _, peak, _ = run_measured([*la, *extra])
+            rows[name].append(peak)
+    print(f"\npeak RSS (MiB) by input size: {', '.join(f'{s} MB' for s in sizes)}")
+    for name, peaks in rows.items():
+        growth = (max(peaks) / peaks[0] - 1) * 100 if peaks and peaks[0] else 0.0
+        cells = "  ".join(f"{p / 2**20:>8.0f}" for p in peaks)
+        print(f"{name:<22}{cells}   growth over {sizes[0]} MB: {growth:+.1f} %")
 
 
 def own_rss() -> int:

@@ -189,6 +189,7 @@ def _read_all(run: Run, fmt: Format, parse_rate: float) -> tuple[int, int | None
     degrade = mode is not None and _read_early(run, fmt, plan, mode, parse_rate)
     if degrade:  # Router-Mem: an exact read in file order is cheaper than more evidence
         run.acc, run.reading = Accumulator(), "sequential"
+        run.env.release_memory()
         reapply_steps(run)
     if degrade or mode is None:
         random = run.settings.reader.order == "random" and not degrade

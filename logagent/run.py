@@ -69,6 +69,7 @@ class RunEnv:
     rss: Callable[[], int] = memory.rss_bytes
     available_memory: Callable[[], int] = memory.available_bytes
     checkpoint: CheckpointSink | None = None
+    release_memory: Callable[[], None] = memory.release  # give freed heap pages back
 
 
 @dataclass
