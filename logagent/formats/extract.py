@@ -26,6 +26,7 @@ import pyarrow as pa
 from logagent.formats.base import PATH, STATUS, Format
 from logagent.formats.routes import RouteRule, with_routes
 from logagent.sources.batches import I64, Batch
+from logagent.sources.framing import Buffer
 
 REPLACEMENT = "\ufffd"
 UNIT, ROUTE, N = "unit", "route", "n"
@@ -136,7 +137,7 @@ def extract_scanned(
     )
 
 
-def line_ends(data: bytes, size: int) -> I64:
+def line_ends(data: Buffer, size: int) -> I64:
     """Positions of the newlines in ``data[:size]`` (one vectorized pass; also the line count)."""
     ends: I64 = np.flatnonzero(np.frombuffer(data, dtype=np.uint8, count=size) == 10)
     return ends
@@ -185,9 +186,9 @@ def candidate_lines(batch: Batch, prefilter: re.Pattern[bytes]) -> tuple[Lines, 
     return _decode_lines([data[s:e] for s, e in bounds], starts), count
 
 
-def _rare_candidates(data: bytes, hits: list[int]) -> Lines:
+def _rare_candidates(data: Buffer, hits: list[int]) -> Lines:
     starts: list[int] = []
-    raw: list[bytes] = []
+    raw: list[Buffer] = []
     for hit in hits:
         start = data.rfind(b"\n", 0, hit) + 1
         if starts and starts[-1] == start:  # two hits on one line
@@ -197,7 +198,7 @@ def _rare_candidates(data: bytes, hits: list[int]) -> Lines:
     return _decode_lines(raw, np.asarray(starts, dtype=np.int64))
 
 
-def _decode_lines(raw: list[bytes], starts: I64) -> Lines:
+def _decode_lines(raw: Sequence[Buffer], starts: I64) -> Lines:
     """Decode lines one by one, replacing and counting invalid UTF-8."""
     texts: list[str] = []
     invalid = 0
@@ -210,7 +211,7 @@ def _decode_lines(raw: list[bytes], starts: I64) -> Lines:
     return Lines(_strip(pl.Series("line", texts, dtype=pl.String)), starts, invalid)
 
 
-def _is_utf8(data: bytes, size: int) -> bool:
+def _is_utf8(data: Buffer, size: int) -> bool:
     """Whether ``data[:size]`` is valid UTF-8 (ASCII, the common case, is checked first)."""
     if data.isascii():  # bytes past ``size`` count too: harmless, at worst the slower path
         return True
@@ -221,7 +222,7 @@ def _is_utf8(data: bytes, size: int) -> bool:
     return True
 
 
-def _arrow_lines(data: bytes, ends: I64, kind: pa.DataType) -> pa.Array:
+def _arrow_lines(data: Buffer, ends: I64, kind: pa.DataType) -> pa.Array:
     """Zero-copy Arrow array whose item i is line i of ``data`` with its newline."""
     offsets = np.empty(len(ends) + 1, dtype=np.int64)
     offsets[0] = 0
@@ -233,7 +234,7 @@ def _arrow_lines(data: bytes, ends: I64, kind: pa.DataType) -> pa.Array:
     )
 
 
-def _string_lines(data: bytes, ends: I64) -> pl.Series:
+def _string_lines(data: Buffer, ends: I64) -> pl.Series:
     series = pl.from_arrow(_arrow_lines(data, ends, pa.string()))
     assert isinstance(series, pl.Series)
     return series.rename("line")

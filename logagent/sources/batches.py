@@ -22,8 +22,9 @@ from enum import StrEnum
 import numpy as np
 import numpy.typing as npt
 
+from logagent.sources.buffers import POOL
 from logagent.sources.files import Source
-from logagent.sources.framing import Piece, first_line_start, iter_pieces, iter_unit_pieces
+from logagent.sources.framing import Buffer, Piece, first_line_start, iter_pieces, iter_unit_pieces
 from logagent.sources.records import as_records, iter_record_unit_pieces
 
 MIN_UNIT = 4 << 10
@@ -85,7 +86,7 @@ class Batch:
     unit ``piece_base[k] + that // unit_size``.
     """
 
-    data: bytes
+    data: Buffer
     size: int
     piece_pos: I64
     piece_offset: I64
@@ -105,7 +106,7 @@ class Batch:
         return out
 
 
-def count_lines(data: bytes, size: int) -> int:
+def count_lines(data: Buffer, size: int) -> int:
     """Newlines in ``data[:size]`` (numpy: 4x faster than ``bytes.count``, and GIL-free)."""
     return int(np.count_nonzero(np.frombuffer(data, dtype=np.uint8, count=size) == 10))
 
@@ -116,10 +117,11 @@ def make_batch(
     """Join pieces (each with its source's unit base) into one batch; one piece is not copied."""
     lengths = np.fromiter((p.size for p, _ in pieces), dtype=np.int64, count=len(pieces))
     pos = np.concatenate([[0], np.cumsum(lengths)[:-1]]).astype(np.int64)
+    data: Buffer
     if len(pieces) == 1:
         data = pieces[0][0].buf
-    else:
-        data = b"".join(memoryview(p.buf)[: p.size] for p, _ in pieces)
+    else:  # into a reused buffer: a fresh one per batch costs page faults and RSS drift
+        data, _ = POOL.join([memoryview(p.buf)[: p.size] for p, _ in pieces])
     size = int(lengths.sum())
     return Batch(
         data=data,
@@ -248,13 +250,18 @@ def _contiguous_batch(
     start = first_line_start(src.read_at, lo, hi)
     if start is not None:
         chunk = max(hi - start, 1)
-        lines = iter_pieces(src.read_at, start, hi, cap=cap, chunk=chunk)
+        lines = iter_pieces(src.read_at, start, hi, cap=cap, chunk=chunk, read_into=_pooled(src))
         if record_start is not None:
             lines = as_records(
                 lines, src.read_at, src.size, head=lo == 0, cap=cap, start=record_start
             )
         pieces = [(p, base) for p in lines]
     return make_batch(pieces, units, unit_size=plan.unit_size, bytes_read=hi - lo)
+
+
+def _pooled(src: Source) -> Callable[[int, int], tuple[bytearray, int]]:
+    """Positional reads of ``src`` into the process's reused buffers."""
+    return lambda offset, n: POOL.read(src.read_into, offset, n)
 
 
 def iter_stream_batches(

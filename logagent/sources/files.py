@@ -53,6 +53,14 @@ class Source:
         assert self._stream is not None
         return self._stream.read_at(offset, n)
 
+    def read_into(self, offset: int, view: memoryview) -> int:
+        """Read into ``view`` at ``offset`` (seekable files only); returns the bytes read."""
+        assert self._fd is not None, "read_into needs a seekable file"
+        try:
+            return os.preadv(self._fd, [view], offset)
+        except OSError as exc:
+            raise InputError(f"read failed: {exc.strerror}", path=self.path) from exc
+
     @property
     def error(self) -> InputCorrupt | None:
         """The damage that ended a compressed stream early, if any (what came before was read)."""

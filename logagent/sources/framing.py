@@ -16,12 +16,17 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from typing import TypeAlias
 
 ReadAt = Callable[[int, int], bytes]
 
 #: How far past a range's end a read looks for the newline of the crossing line.
 TAIL_SLACK = 4096
 NL = b"\n"
+
+
+#: What a read hands on: bytes, or a reused buffer (``sources.buffers``) that may run past the data.
+Buffer: TypeAlias = bytes | bytearray
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,7 +42,7 @@ class Piece:
     """
 
     offset: int
-    buf: bytes
+    buf: Buffer
     span: int
     truncated: int = 0
     end: int = -1
@@ -51,35 +56,50 @@ class Piece:
     @property
     def data(self) -> bytes:
         """The lines as their own bytes (copies when ``buf`` runs past ``end``)."""
-        return self.buf if self.size == len(self.buf) else self.buf[: self.size]
+        return bytes(self.buf) if self.size == len(self.buf) else bytes(self.buf[: self.size])
 
 
-def iter_pieces(read_at: ReadAt, start: int, stop: int, *, cap: int, chunk: int) -> Iterator[Piece]:
+def iter_pieces(
+    read_at: ReadAt,
+    start: int,
+    stop: int,
+    *,
+    cap: int,
+    chunk: int,
+    read_into: Callable[[int, int], tuple[bytes | bytearray, int]] | None = None,
+) -> Iterator[Piece]:
     """Yield pieces covering every line whose first byte is in ``[start, stop)``.
 
-    ``start`` must be the first byte of a line. Reads ``chunk`` bytes at a time.
+    ``start`` must be the first byte of a line. Reads ``chunk`` bytes at a time,
+    into a reused buffer when ``read_into(offset, n) -> (buffer, bytes read)``
+    is given (the buffer may be longer than what was read: pieces say where
+    their lines end).
     """
     pos = start
     while pos < stop:
         limit = min(stop, pos + chunk) - pos
         want = limit + TAIL_SLACK
-        data = read_at(pos, want)
-        if not data:
+        if read_into is not None:
+            data, got = read_into(pos, want)
+        else:
+            data = read_at(pos, want)
+            got = len(data)
+        if not got:
             return
-        end = data.find(NL, limit - 1)
+        end = data.find(NL, limit - 1, got)
         if end >= 0:
             yield from split_long_lines(data, pos, cap, end=end + 1)
             pos += end + 1
-        elif len(data) < want:  # end of input before the crossing line's newline
-            if data.endswith(NL):
-                yield from split_long_lines(data, pos, cap)
+        elif got < want:  # end of input before the crossing line's newline
+            if data[got - 1] == NL[0]:
+                yield from split_long_lines(data, pos, cap, end=got)
             else:
-                yield from split_long_lines(data + NL, pos, cap, span=len(data))
+                yield from split_long_lines(bytes(data[:got]) + NL, pos, cap, span=got)
             return
         else:
             head_end = data.rfind(NL, 0, limit) + 1
             if head_end:
-                yield from split_long_lines(data[:head_end], pos, cap)
+                yield from split_long_lines(data, pos, cap, end=head_end)
             piece, pos = read_capped_line(read_at, pos + head_end, cap=cap, chunk=chunk)
             if piece is None:
                 return
@@ -113,7 +133,12 @@ def read_capped_line(
 
 
 def split_long_lines(
-    data: bytes, offset: int, cap: int, *, span: int | None = None, end: int | None = None
+    data: Buffer,
+    offset: int,
+    cap: int,
+    *,
+    span: int | None = None,
+    end: int | None = None,
 ) -> list[Piece]:
     """Split newline-terminated ``data[:end]`` so that lines longer than ``cap`` become cut pieces.
 
@@ -126,7 +151,7 @@ def split_long_lines(
         return [Piece(offset, data, full_span, end=n)]
     out: list[Piece] = []
     seg = i = 0
-    data = data[:n]
+    data = bytes(data[:n])
     while i < n:
         j = data.rfind(NL, i, i + cap + 1)
         if j >= 0:
@@ -145,7 +170,7 @@ def split_long_lines(
     return out
 
 
-def _no_long_line(data: bytes, n: int, cap: int) -> bool:
+def _no_long_line(data: Buffer, n: int, cap: int) -> bool:
     """Whether every line of ``data[:n]`` fits in ``cap`` bytes (the common case, checked first)."""
     i = 0
     while i < n:
