@@ -44,6 +44,11 @@ def finish(run: Run, detection: Detection, unit_size: int, units_total: int | No
     info = _input_info(run, detection, unit_size)
     progress = _progress(run, tally, units_total)
     _warn_counts(run, tally)
+    if run.partial and not tally.units and _stopped_by_memory(run):
+        detail = "the memory budget was exhausted before any unit was counted"
+        return recused(
+            run, detection, RecuseCode.MEMORY_EXHAUSTED, detail, progress=progress, info=info
+        )
     if run.recused_by:
         code, detail = run.recused_by
         return recused(run, detection, RecuseCode(code), detail, progress=progress, info=info)
@@ -70,6 +75,11 @@ def finish(run: Run, detection: Detection, unit_size: int, units_total: int | No
             saving=_saving(run, progress),
         )
     )
+
+
+def _stopped_by_memory(run: Run) -> bool:
+    last = run.decisions[-1] if run.decisions else None
+    return last is not None and last.action == "STOP_PARTIAL" and last.reason == "memory_forecast"
 
 
 def _saving(run: Run, progress: Progress) -> Saving:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Collection, Iterator
+from collections.abc import Callable, Collection, Iterator
 from dataclasses import replace
 
 import numpy as np
@@ -116,12 +116,13 @@ def read_sampled(
         loop.account(replay_tally(snapshot, units), units)
     if replay:
         reapply_steps(run, loop.candidates())
-    done = snapshot.bytes_read if replay else 0
+    done = [snapshot.bytes_read if replay else 0]  # bytes read, for the progress display
     seekable = population != STREAM_POPULATION
     every = run.settings.checkpoint.every
 
     def after_batch(batch_bytes: int, units: int, lines: int, tick: float) -> Decision:
         """Ask Router-Mem about the evidence so far, trace the decision, take a memory step."""
+        done[0] += batch_bytes
         view = loop.view(parse_rate)
         if not seekable:  # forward-only: never DEGRADE, read on instead
             view = replace(view, forecast_fraction=None)
@@ -133,15 +134,39 @@ def read_sampled(
             run.save("sampled", "random", batches=loop.read_units)  # before the stop is traced
         run.record(decision, loop.read, population)
         if run.env.on_progress:
-            run.env.on_progress(ProgressEvent(done, total_bytes, lines))
+            run.env.on_progress(ProgressEvent(done[0], total_bytes, lines))
         if decision.step:
             loop.take_step(decision.step)
         return decision
 
     # A resumed run first takes the decision its last batch was stopped before.
     traced = run.decisions[-1].units_read if run.decisions else 0
-    pending = replay and traced != loop.read
+    pending = bool(replay) and traced != loop.read
     batch_iter = iter_prefetched(batches, depth=1)
+    try:
+        return _loop_batches(run, loop, batch_iter, pool, pending, after_batch, every, seekable)
+    except MemoryError:  # a batch did not fit after all: keep what is counted, say so
+        why = "out of memory while reading (MemoryError)"
+        run.partial = True
+        run.warnings.append(
+            f"partial answer: {why}; counts cover only what was read"
+            + ("; the last periodic checkpoint is intact" if run.saved else "")
+        )
+        run.record(Decision(Action.STOP_PARTIAL, Reason.MEMORY, why), loop.read, population)
+        return False
+
+
+def _loop_batches(
+    run: Run,
+    loop: _Loop,
+    batch_iter: Iterator[Batch],
+    pool: ParsePool,
+    pending: bool,
+    after_batch: Callable[[int, int, int, float], Decision],
+    every: int,
+    seekable: bool,
+) -> bool:
+    """The loop of ``read_sampled``: batch, evidence, decision, until a stop or the end."""
     while True:
         if pending:
             decision, pending = after_batch(0, 0, 0, time.thread_time()), False
@@ -149,7 +174,6 @@ def read_sampled(
             batch = next(batch_iter, None)
             if batch is None:
                 break
-            done += batch.bytes_read
             pool.add(batch)
             tally = pool.flush()
             run.acc.add(tally)

@@ -103,3 +103,39 @@ def test_normalized_routes_stay_exact_under_memory_pressure(
     assert "sketch" in {d.detail.split(";")[0].split(": ")[-1] for d in r.decisions}
     assert r.status is Status.EXACT and r.answer.count_error == 0
     assert [(e.key, e.count) for e in r.answer.top] == [tuple(x) for x in truth["top_errors"][:5]]
+
+
+@pytest.mark.parametrize("fail_on", [1, 3], ids=["first-batch", "later-batch"])
+def test_memory_error_becomes_a_partial_answer_or_a_memory_recusal(
+    high_card: tuple[Path, dict[str, Any]], monkeypatch: pytest.MonkeyPatch, fail_on: int
+) -> None:
+    """A MemoryError never crashes: with counts it is a partial answer; with none, a recusal."""
+    from logagent.result import RecuseCode
+    from logagent.run import ParsePool
+
+    path, _ = high_card
+    calls = [0]
+    flush = ParsePool.flush
+
+    def failing(self: ParsePool) -> Any:
+        calls[0] += 1
+        if calls[0] == fail_on:
+            raise MemoryError
+        return flush(self)
+
+    monkeypatch.setattr(ParsePool, "flush", failing)
+    settings = load_settings(
+        analysis={"seed": 1, "degrade_above": 1.0},  # stay in the race: a flush per batch
+        reader={"unit_size": "4KiB", "batch_bytes": "256KiB"},
+    )
+    r = analyze([str(path)], Question(), settings, fake_env())
+    stops = [(d.action, d.reason, d.detail) for d in r.decisions if d.action == "STOP_PARTIAL"]
+    assert stops == [
+        ("STOP_PARTIAL", "memory_forecast", "out of memory while reading (MemoryError)")
+    ]
+    if fail_on == 1:
+        assert r.status is Status.RECUSED and r.recuse is not None
+        assert r.recuse.reason_code is RecuseCode.MEMORY_EXHAUSTED
+    else:
+        assert r.status is Status.PARTIAL and r.progress.units_read > 0
+        assert any("MemoryError" in w for w in r.warnings)
