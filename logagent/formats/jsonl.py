@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -95,18 +95,29 @@ def _jsonpath(key: str) -> str:
     return "$" + "".join(f"['{part}']" for part in key.split("."))
 
 
+def choose_keys(
+    objects: Sequence[dict[str, Any]],
+    candidates: Mapping[str, Sequence[str]],
+    has: Callable[[dict[str, Any], str], bool] | None = None,
+) -> dict[str, str]:
+    """For each field, the first candidate key (dotted: nested) present in half the objects."""
+    present = has or _has
+    mapping: dict[str, str] = {}
+    for name, keys in candidates.items():
+        for key in keys:
+            hits = sum(1 for obj in objects if present(obj, key))
+            if objects and hits * 2 >= len(objects):
+                mapping[name] = key
+                break
+    return mapping
+
+
 def auto_mapping(
     sample: Iterable[str], explicit: Mapping[str, str] | None = None
 ) -> dict[str, str]:
     """Choose keys for each field from decoded sample lines; explicit keys win."""
     objects = [obj for obj in map(_loads, sample) if obj is not None]
-    mapping: dict[str, str] = {}
-    for name, candidates in KEY_CANDIDATES.items():
-        for key in candidates:
-            hits = sum(1 for obj in objects if _has(obj, key))
-            if objects and hits * 2 >= len(objects):
-                mapping[name] = key
-                break
+    mapping = choose_keys(objects, KEY_CANDIDATES)
     mapping.setdefault(STATUS, KEY_CANDIDATES[STATUS][0])
     mapping.setdefault(PATH, KEY_CANDIDATES[PATH][0])
     mapping.update({k: v for k, v in (explicit or {}).items() if v})

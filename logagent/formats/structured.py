@@ -21,6 +21,7 @@ from typing import Any
 import polars as pl
 
 from logagent.formats.app import COMPONENT, LEVEL, MESSAGE, NO_COMPONENT, TIME, TS, parse_times
+from logagent.formats.jsonl import choose_keys
 from logagent.formats.levels import normalize_level
 
 #: Well-known keys per field, most specific first (dotted: nested JSON objects).
@@ -132,13 +133,7 @@ def auto_app_mapping(
     """Choose keys for ts/level/component/message from sample lines; explicit keys win."""
     loads: Callable[[str], dict[str, Any] | None] = _logfmt_loads if logfmt else _json_loads
     objects = [obj for obj in map(loads, sample) if obj]
-    mapping = default_mapping(logfmt=logfmt)
-    for name, candidates in APP_KEYS.items():
-        for key in candidates:
-            hits = sum(1 for obj in objects if _has(obj, key))
-            if objects and hits * 2 >= len(objects):
-                mapping[name] = key
-                break
+    mapping = default_mapping(logfmt=logfmt) | choose_keys(objects, APP_KEYS, _has)
     mapping.update({k: v for k, v in (explicit or {}).items() if v and k in APP_KEYS})
     return mapping
 
