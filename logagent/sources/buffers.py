@@ -7,7 +7,9 @@ RSS drifts up with no live data growing. Buffers are therefore reused: a
 buffer is free again as soon as nothing refers to it any more (the batch,
 its Arrow views, the parse pool let go of it), which CPython's reference
 count tells exactly. A buffer still in use is never handed out; when none is
-free a new one is made (and kept, up to ``MAX_BUFFERS``).
+free and large enough, a new one is made and replaces a free smaller one (or
+joins the pool, up to ``MAX_BUFFERS``), so the pool holds about as many
+buffers as are ever in use at once, each as large as the largest batch.
 """
 
 from __future__ import annotations
@@ -40,13 +42,12 @@ class BufferPool:
                 if len(self._bufs[i]) >= n and sys.getrefcount(self._bufs[i]) == 2:
                     return self._bufs[i]
             buf = bytearray(-(-n // ROUND) * ROUND)
-            if len(self._bufs) < self._keep:
+            for i in range(len(self._bufs)):  # a free buffer too small: the new one replaces it
+                if sys.getrefcount(self._bufs[i]) == 2:
+                    self._bufs[i] = buf
+                    return buf
+            if len(self._bufs) < self._keep:  # all in use: one more
                 self._bufs.append(buf)
-            elif self._bufs:  # replace a smaller free one, if any, by this larger one
-                for i in range(len(self._bufs)):
-                    if sys.getrefcount(self._bufs[i]) == 2 and len(self._bufs[i]) < len(buf):
-                        self._bufs[i] = buf
-                        break
             return buf
 
     def read(self, read_into: ReadInto, offset: int, n: int) -> tuple[bytearray, int]:
