@@ -1,5 +1,5 @@
 """``python -m logagent`` runs the CLI."""
 
-from logagent.cli import main
+from logagent.cli import entry
 
-main()
+entry()

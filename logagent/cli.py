@@ -62,6 +62,14 @@ def exit_code_for(exc: LogagentError) -> int:
     return next((code for kind, code in ERROR_EXIT if isinstance(exc, kind)), EXIT_INTERNAL)
 
 
+def entry() -> None:
+    """The ``logagent`` command: the CLI, then an exit no signal can turn into a lost result."""
+    try:
+        main()
+    finally:  # the result is out: a SIGTERM during interpreter teardown must not kill it (-15)
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+
+
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="logagent")
 def main() -> None:
@@ -283,10 +291,12 @@ def _front_door(
 ) -> None:
     """Run, report, print, and map every failure to its exit code (one table)."""
     try:
-        result, settings = run()
-        result = _report(result, settings.llm)
-        _emit(result, as_json=as_json, out=out)
-        _emit_html(result, html_out)
+        with _finishing_signals() as finishing:
+            result, settings = run()
+            result = _report(result, settings.llm)
+            finishing()
+            _emit(result, as_json=as_json, out=out)
+            _emit_html(result, html_out)
         _require_llm(result, settings.llm)
     except LogagentError as exc:
         click.echo(f"logagent: error: {exc}", err=True)
@@ -367,6 +377,28 @@ def _run(paths: list[str], settings: Settings, *, quiet: bool) -> Result:
             checkpoint=CheckpointFile(path) if path else None,
         )
         return analyze(paths, question_from(settings), settings, env)
+
+
+@contextmanager
+def _finishing_signals() -> Iterator[Callable[[], None]]:
+    """Signals outside the reading (``_interrupt_flag`` covers that) never lose a result.
+
+    SIGTERM is noted and ignored: the answer is computed, it is printed. SIGINT
+    (Ctrl-C) still cuts a slow LLM short (the template report is used) until
+    ``finishing()`` is called; then the result is printed whatever comes.
+    """
+    printing = [False]
+
+    def handler(signum: int, frame: FrameType | None) -> None:
+        if signum == signal.SIGINT and not printing[0]:
+            raise KeyboardInterrupt
+
+    previous = {s: signal.signal(s, handler) for s in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield lambda: printing.__setitem__(0, True)
+    finally:
+        for sig, old in previous.items():
+            signal.signal(sig, old)
 
 
 @contextmanager
