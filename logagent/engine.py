@@ -22,10 +22,14 @@ from logagent.checkpoint import Checkpoint, CheckpointError, fingerprint
 from logagent.config import Settings, memory_budget_bytes
 from logagent.counters import Accumulator
 from logagent.errors import InputCorrupt
-from logagent.formats import Format, build_format, detect
-from logagent.formats.detect import Detection, valid_share
+from logagent.formats import Format
+from logagent.formats.adapter import AppAsAccess
+from logagent.formats.catalog import ACCESS_NAMES, APP_NAMES, AnyFormat, build_any_format, is_app
+from logagent.formats.custom import load_custom_formats
+from logagent.formats.detect import Detection, app_share, detect_all
 from logagent.formats.routes import RouteRule
 from logagent.outcome import finish, recused, unrecognized
+from logagent.questions import APP_KINDS, check_fits, counts_events
 from logagent.result import (
     DecisionRecord,
     Question,
@@ -136,10 +140,11 @@ def _analyze(run: Run) -> Result:
         if damaged:
             return recused(run, None, RecuseCode.INPUT_UNREADABLE, str(damaged))
         return recused(run, None, RecuseCode.EMPTY_INPUT, "the input holds no non-blank lines")
-    detection, fmt = _choose_format(run.settings, sample)
+    detection, found = _choose_format(run, sample)
     auto = run.settings.analysis.format == "auto"
     if auto and detection.confidence < run.settings.analysis.min_format_confidence:
         return unrecognized(run, detection, sample)
+    fmt = _as_access(run.question, found)
     if detection.confidence < 0.9:
         run.warnings.append(
             f"only {detection.confidence:.1%} of sampled lines parse as {fmt.name}; "
@@ -157,15 +162,36 @@ def _analyze(run: Run) -> Result:
     return finish(run, detection, unit_size, units_total)
 
 
-def _choose_format(settings: Settings, sample: list[str]) -> tuple[Detection, Format]:
+def _choose_format(run: Run, sample: list[str]) -> tuple[Detection, AnyFormat]:
+    """Detect the format among all (access, app, custom), or build the one named."""
+    settings = run.settings
     keys = settings.formats.json_keys
     name = settings.analysis.format
+    year = run.env.wall_clock().year  # year-less stamps (syslog) need one
+    custom = load_custom_formats(settings.formats.custom_dir, reserved=(*ACCESS_NAMES, *APP_NAMES))
     if name == "auto":
-        detection = detect(sample, keys)
-        return detection, build_format(detection.best, sample, keys)
-    fmt = build_format(name, sample, keys)
-    share = valid_share(fmt, pl.Series("line", sample, dtype=pl.String))
+        detection = detect_all(sample, json_keys=keys, year=year, custom=custom)
+        if detection.ambiguous:
+            (best, top), (second, score) = detection.scores[:2]
+            run.warnings.append(
+                f"format detection is ambiguous: {best} parses {top:.1%} of sampled lines, "
+                f"{second} {score:.1%}; name one with --format"
+            )
+        return detection, build_any_format(
+            detection.best, sample, json_keys=keys, year=year, custom=custom
+        )
+    fmt = build_any_format(name, sample, json_keys=keys, year=year, custom=custom)
+    share = app_share(fmt, pl.Series("line", sample, dtype=pl.String))
     return Detection(((name, share),), len(sample)), fmt
+
+
+def _as_access(question: Question, fmt: AnyFormat) -> Format:
+    """The format as the engine counts it; a question that does not fit it is a usage error."""
+    app = is_app(fmt)
+    check_fits(question.kind, fmt_name=fmt.name, app=app)
+    if app:
+        return AppAsAccess(fmt, level=question.level)  # type: ignore[arg-type]  # is_app: an AppFormat
+    return fmt  # type: ignore[return-value]  # not app: an access Format
 
 
 def _read_all(run: Run, fmt: Format, parse_rate: float) -> tuple[int, int | None]:
@@ -223,12 +249,13 @@ def batch_bytes_for(run: Run) -> int:
 
 
 def _pool(run: Run, fmt: Format, *, sampling: bool = False) -> ParsePool:
-    rules = _rules(run) if run.question.normalize else None
     kind = run.question.kind
+    # Components are names, not paths: never normalized.
+    rules = _rules(run) if run.question.normalize and kind not in APP_KINDS else None
     rate_units = sampling and kind is QuestionKind.ERROR_RATE  # its evidence needs requests/unit
     return ParsePool(
         fmt,
-        errors_only=kind is QuestionKind.TOP_ERRORS,
+        errors_only=counts_events(kind),
         rules=rules,
         all_units=rate_units,
         track_units=sampling,  # only the evidence needs per-unit counts
@@ -270,7 +297,7 @@ def _early_stop(run: Run, plan: UnitPlan) -> str | None:
         return None
     if any(not s.seekable for s in run.sources):
         run.reading = "stream"
-        if a.assume_exchangeable and run.question.kind is QuestionKind.TOP_ERRORS:
+        if a.assume_exchangeable and counts_events(run.question.kind):
             return "stream_model"
         run.warnings.append(
             "input read in order (a stream): no early stop, since a prefix of a stream is not "
@@ -357,7 +384,7 @@ def _read_everything(
 def _heaviest(run: Run) -> tuple[str, ...]:
     """A full read's "candidates" for the memory ladder: its heaviest routes so far."""
     counts = run.acc.snapshot().counts
-    if run.question.kind is QuestionKind.TOP_ERRORS:
+    if counts_events(run.question.kind):
         counts = counts.filter(pl.col("status").is_between(500, 599))
     per_route = (
         counts.group_by("route")

@@ -20,6 +20,8 @@ class QuestionKind(StrEnum):
     TOP_ERRORS = "top-errors"
     ERROR_RATE = "error-rate"
     STATUS = "status"
+    TOP_ERROR_COMPONENTS = "top-error-components"
+    ERROR_TYPES = "error-types"
 
 
 class Status(StrEnum):
@@ -56,6 +58,8 @@ class Question(_Frozen):
     until: str | None = None
     min_requests: int = Field(default=100, ge=1)
     normalize: bool = True
+    level: Literal["error", "warn"] = "error"  # app questions: least level that is an event
+    key: str | None = None  # error-types: the component whose error types are asked
 
 
 class InputInfo(_Frozen):

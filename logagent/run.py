@@ -9,6 +9,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from typing import Protocol
 
 import numpy as np
@@ -69,6 +70,7 @@ class RunEnv:
     rss: Callable[[], int] = memory.rss_bytes
     available_memory: Callable[[], int] = memory.available_bytes
     checkpoint: CheckpointSink | None = None
+    wall_clock: Callable[[], datetime] = lambda: datetime.now(UTC)  # "now" of --since, years
 
 
 @dataclass
