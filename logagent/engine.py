@@ -13,6 +13,7 @@ import secrets
 from collections.abc import Iterator, Sequence
 from contextlib import ExitStack
 from dataclasses import replace
+from typing import Any
 
 import numpy as np
 import polars as pl
@@ -21,13 +22,14 @@ import structlog
 from logagent.checkpoint import Checkpoint, CheckpointError, fingerprint
 from logagent.config import Settings, memory_budget_bytes
 from logagent.counters import Accumulator
-from logagent.errors import InputCorrupt
+from logagent.errors import ConfigError, InputCorrupt
 from logagent.formats import Format
 from logagent.formats.adapter import AppAsAccess
 from logagent.formats.catalog import ACCESS_NAMES, APP_NAMES, AnyFormat, build_any_format, is_app
 from logagent.formats.custom import load_custom_formats
 from logagent.formats.detect import Detection, app_share, detect_all
 from logagent.formats.routes import RouteRule
+from logagent.formats.windowed import Windowed, line_kind, time_of
 from logagent.outcome import finish, recused, unrecognized
 from logagent.questions import APP_KINDS, check_fits, counts_events
 from logagent.result import (
@@ -64,6 +66,8 @@ from logagent.sources import (
 from logagent.sources.batches import I64
 from logagent.sources.prefetch import iter_prefetched
 from logagent.sources.sample import sample_lines
+from logagent.sources.window import WindowView
+from logagent.timewindow import Window, line_time_for, parse_window, window_for_source
 
 log = structlog.get_logger("logagent.engine")
 STREAM_UNIT = 64 << 10
@@ -144,7 +148,7 @@ def _analyze(run: Run) -> Result:
     auto = run.settings.analysis.format == "auto"
     if auto and detection.confidence < run.settings.analysis.min_format_confidence:
         return unrecognized(run, detection, sample)
-    fmt = _as_access(run.question, found)
+    fmt = _within_window(run, _as_access(run.question, found))
     if detection.confidence < 0.9:
         run.warnings.append(
             f"only {detection.confidence:.1%} of sampled lines parse as {fmt.name}; "
@@ -192,6 +196,53 @@ def _as_access(question: Question, fmt: AnyFormat) -> Format:
     if app:
         return AppAsAccess(fmt, level=question.level)  # type: ignore[arg-type]  # is_app: an AppFormat
     return fmt  # type: ignore[return-value]  # not app: an access Format
+
+
+def _within_window(run: Run, fmt: Format) -> Format:
+    """With --since/--until: narrow each plain file to its window by bisection, filter by time.
+
+    The sources of the run are replaced by views of their windows' byte ranges;
+    records are filtered by time in any case (a range includes a tolerance,
+    and a stream or an unordered file is read whole).
+    """
+    q = run.question
+    if q.since is None and q.until is None:
+        return fmt
+    now = run.env.wall_clock()
+    since, until = parse_window(q.since, q.until, now=now)
+    time = time_of(fmt, reference=now)
+    if time is None:
+        raise ConfigError(
+            f"--since/--until: no timestamp is known for format {fmt.name}", format=fmt.name
+        )
+    kind = line_kind(fmt.name)
+    windows = []
+    for i, source in enumerate(run.sources):
+        if kind is None or source.compression is not None or not source.seekable:
+            why = "the format's line stamps are unknown" if kind is None else "it is a stream"
+            window = Window(since, until, "filter", (0, source.size or 0), 0, reason=why)
+        else:
+            line_time = line_time_for(kind, reference=now)
+            window = window_for_source(source, line_time, since=since, until=until)
+        if window.method == "bisection":
+            run.sources[i] = WindowView.of(source, *window.byte_range)
+        elif window.warning:
+            run.warnings.append(f"{source.path}: {window.warning}")
+        windows.append({"path": source.path, **window.to_dict()})
+    run.window = windows[0] if len(windows) == 1 else _merged_windows(windows)
+    log.info("window", windows=windows)
+    return Windowed(fmt, time, since, until)
+
+
+def _merged_windows(windows: list[dict[str, Any]]) -> dict[str, Any]:
+    """One description of several inputs' windows: bounds, method(s) and each input's."""
+    methods = sorted({w["method"] for w in windows})
+    return {
+        "since": windows[0]["since"],
+        "until": windows[0]["until"],
+        "method": methods[0] if len(methods) == 1 else "mixed",
+        "sources": windows,
+    }
 
 
 def _read_all(run: Run, fmt: Format, parse_rate: float) -> tuple[int, int | None]:

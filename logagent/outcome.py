@@ -53,7 +53,10 @@ def finish(run: Run, detection: Detection, unit_size: int, units_total: int | No
         return recused(run, detection, RecuseCode(code), detail, progress=progress, info=info)
     if not run.partial and q.kind is not QuestionKind.STATUS and ans.total == 0:
         events = metric_for(q.level)[: -len("s")] if q.kind in APP_KINDS else "5xx line"
-        detail = f"no {events} in the whole input" if tally.lines else "no line was read"
+        windowed = bool(q.since or q.until)
+        scope = "the time window" if windowed else "the whole input"
+        empty = "no line lies in the time window" if windowed else "no line was read"
+        detail = f"no {events} in {scope}" if tally.lines else empty
         return recused(
             run, detection, RecuseCode.NO_MATCHING_EVENTS, detail, progress=progress, info=info
         )
@@ -100,6 +103,10 @@ def _warn_counts(run: Run, tally: Tally) -> None:
         )
     if tally.invalid_utf8:
         run.warnings.append(f"{tally.invalid_utf8} parsed lines held invalid UTF-8 (replaced)")
+    if tally.outside_window:
+        run.warnings.append(
+            f"{tally.outside_window} records read lay outside the time window and were not counted"
+        )
     if tally.continuation:
         run.warnings.append(
             f"{tally.continuation} lines continue multi-line records (stack traces); they "
@@ -119,6 +126,7 @@ def _input_info(run: Run, detection: Detection | None, unit_size: int | None) ->
         unit_size=unit_size,
         compression=[s.compression for s in run.sources],
         reading=run.reading,
+        window=run.window,
     )
 
 

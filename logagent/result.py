@@ -74,6 +74,7 @@ class InputInfo(_Frozen):
     unit_size: int | None = None
     compression: list[str | None] = Field(default_factory=list)
     reading: str = "sequential"  # sequential | random_units | stream
+    window: dict[str, Any] | None = None  # --since/--until: the window and how it was found
 
 
 class TopEntry(_Frozen):

@@ -10,7 +10,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Protocol
+from typing import Any, Protocol
 
 import numpy as np
 import structlog
@@ -103,6 +103,7 @@ class Run:
     batch_bytes: int = 8 << 20  # bytes per batch, fitted to the memory budget (engine)
     _saves_failed: bool = False
     saved: bool = False  # a checkpoint was written
+    window: dict[str, Any] | None = None  # --since/--until: Window.to_dict() (engine)
 
     def batch_scale(self) -> float:
         """Batch size factor: a quarter once Router-Mem took the "smaller batches" step."""
