@@ -23,6 +23,7 @@ from logagent.checkpoint import Checkpoint, CheckpointError, fingerprint
 from logagent.config import Settings, memory_budget_bytes
 from logagent.counters import Accumulator
 from logagent.errors import ConfigError, InputCorrupt
+from logagent.errortypes import mine_pilot, read_pilot_lines
 from logagent.formats import Format
 from logagent.formats.adapter import AppAsAccess
 from logagent.formats.catalog import ACCESS_NAMES, APP_NAMES, AnyFormat, build_any_format, is_app
@@ -32,12 +33,15 @@ from logagent.formats.routes import RouteRule
 from logagent.formats.windowed import Windowed, line_kind, time_of
 from logagent.outcome import finish, recused, unrecognized
 from logagent.questions import APP_KINDS, check_fits, counts_events
+from logagent.report.markdown import render
 from logagent.result import (
     DecisionRecord,
     Question,
     QuestionKind,
     RecuseCode,
+    Report,
     Result,
+    Status,
 )
 from logagent.router import Action, Decision, Reason
 from logagent.run import ParsePool, ProgressEvent, Run, RunEnv
@@ -88,6 +92,8 @@ def analyze(
     With ``resume``, go on from that checkpoint (same inputs, question and seed).
     """
     env = env or RunEnv()
+    if question.kind is QuestionKind.ERROR_TYPES and question.key is None and resume is None:
+        return _error_types_of_top(paths, question, settings, env)
     with ExitStack() as stack:
         sources = []
         resolved = resolve_paths(list(paths))
@@ -106,6 +112,39 @@ def analyze(
             env.checkpoint.discard()  # finished: nothing is left to resume
         return result
     raise AssertionError("unreachable")  # pragma: no cover - ExitStack re-raises
+
+
+def _error_types_of_top(
+    paths: Sequence[str], question: Question, settings: Settings, env: RunEnv
+) -> Result:
+    """error-types without --key: settle the top component at delta/2, then its error types.
+
+    Two calls of the same engine; by the union bound both are right at the
+    asked delta. The result keeps the asked question with the key filled in,
+    the first call's decisions before the second's, and a note saying so.
+    """
+    half = question.delta / 2
+    top = question.model_copy(
+        update={"kind": QuestionKind.TOP_ERROR_COMPONENTS, "top": 1, "delta": half}
+    )
+    first = analyze(paths, top, settings, env)
+    if first.status is Status.RECUSED or not first.answer.top:
+        return first
+    key = first.answer.top[0].key
+    second = analyze(paths, question.model_copy(update={"key": key, "delta": half}), settings, env)
+    note = (
+        f"error types of `{key}`, the component with the most {first.answer.metric}: "
+        f"top-error-components settled it first at delta/2 = {half:g} ({first.status.value}, "
+        f"{first.progress.fraction_read:.1%} read), then error-types counted at delta/2"
+    )
+    result = second.model_copy(
+        update={
+            "question": question.model_copy(update={"key": key}),
+            "warnings": [note, *first.warnings, *second.warnings],
+            "decisions": [*first.decisions, *second.decisions],
+        }
+    )
+    return result.model_copy(update={"report": Report(markdown=render(result))})
 
 
 def _check_inputs(cp: Checkpoint, inputs: tuple[object, ...]) -> None:
@@ -149,6 +188,8 @@ def _analyze(run: Run) -> Result:
     if auto and detection.confidence < run.settings.analysis.min_format_confidence:
         return unrecognized(run, detection, sample)
     fmt = _within_window(run, _as_access(run.question, found))
+    if run.question.kind is QuestionKind.ERROR_TYPES:
+        fmt = _with_templates(run, fmt, sample)
     if detection.confidence < 0.9:
         run.warnings.append(
             f"only {detection.confidence:.1%} of sampled lines parse as {fmt.name}; "
@@ -196,6 +237,21 @@ def _as_access(question: Question, fmt: AnyFormat) -> Format:
     if app:
         return AppAsAccess(fmt, level=question.level)  # type: ignore[arg-type]  # is_app: an AppFormat
     return fmt  # type: ignore[return-value]  # not app: an access Format
+
+
+def _with_templates(run: Run, fmt: Format, sample: list[str]) -> Format:
+    """error-types: mine the component's templates on a seed-independent pilot, then freeze."""
+    base = fmt.inner if isinstance(fmt, Windowed) else fmt
+    assert isinstance(base, AppAsAccess) and run.question.key is not None  # checked before
+    key = run.question.key
+    templates = mine_pilot(read_pilot_lines(run.sources, sample), fmt, base.app, key)
+    run.warnings.append(
+        f"error types: {len(templates.templates)} templates of `{key}` mined from "
+        f"{templates.pilot_messages} events read at evenly spaced places, then frozen; "
+        "messages none of them covers count as OTHER"
+    )
+    typed = replace(base, component=key, templates=templates)
+    return replace(fmt, inner=typed) if isinstance(fmt, Windowed) else typed
 
 
 def _within_window(run: Run, fmt: Format) -> Format:
