@@ -6,6 +6,7 @@ Exit codes: 0 settled or exact, 1 internal error, 2 usage or input error,
 
 from __future__ import annotations
 
+import datetime
 import json
 import logging
 import os
@@ -14,6 +15,7 @@ import sys
 import tempfile
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import replace
 from types import FrameType
 from typing import Any
 
@@ -95,9 +97,29 @@ def main() -> None:
 @click.option(
     "--format",
     "fmt",
-    type=click.Choice(["auto", "combined", "common", "jsonl"]),
     default=None,
-    help="Log format [default: auto].",
+    help="Log format: auto, a built-in or a custom one (`logagent formats` lists them) "
+    "[default: auto].",
+)
+@click.option(
+    "--level",
+    type=click.Choice(["error", "warn"]),
+    default=None,
+    help="App questions: least level counted, error (FATAL, ERROR) or warn (also WARN) "
+    "[default: error].",
+)
+@click.option("--key", default=None, help="error-types: the component to break down.")
+@click.option(
+    "--since",
+    default=None,
+    help="Only records at or after this time: ISO 8601 or relative (24h, 7d, 90m).",
+)
+@click.option("--until", default=None, help="Only records before this time: ISO 8601 or relative.")
+@click.option(
+    "--now",
+    default=None,
+    hidden=True,
+    help="The 'now' relative times count from, ISO 8601 (reproducible runs and tests).",
 )
 @click.option(
     "--full",
@@ -223,7 +245,8 @@ def analyze_cmd(paths: tuple[str, ...], **opts: Any) -> None:
 
     def run() -> tuple[Result, Settings]:
         settings = load_settings(opts["config_file"], **_overrides(opts))
-        return _run(list(paths), settings, quiet=opts["quiet"]), settings
+        now = _parse_now(opts["now"])
+        return _run(list(paths), settings, quiet=opts["quiet"], now=now), settings
 
     _front_door(run, as_json=opts["as_json"], out=opts["out"], html_out=opts["html_out"])
 
@@ -335,6 +358,10 @@ def _overrides(opts: dict[str, Any]) -> dict[str, Any]:
             "question": opts["question"],
             "top": opts["top"],
             "format": opts["fmt"],
+            "level": opts["level"],
+            "key": opts["key"],
+            "since": opts["since"],
+            "until": opts["until"],
             "seed": opts["seed"],
             "min_requests": opts["min_requests"],
             "normalize": False if opts["no_normalize"] else None,
@@ -365,10 +392,27 @@ def question_from(settings: Settings) -> Question:
         normalize=a.normalize,
         delta=a.delta,
         epsilon=a.epsilon,
+        level=a.level,
+        key=a.key,
+        since=a.since,
+        until=a.until,
     )
 
 
-def _run(paths: list[str], settings: Settings, *, quiet: bool) -> Result:
+def _parse_now(text: str | None) -> datetime.datetime | None:
+    """``--now`` as an aware UTC time (naive means UTC); a bad one is a usage error."""
+    if text is None:
+        return None
+    try:
+        now = datetime.datetime.fromisoformat(text)
+    except ValueError as exc:
+        raise ConfigError(f"--now {text!r} is not an ISO 8601 time") from exc
+    return now if now.tzinfo else now.replace(tzinfo=datetime.UTC)
+
+
+def _run(
+    paths: list[str], settings: Settings, *, quiet: bool, now: datetime.datetime | None = None
+) -> Result:
     path = settings.checkpoint.path
     with _interrupt_flag() as interrupted, _progress_display(quiet) as on_progress:
         env = RunEnv(
@@ -376,6 +420,8 @@ def _run(paths: list[str], settings: Settings, *, quiet: bool) -> Result:
             on_progress=on_progress,
             checkpoint=CheckpointFile(path) if path else None,
         )
+        if now is not None:
+            env = replace(env, wall_clock=lambda: now)
         return analyze(paths, question_from(settings), settings, env)
 
 

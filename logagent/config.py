@@ -88,7 +88,11 @@ class AnalysisSettings(_Section):
     question: QuestionKind = QuestionKind.TOP_ERRORS
     top: int = Field(default=5, ge=1, le=1000)
     min_requests: int = Field(default=100, ge=1)
-    format: Literal["auto", "combined", "common", "jsonl"] = "auto"
+    format: str = "auto"  # auto, a built-in or a custom format (checked when it is built)
+    level: Literal["error", "warn"] = "error"
+    key: str | None = None
+    since: str | None = None
+    until: str | None = None
     normalize: bool = True
     seed: int | None = None
     min_format_confidence: float = Field(default=0.01, ge=0, le=1)
@@ -122,6 +126,7 @@ class FormatSettings(_Section):
     """Format options; ``json`` maps field names (status, path, ts, level, latency) to keys."""
 
     json_keys: dict[str, str] = Field(default_factory=dict)
+    custom_dir: str = "configs/formats"  # custom format files (*.toml), used when it exists
 
 
 class RoutesSettings(_Section):

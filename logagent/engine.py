@@ -13,6 +13,7 @@ import secrets
 from collections.abc import Iterator, Sequence
 from contextlib import ExitStack
 from dataclasses import replace
+from typing import Any
 
 import numpy as np
 import polars as pl
@@ -21,17 +22,26 @@ import structlog
 from logagent.checkpoint import Checkpoint, CheckpointError, fingerprint
 from logagent.config import Settings, memory_budget_bytes
 from logagent.counters import Accumulator
-from logagent.errors import InputCorrupt
-from logagent.formats import Format, build_format, detect
-from logagent.formats.detect import Detection, valid_share
+from logagent.errors import ConfigError, InputCorrupt
+from logagent.errortypes import mine_pilot, read_pilot_lines
+from logagent.formats import Format
+from logagent.formats.adapter import AppAsAccess
+from logagent.formats.catalog import ACCESS_NAMES, APP_NAMES, AnyFormat, build_any_format, is_app
+from logagent.formats.custom import load_custom_formats
+from logagent.formats.detect import Detection, app_share, detect_all
 from logagent.formats.routes import RouteRule
+from logagent.formats.windowed import Windowed, line_kind, time_of
 from logagent.outcome import finish, recused, unrecognized
+from logagent.questions import APP_KINDS, check_fits, counts_events
+from logagent.report.markdown import render
 from logagent.result import (
     DecisionRecord,
     Question,
     QuestionKind,
     RecuseCode,
+    Report,
     Result,
+    Status,
 )
 from logagent.router import Action, Decision, Reason
 from logagent.run import ParsePool, ProgressEvent, Run, RunEnv
@@ -60,6 +70,8 @@ from logagent.sources import (
 from logagent.sources.batches import I64
 from logagent.sources.prefetch import iter_prefetched
 from logagent.sources.sample import sample_lines
+from logagent.sources.window import WindowView
+from logagent.timewindow import Window, line_time_for, parse_window, window_for_source
 
 log = structlog.get_logger("logagent.engine")
 STREAM_UNIT = 64 << 10
@@ -80,6 +92,8 @@ def analyze(
     With ``resume``, go on from that checkpoint (same inputs, question and seed).
     """
     env = env or RunEnv()
+    if question.kind is QuestionKind.ERROR_TYPES and question.key is None and resume is None:
+        return _error_types_of_top(paths, question, settings, env)
     with ExitStack() as stack:
         sources = []
         resolved = resolve_paths(list(paths))
@@ -98,6 +112,39 @@ def analyze(
             env.checkpoint.discard()  # finished: nothing is left to resume
         return result
     raise AssertionError("unreachable")  # pragma: no cover - ExitStack re-raises
+
+
+def _error_types_of_top(
+    paths: Sequence[str], question: Question, settings: Settings, env: RunEnv
+) -> Result:
+    """error-types without --key: settle the top component at delta/2, then its error types.
+
+    Two calls of the same engine; by the union bound both are right at the
+    asked delta. The result keeps the asked question with the key filled in,
+    the first call's decisions before the second's, and a note saying so.
+    """
+    half = question.delta / 2
+    top = question.model_copy(
+        update={"kind": QuestionKind.TOP_ERROR_COMPONENTS, "top": 1, "delta": half}
+    )
+    first = analyze(paths, top, settings, env)
+    if first.status is Status.RECUSED or not first.answer.top:
+        return first
+    key = first.answer.top[0].key
+    second = analyze(paths, question.model_copy(update={"key": key, "delta": half}), settings, env)
+    note = (
+        f"error types of `{key}`, the component with the most {first.answer.metric}: "
+        f"top-error-components settled it first at delta/2 = {half:g} ({first.status.value}, "
+        f"{first.progress.fraction_read:.1%} read), then error-types counted at delta/2"
+    )
+    result = second.model_copy(
+        update={
+            "question": question.model_copy(update={"key": key}),
+            "warnings": [note, *first.warnings, *second.warnings],
+            "decisions": [*first.decisions, *second.decisions],
+        }
+    )
+    return result.model_copy(update={"report": Report(markdown=render(result))})
 
 
 def _check_inputs(cp: Checkpoint, inputs: tuple[object, ...]) -> None:
@@ -136,10 +183,13 @@ def _analyze(run: Run) -> Result:
         if damaged:
             return recused(run, None, RecuseCode.INPUT_UNREADABLE, str(damaged))
         return recused(run, None, RecuseCode.EMPTY_INPUT, "the input holds no non-blank lines")
-    detection, fmt = _choose_format(run.settings, sample)
+    detection, found = _choose_format(run, sample)
     auto = run.settings.analysis.format == "auto"
     if auto and detection.confidence < run.settings.analysis.min_format_confidence:
         return unrecognized(run, detection, sample)
+    fmt = _within_window(run, _as_access(run.question, found))
+    if run.question.kind is QuestionKind.ERROR_TYPES:
+        fmt = _with_templates(run, fmt, sample)
     if detection.confidence < 0.9:
         run.warnings.append(
             f"only {detection.confidence:.1%} of sampled lines parse as {fmt.name}; "
@@ -157,15 +207,98 @@ def _analyze(run: Run) -> Result:
     return finish(run, detection, unit_size, units_total)
 
 
-def _choose_format(settings: Settings, sample: list[str]) -> tuple[Detection, Format]:
+def _choose_format(run: Run, sample: list[str]) -> tuple[Detection, AnyFormat]:
+    """Detect the format among all (access, app, custom), or build the one named."""
+    settings = run.settings
     keys = settings.formats.json_keys
     name = settings.analysis.format
+    year = run.env.wall_clock().year  # year-less stamps (syslog) need one
+    custom = load_custom_formats(settings.formats.custom_dir, reserved=(*ACCESS_NAMES, *APP_NAMES))
     if name == "auto":
-        detection = detect(sample, keys)
-        return detection, build_format(detection.best, sample, keys)
-    fmt = build_format(name, sample, keys)
-    share = valid_share(fmt, pl.Series("line", sample, dtype=pl.String))
+        detection = detect_all(sample, json_keys=keys, year=year, custom=custom)
+        if detection.ambiguous:
+            (best, top), (second, score) = detection.scores[:2]
+            run.warnings.append(
+                f"format detection is ambiguous: {best} parses {top:.1%} of sampled lines, "
+                f"{second} {score:.1%}; name one with --format"
+            )
+        return detection, build_any_format(
+            detection.best, sample, json_keys=keys, year=year, custom=custom
+        )
+    fmt = build_any_format(name, sample, json_keys=keys, year=year, custom=custom)
+    share = app_share(fmt, pl.Series("line", sample, dtype=pl.String))
     return Detection(((name, share),), len(sample)), fmt
+
+
+def _as_access(question: Question, fmt: AnyFormat) -> Format:
+    """The format as the engine counts it; a question that does not fit it is a usage error."""
+    app = is_app(fmt)
+    check_fits(question.kind, fmt_name=fmt.name, app=app)
+    if app:
+        return AppAsAccess(fmt, level=question.level)  # type: ignore[arg-type]  # is_app: an AppFormat
+    return fmt  # type: ignore[return-value]  # not app: an access Format
+
+
+def _with_templates(run: Run, fmt: Format, sample: list[str]) -> Format:
+    """error-types: mine the component's templates on a seed-independent pilot, then freeze."""
+    base = fmt.inner if isinstance(fmt, Windowed) else fmt
+    assert isinstance(base, AppAsAccess) and run.question.key is not None  # checked before
+    key = run.question.key
+    templates = mine_pilot(read_pilot_lines(run.sources, sample), fmt, base.app, key)
+    run.warnings.append(
+        f"error types: {len(templates.templates)} templates of `{key}` mined from "
+        f"{templates.pilot_messages} events read at evenly spaced places, then frozen; "
+        "messages none of them covers count as OTHER"
+    )
+    typed = replace(base, component=key, templates=templates)
+    return replace(fmt, inner=typed) if isinstance(fmt, Windowed) else typed
+
+
+def _within_window(run: Run, fmt: Format) -> Format:
+    """With --since/--until: narrow each plain file to its window by bisection, filter by time.
+
+    The sources of the run are replaced by views of their windows' byte ranges;
+    records are filtered by time in any case (a range includes a tolerance,
+    and a stream or an unordered file is read whole).
+    """
+    q = run.question
+    if q.since is None and q.until is None:
+        return fmt
+    now = run.env.wall_clock()
+    since, until = parse_window(q.since, q.until, now=now)
+    time = time_of(fmt, reference=now)
+    if time is None:
+        raise ConfigError(
+            f"--since/--until: no timestamp is known for format {fmt.name}", format=fmt.name
+        )
+    kind = line_kind(fmt.name)
+    windows = []
+    for i, source in enumerate(run.sources):
+        if kind is None or source.compression is not None or not source.seekable:
+            why = "the format's line stamps are unknown" if kind is None else "it is a stream"
+            window = Window(since, until, "filter", (0, source.size or 0), 0, reason=why)
+        else:
+            line_time = line_time_for(kind, reference=now)
+            window = window_for_source(source, line_time, since=since, until=until)
+        if window.method == "bisection":
+            run.sources[i] = WindowView.of(source, *window.byte_range)
+        elif window.warning:
+            run.warnings.append(f"{source.path}: {window.warning}")
+        windows.append({"path": source.path, **window.to_dict()})
+    run.window = windows[0] if len(windows) == 1 else _merged_windows(windows)
+    log.info("window", windows=windows)
+    return Windowed(fmt, time, since, until)
+
+
+def _merged_windows(windows: list[dict[str, Any]]) -> dict[str, Any]:
+    """One description of several inputs' windows: bounds, method(s) and each input's."""
+    methods = sorted({w["method"] for w in windows})
+    return {
+        "since": windows[0]["since"],
+        "until": windows[0]["until"],
+        "method": methods[0] if len(methods) == 1 else "mixed",
+        "sources": windows,
+    }
 
 
 def _read_all(run: Run, fmt: Format, parse_rate: float) -> tuple[int, int | None]:
@@ -224,12 +357,13 @@ def batch_bytes_for(run: Run) -> int:
 
 
 def _pool(run: Run, fmt: Format, *, sampling: bool = False) -> ParsePool:
-    rules = _rules(run) if run.question.normalize else None
     kind = run.question.kind
+    # Components are names, not paths: never normalized.
+    rules = _rules(run) if run.question.normalize and kind not in APP_KINDS else None
     rate_units = sampling and kind is QuestionKind.ERROR_RATE  # its evidence needs requests/unit
     return ParsePool(
         fmt,
-        errors_only=kind is QuestionKind.TOP_ERRORS,
+        errors_only=counts_events(kind),
         rules=rules,
         all_units=rate_units,
         track_units=sampling,  # only the evidence needs per-unit counts
@@ -271,7 +405,7 @@ def _early_stop(run: Run, plan: UnitPlan) -> str | None:
         return None
     if any(not s.seekable for s in run.sources):
         run.reading = "stream"
-        if a.assume_exchangeable and run.question.kind is QuestionKind.TOP_ERRORS:
+        if a.assume_exchangeable and counts_events(run.question.kind):
             return "stream_model"
         run.warnings.append(
             "input read in order (a stream): no early stop, since a prefix of a stream is not "
@@ -358,7 +492,7 @@ def _read_everything(
 def _heaviest(run: Run) -> tuple[str, ...]:
     """A full read's "candidates" for the memory ladder: its heaviest routes so far."""
     counts = run.acc.snapshot().counts
-    if run.question.kind is QuestionKind.TOP_ERRORS:
+    if counts_events(run.question.kind):
         counts = counts.filter(pl.col("status").is_between(500, 599))
     per_route = (
         counts.group_by("route")

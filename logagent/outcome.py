@@ -10,7 +10,9 @@ import structlog
 
 from logagent.answers import answer, rate_answer, sampled_answer, sketch_note
 from logagent.counters import Tally
+from logagent.formats.adapter import metric_for
 from logagent.formats.detect import Detection
+from logagent.questions import APP_KINDS, app_answer
 from logagent.report.markdown import render
 from logagent.result import (
     Answer,
@@ -41,6 +43,8 @@ def finish(run: Run, detection: Detection, unit_size: int, units_total: int | No
         ans = rate_answer(
             tally, run.rate_entries, population=units_total or 0, read=tally.units, bound=bound
         )
+    if q.kind in APP_KINDS:
+        ans = app_answer(ans, q.level)
     info = _input_info(run, detection, unit_size)
     progress = _progress(run, tally, units_total)
     _warn_counts(run, tally)
@@ -53,7 +57,11 @@ def finish(run: Run, detection: Detection, unit_size: int, units_total: int | No
         code, detail = run.recused_by
         return recused(run, detection, RecuseCode(code), detail, progress=progress, info=info)
     if not run.partial and q.kind is not QuestionKind.STATUS and ans.total == 0:
-        detail = "no 5xx line in the whole input" if tally.lines else "no line was read"
+        events = metric_for(q.level)[: -len("s")] if q.kind in APP_KINDS else "5xx line"
+        windowed = bool(q.since or q.until)
+        scope = "the time window" if windowed else "the whole input"
+        empty = "no line lies in the time window" if windowed else "no line was read"
+        detail = f"no {events} in {scope}" if tally.lines else empty
         return recused(
             run, detection, RecuseCode.NO_MATCHING_EVENTS, detail, progress=progress, info=info
         )
@@ -105,6 +113,15 @@ def _warn_counts(run: Run, tally: Tally) -> None:
         )
     if tally.invalid_utf8:
         run.warnings.append(f"{tally.invalid_utf8} parsed lines held invalid UTF-8 (replaced)")
+    if tally.outside_window:
+        run.warnings.append(
+            f"{tally.outside_window} records read lay outside the time window and were not counted"
+        )
+    if tally.continuation:
+        run.warnings.append(
+            f"{tally.continuation} lines continue multi-line records (stack traces); they "
+            "belong to the record they follow and are not counted on their own"
+        )
 
 
 def _input_info(run: Run, detection: Detection | None, unit_size: int | None) -> InputInfo:
@@ -119,6 +136,7 @@ def _input_info(run: Run, detection: Detection | None, unit_size: int | None) ->
         unit_size=unit_size,
         compression=[s.compression for s in run.sources],
         reading=run.reading,
+        window=run.window,
     )
 
 

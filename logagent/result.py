@@ -20,6 +20,8 @@ class QuestionKind(StrEnum):
     TOP_ERRORS = "top-errors"
     ERROR_RATE = "error-rate"
     STATUS = "status"
+    TOP_ERROR_COMPONENTS = "top-error-components"
+    ERROR_TYPES = "error-types"
 
 
 class Status(StrEnum):
@@ -56,6 +58,8 @@ class Question(_Frozen):
     until: str | None = None
     min_requests: int = Field(default=100, ge=1)
     normalize: bool = True
+    level: Literal["error", "warn"] = "error"  # app questions: least level that is an event
+    key: str | None = None  # error-types: the component whose error types are asked
 
 
 class InputInfo(_Frozen):
@@ -70,6 +74,7 @@ class InputInfo(_Frozen):
     unit_size: int | None = None
     compression: list[str | None] = Field(default_factory=list)
     reading: str = "sequential"  # sequential | random_units | stream
+    window: dict[str, Any] | None = None  # --since/--until: the window and how it was found
 
 
 class TopEntry(_Frozen):

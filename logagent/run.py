@@ -9,7 +9,8 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Protocol
+from datetime import UTC, datetime
+from typing import Any, Protocol
 
 import numpy as np
 import structlog
@@ -70,6 +71,7 @@ class RunEnv:
     available_memory: Callable[[], int] = memory.available_bytes
     checkpoint: CheckpointSink | None = None
     release_memory: Callable[[], None] = memory.release  # give freed heap pages back
+    wall_clock: Callable[[], datetime] = lambda: datetime.now(UTC)  # "now" of --since, years
 
 
 @dataclass
@@ -102,6 +104,7 @@ class Run:
     batch_bytes: int = 8 << 20  # bytes per batch, fitted to the memory budget (engine)
     _saves_failed: bool = False
     saved: bool = False  # a checkpoint was written
+    window: dict[str, Any] | None = None  # --since/--until: Window.to_dict() (engine)
 
     def batch_scale(self) -> float:
         """Batch size factor: a quarter once Router-Mem took the "smaller batches" step."""

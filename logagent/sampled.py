@@ -23,6 +23,7 @@ from logagent.evidence import race, rates
 from logagent.evidence.matrix import UnitCounts, unit_counts
 from logagent.forecast import Forecast
 from logagent.formats import STATUS, Format
+from logagent.questions import counts_events
 from logagent.result import QuestionKind
 from logagent.router import (
     Action,
@@ -469,7 +470,7 @@ def take_step(run: Run, step: str, protect: Collection[str], *, warn: bool = Tru
     kind = run.question.kind
     keys = run.settings.budget.sketch_keys
     if step == "sketch":
-        errors_only, by_status = kind is QuestionKind.TOP_ERRORS, kind is QuestionKind.STATUS
+        errors_only, by_status = counts_events(kind), kind is QuestionKind.STATUS
         run.acc.limit(keys, errors_only=errors_only, protect=protect, by_status=by_status)
         if warn:
             run.warnings.append(

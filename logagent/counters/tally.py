@@ -15,7 +15,7 @@ from dataclasses import dataclass, field, fields, replace
 import polars as pl
 
 from logagent.formats.base import STATUS
-from logagent.formats.extract import Extracted
+from logagent.formats.extract import CONTINUATION, OUTSIDE, Extracted
 
 ROUTE, UNIT, N = "route", "unit", "n"
 COUNTS_SCHEMA: dict[str, pl.DataType] = {ROUTE: pl.String(), STATUS: pl.Int32(), N: pl.Int64()}
@@ -42,6 +42,8 @@ class Tally:
     truncated: int = 0
     count_error: int = 0  # E: a kept count may be below the truth by this much (sketch.py)
     dropped_errors: int = 0  # 5xx lines of routes the bounded summary dropped (exact)
+    continuation: int = 0  # lines continuing a multi-line record (neither records nor malformed)
+    outside_window: int = 0  # valid records outside the time window (not counted)
 
     def scalars(self) -> dict[str, int]:
         """The scalar counters by name."""
@@ -68,10 +70,17 @@ def tally_batch(extracted: Extracted, *, units: int, bytes_read: int, truncated:
         bytes_read=bytes_read,
         lines=extracted.lines,
         parsed=extracted.parsed,
-        malformed=extracted.parsed - int(valid.item()),
+        malformed=extracted.parsed - _count(valid, "valid") - _count(valid, CONTINUATION),
+        continuation=_count(valid, CONTINUATION),
+        outside_window=_count(valid, OUTSIDE),
         invalid_utf8=extracted.invalid_utf8,
         truncated=truncated,
     )
+
+
+def _count(valid: pl.DataFrame, column: str) -> int:
+    """A counter of the one-row ``valid`` frame (0 when the extraction did not count it)."""
+    return int(valid[column].item()) if column in valid.columns else 0
 
 
 def merge(tallies: Iterable[Tally]) -> Tally:

@@ -30,6 +30,8 @@ from logagent.sources.framing import Buffer
 
 REPLACEMENT = "\ufffd"
 UNIT, ROUTE, N = "unit", "route", "n"
+#: Optional columns of ``Format.fields`` (see formats/adapter.py) and what ``valid`` counts.
+CONTINUATION, IN_WINDOW, OUTSIDE = "continuation", "in_window", "outside_window"
 
 
 @dataclass(frozen=True)
@@ -39,7 +41,9 @@ class Extracted:
     ``records`` has columns unit (Int64; -1 where the unit is not tracked: only
     5xx lines keep theirs), route (str), status (Int32) and n (Int64), for the
     valid records the question needs; ``valid`` is a one-row query counting the
-    valid records among the ``parsed`` lines. Running both is the tally's job.
+    valid records among the ``parsed`` lines (column ``valid``), the lines that
+    continue a multi-line record (``continuation``) and the valid records
+    outside the time window (``outside_window``). Running both is the tally's job.
     """
 
     records: pl.LazyFrame
@@ -112,13 +116,19 @@ def extract_scanned(
     text = pl.concat([s.text for s in scans]) if len(scans) > 1 else scans[0].text
     units = np.concatenate([s.units for s in scans]) if len(scans) > 1 else scans[0].units
     line = pl.col("line")
+    fields = fmt.fields(line)
     base = pl.LazyFrame({"line": text, UNIT: units}).select(
-        UNIT, **fmt.fields(line), nbytes=line.str.len_bytes()
+        UNIT, **fields, nbytes=line.str.len_bytes()
     )
     ok = pl.col(STATUS).is_not_null() & (pl.col("nbytes") >= fmt.min_line_bytes)
+    # Optional columns (formats/adapter.py): a continuation line is neither a record nor
+    # malformed; a record outside the time window is valid but not counted.
+    cont = pl.col(CONTINUATION).fill_null(False) if CONTINUATION in fields else pl.lit(False)
+    ok = ok & ~cont
+    inside = pl.col(IN_WINDOW).fill_null(False) if IN_WINDOW in fields else pl.lit(True)
     is_5xx = pl.col(STATUS).is_between(500, 599)
     records = (
-        base.filter(ok & is_5xx if errors_only else ok)
+        base.filter(ok & inside & is_5xx if errors_only else ok & inside)
         .with_columns(
             pl.when((is_5xx | all_units) & track_units).then(pl.col(UNIT)).otherwise(-1).alias(UNIT)
         )
@@ -129,7 +139,11 @@ def extract_scanned(
         records=with_routes(records, PATH, rules)
         .group_by(UNIT, ROUTE, STATUS)
         .agg(pl.col(N).sum()),
-        valid=base.select(ok.sum().alias("valid")),
+        valid=base.select(
+            ok.sum().alias("valid"),
+            cont.sum().alias(CONTINUATION),
+            (ok & ~inside).sum().alias(OUTSIDE),
+        ),
         lines=sum(s.lines for s in scans),
         parsed=int(text.len()),
         invalid_utf8=sum(s.invalid_utf8 for s in scans),

@@ -29,6 +29,8 @@ _TITLES = {
     QuestionKind.TOP_ERRORS: "Routes with the most 5xx errors",
     QuestionKind.ERROR_RATE: "Routes with the highest 5xx rate",
     QuestionKind.STATUS: "Status distribution",
+    QuestionKind.TOP_ERROR_COMPONENTS: "Components with the most error records",
+    QuestionKind.ERROR_TYPES: "Most frequent error types",
 }
 
 
@@ -53,6 +55,7 @@ def headline(result: Result) -> str:
     if top is None:
         return f"{how}: nothing to rank. {reading(result)}"
     kind = result.question.kind
+    ev = nouns(result)[1]
     if kind is QuestionKind.STATUS:
         total = result.answer.total
         claim = f"status {top.key} is the most common, {pct(top.share)} of {total:,} lines"
@@ -64,13 +67,13 @@ def headline(result: Result) -> str:
         )
     elif result.status is Status.EXACT:
         claim = (
-            f"`{top.key}` has the most 5xx: {top.count:,} of {result.answer.total:,} "
+            f"`{top.key}` has the most {ev}: {top.count:,} of {result.answer.total:,} "
             f"({pct(top.share)}), {mostly(top)}"
         )
     else:
         claim = (
-            f"`{top.key}` has the most 5xx: {pct(top.share, 0)} "
-            f"({pct_range(top.share_low, top.share_high)}) of all 5xx, {mostly(top)}; "
+            f"`{top.key}` has the most {ev}: {pct(top.share, 0)} "
+            f"({pct_range(top.share_low, top.share_high)}) of all {ev}, {mostly(top)}; "
             f"about {top.estimate:,.0f} ({top.low:,.0f}{DASH}{top.high:,.0f}) in the whole input"
         )
     return f"{how}: {claim}. {reading(result)}"
@@ -99,11 +102,12 @@ def top_table(result: Result) -> Section | None:
             for i, e in enumerate(top, 1)
         ]
         return Section("Top routes", table=Table(header, rows, ["r", "l", "r", "r", "r", "l"]))
+    key, ev = nouns(result)
     if result.status is Status.EXACT:
-        header = ["#", "route", "5xx", "share of 5xx"]
+        header = ["#", key, ev, f"share of {ev}"]
         rows = [[str(i), f"`{e.key}`", f"{e.count:,}", pct(e.share)] for i, e in enumerate(top, 1)]
-        return Section("Top routes", table=Table(header, rows, ["r", "l", "r", "r"]))
-    header = ["#", "route", "5xx seen", "est. total (interval)", "share of 5xx (interval)"]
+        return Section(f"Top {key}s", table=Table(header, rows, ["r", "l", "r", "r"]))
+    header = ["#", key, f"{ev} seen", "est. total (interval)", f"share of {ev} (interval)"]
     rows = [
         [
             str(i),
@@ -114,7 +118,16 @@ def top_table(result: Result) -> Section | None:
         ]
         for i, e in enumerate(top, 1)
     ]
-    return Section("Top routes", table=Table(header, rows, ["r", "l", "r", "r", "r"]))
+    return Section(f"Top {key}s", table=Table(header, rows, ["r", "l", "r", "r", "r"]))
+
+
+def nouns(result: Result) -> tuple[str, str]:
+    """What the ranked keys and the counted events are called: route/5xx or component/levels."""
+    q = result.question
+    if q.kind in (QuestionKind.TOP_ERROR_COMPONENTS, QuestionKind.ERROR_TYPES):
+        events = result.answer.metric.removesuffix(" records") or "ERROR+"
+        return ("error type" if q.kind is QuestionKind.ERROR_TYPES else "component"), events
+    return "route", "5xx"
 
 
 def error_types(result: Result) -> Section | None:
@@ -123,7 +136,8 @@ def error_types(result: Result) -> Section | None:
     if result.question.kind is QuestionKind.STATUS or not entries:
         return None
     bullets = [f"`{e.key}`: {status_mix(e)}" for e in entries]
-    return Section("Error types (share of each route's 5xx)", bullets=bullets)
+    key, ev = nouns(result)
+    return Section(f"Error types (share of each {key}'s {ev})", bullets=bullets)
 
 
 def time_window(result: Result) -> Section:

@@ -92,3 +92,14 @@ def _syslog(s: pl.Expr, tz: str, ref: datetime) -> pl.Expr:
 
 
 _EXPRS = {"iso8601": _iso, "clf": _clf, "apache_error": _apache, "epoch": _epoch}
+
+
+def stamp_expr(
+    s: pl.Expr, kind: str, *, tz: str = "UTC", reference: datetime | None = None
+) -> pl.Expr:
+    """``parse_timestamps`` as an expression over a column of ``kind`` stamps (for a lazy query)."""
+    need_reference(kind, reference)
+    text = s.cast(pl.String).str.strip_chars()
+    if kind == "syslog" and reference is not None:
+        return _syslog(text, tz, reference).cast(UTC_US)
+    return _EXPRS[kind](text, tz).cast(UTC_US)

@@ -1,0 +1,105 @@
+"""An application format seen through the access ``Format`` protocol (PURE).
+
+The engine counts records keyed by ``route`` with an HTTP ``status`` and
+calls statuses 500-599 "events". ``AppAsAccess`` lets it answer questions
+about application logs unchanged: ``path`` is the record's component and
+``status`` encodes its level, an event code (``LEVEL_CODES``) when the level
+is at or above the question's threshold, else ``OTHER_CODE``; null when the
+line is not a record. For ``error-types``, ``path`` is the template of the
+record's message and only ``component``'s records are events. Encoding the
+level keeps the per-key breakdowns meaningful; ``level_of_code`` turns them
+back into level names.
+
+Continuation lines of multi-line records (stack traces) are no records:
+the first line of a record carries its level and component and lies in the
+unit where the record starts, so counts stay exact without folding. They are
+flagged in the optional ``continuation`` column so that they are counted as
+such, not as malformed lines.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import polars as pl
+
+from logagent.formats.app import COMPONENT, LEVEL, MESSAGE, AppFormat
+from logagent.formats.base import PATH, STATUS
+from logagent.formats.extract import CONTINUATION
+from logagent.formats.levels import ERROR, FATAL, WARN
+from logagent.formats.records import start_expr
+from logagent.templates import OTHER, TemplateSet, match_expr
+
+#: Event codes: one per level, all within 500-599 so the engine counts them as events.
+LEVEL_CODES: dict[str, int] = {FATAL: 500, ERROR: 501, WARN: 502}
+#: Status of a record below the question's level.
+OTHER_CODE = 200
+#: Levels counted for each ``--level``.
+THRESHOLDS: dict[str, tuple[str, ...]] = {"error": (FATAL, ERROR), "warn": (FATAL, ERROR, WARN)}
+
+
+def level_of_code(code: str) -> str:
+    """The level name of an event code as written in a breakdown ("501" -> "ERROR")."""
+    names = {str(v): k for k, v in LEVEL_CODES.items()}
+    return names.get(code, code)
+
+
+def metric_for(level: str) -> str:
+    """What an app question counts, in words ("ERROR+ records")."""
+    return f"{THRESHOLDS[level][-1]}+ records"
+
+
+def template_text(templates: TemplateSet, message: pl.Expr) -> pl.Expr:
+    """The text of the frozen template each message matches (``OTHER`` when none)."""
+    names = {t.id: t.text for t in templates.templates}
+    if not names:
+        return pl.lit(OTHER, dtype=pl.String)
+    return match_expr(templates, message).replace_strict(
+        names, default=pl.lit(OTHER), return_dtype=pl.String
+    )
+
+
+@dataclass(frozen=True)
+class AppAsAccess:
+    """``fmt`` as an access ``Format``: path = component, status = level code (see module doc)."""
+
+    app: AppFormat
+    level: str = "error"
+    error_prefilter: re.Pattern[bytes] | None = None
+    component: str | None = None  # error-types: only this component's records are events
+    templates: TemplateSet | None = None  # error-types: path = the message's template text
+
+    def __post_init__(self) -> None:
+        if self.level not in THRESHOLDS:
+            raise ValueError(f"unknown level {self.level!r} (known: {', '.join(THRESHOLDS)})")
+
+    @property
+    def name(self) -> str:
+        """The application format's name."""
+        return self.app.name
+
+    @property
+    def min_line_bytes(self) -> int:
+        """l_min of the application format."""
+        return self.app.min_line_bytes
+
+    def fields(self, line: pl.Expr) -> dict[str, pl.Expr]:
+        """``path``/``status`` as above, and ``continuation`` for a multi-line format."""
+        cols = self.app.fields(line)
+        record = cols[MESSAGE].is_not_null()
+        code: pl.Expr = pl.lit(OTHER_CODE, dtype=pl.Int32)
+        for level in reversed(THRESHOLDS[self.level]):
+            code = pl.when(cols[LEVEL] == level).then(pl.lit(LEVEL_CODES[level])).otherwise(code)
+        key = cols[COMPONENT]
+        if self.component is not None:
+            code = pl.when(cols[COMPONENT] == self.component).then(code).otherwise(OTHER_CODE)
+        if self.templates is not None:
+            key = template_text(self.templates, cols[MESSAGE])
+        out = {
+            PATH: pl.when(record).then(key),
+            STATUS: pl.when(record).then(code).cast(pl.Int32),
+        }
+        if self.app.record_start is not None:
+            out[CONTINUATION] = ~start_expr(self.app, line)
+        return out

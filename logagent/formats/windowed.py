@@ -1,0 +1,97 @@
+"""A format restricted to a time window (PURE).
+
+``Windowed`` wraps any access ``Format`` (an application format already seen
+through ``adapter.AppAsAccess``) and adds the optional ``in_window`` column
+that ``extract`` understands: records outside ``[since, until]`` (or without
+a time) are dropped, neither counted nor malformed. It is applied even when
+bisection already narrowed the bytes, since that range includes a tolerance.
+
+Times come from the format itself where it parses them (application
+formats), else from the line: a CLF stamp ``[10/Oct/2000:13:55:36 -0700]``
+for ``combined``/``common``, the mapped ``ts`` key for JSON lines.
+``line_kind`` names the stamp kind the bisection probes lines with.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime
+
+import polars as pl
+
+from logagent.formats.adapter import AppAsAccess
+from logagent.formats.app import TIME
+from logagent.formats.base import Format
+from logagent.formats.jsonl import JsonFormat
+from logagent.timewindow import FORMAT_KINDS, in_window_expr
+from logagent.timewindow.columns import stamp_expr
+
+#: Stamp kinds of the formats ``timewindow.FORMAT_KINDS`` does not name.
+EXTRA_KINDS = {
+    "jsonapp": "json",
+    "hadoop": "iso8601",
+    "syslog5424": "iso8601",
+    "syslog3164": "syslog",
+}
+_CLF = r"\[([0-9]{1,2}/[A-Z][a-z]{2}/[0-9]{4}:[^\]]{8,20})\]"
+TimeOf = Callable[[pl.Expr], pl.Expr]
+
+
+def line_kind(fmt_name: str) -> str | None:
+    """The stamp kind lines of ``fmt_name`` carry (None: unknown, so no bisection)."""
+    return FORMAT_KINDS.get(fmt_name) or EXTRA_KINDS.get(fmt_name)
+
+
+def time_of(fmt: Format, *, tz: str = "UTC", reference: datetime | None = None) -> TimeOf | None:
+    """How to get each line's UTC time for ``fmt`` (None when it has no known stamp)."""
+    if isinstance(fmt, AppAsAccess):
+        app = fmt.app
+        return lambda line: app.fields(line)[TIME]
+    if isinstance(fmt, JsonFormat):
+        key = fmt.mapping.get("ts")
+        if key is None:
+            return None
+        path = "$" + "".join(f"['{part}']" for part in key.split("."))
+        return lambda line: _json_time(line.str.json_path_match(path), tz)
+    if line_kind(fmt.name) == "clf":
+        return lambda line: stamp_expr(line.str.extract(_CLF, 1), "clf", tz=tz)
+    return None
+
+
+def _json_time(value: pl.Expr, tz: str) -> pl.Expr:
+    """An ISO 8601 string or epoch number (s, ms, us, ns) as UTC."""
+    return pl.coalesce(stamp_expr(value, "iso8601", tz=tz), stamp_expr(value, "epoch", tz=tz))
+
+
+@dataclass(frozen=True)
+class Windowed:
+    """``inner`` with records outside ``[since, until]`` dropped (see module doc)."""
+
+    inner: Format
+    time: TimeOf
+    since: datetime | None
+    until: datetime | None
+
+    @property
+    def name(self) -> str:
+        """The inner format's name."""
+        return self.inner.name
+
+    @property
+    def min_line_bytes(self) -> int:
+        """The inner format's l_min."""
+        return self.inner.min_line_bytes
+
+    @property
+    def error_prefilter(self) -> re.Pattern[bytes] | None:
+        """The inner prefilter: a line it rejects holds no event, in the window or not."""
+        return self.inner.error_prefilter
+
+    def fields(self, line: pl.Expr) -> dict[str, pl.Expr]:
+        """The inner fields plus ``in_window``."""
+        return {
+            **self.inner.fields(line),
+            "in_window": in_window_expr(self.time(line), self.since, self.until),
+        }

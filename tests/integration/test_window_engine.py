@@ -1,0 +1,134 @@
+"""--since/--until through the engine: bisected reads, time filtering, and the window's report."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import re
+import shutil
+import subprocess
+import sys
+from collections import Counter
+from dataclasses import replace
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from logagent import Question, analyze, load_settings
+from logagent.result import QuestionKind, Status
+from logagent.samples.timespread import generate
+from logagent.testing import fake_env
+
+ROOT = Path(__file__).resolve().parents[2]
+CLF = re.compile(rb'\[([^\]]+)\] "[A-Z]+ \S+ [^"]*" (\d{3}) ')
+LOG4J = re.compile(r"^(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d),\d+ (\w+)\s+\[[^\]]*\] (\S+) - ")
+
+
+def ask(path: Path, now: datetime, **question: Any) -> Any:
+    settings = load_settings(analysis={"seed": 3, "full": True})
+    env = replace(fake_env(), wall_clock=lambda: now)
+    return analyze([str(path)], Question(top=50, **question), settings, env)
+
+
+def errors_since(path: Path, since: datetime) -> int:
+    """5xx lines at or after ``since``, by a plain line-by-line parse (the test's own truth)."""
+    opener = gzip.open if path.suffix == ".gz" else open
+    count = 0
+    with opener(path, "rb") as fh:
+        for line in fh:
+            m = CLF.search(line)
+            assert m is not None
+            t = datetime.strptime(m.group(1).decode(), "%d/%b/%Y:%H:%M:%S %z")
+            count += t >= since and m.group(2).startswith(b"5")
+    return count
+
+
+def _nonzero(counts: dict[str, int]) -> dict[str, int]:
+    return {k: v for k, v in counts.items() if v}
+
+
+@pytest.fixture(scope="module")
+def month(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Any]]:
+    """A ~3 MB, 30-day combined log and its truth."""
+    path = tmp_path_factory.mktemp("month") / "month.log"
+    return path, generate(path, size_mb=3, days=30, seed=5)
+
+
+def test_since_24h_is_bisected_and_exact(month: tuple[Path, dict[str, Any]]) -> None:
+    """--since 24h counts the window's 5xx exactly and reads at most 1.2x its bytes."""
+    path, truth = month
+    now = datetime.fromisoformat(truth["now"])
+    result = ask(path, now, since="24h")
+    assert result.status is Status.EXACT
+    window = result.input.window
+    assert window is not None and window["method"] == "bisection"
+    assert window["since"] == (now - timedelta(hours=24)).isoformat()
+    own = errors_since(path, now - timedelta(hours=24))
+    assert result.answer.total == own == sum(truth["window"]["errors_5xx"].values())
+    assert {e.key: e.count for e in result.answer.top} == _nonzero(truth["window"]["errors_5xx"])
+    assert result.progress.bytes_read <= 1.2 * truth["window"]["bytes"]
+
+
+def test_stream_is_filtered_to_the_same_answer(
+    month: tuple[Path, dict[str, Any]], tmp_path: Path
+) -> None:
+    """A .gz cannot be bisected: it is read whole, filtered by time, and says so."""
+    path, truth = month
+    gz = tmp_path / "month.log.gz"
+    with open(path, "rb") as src, gzip.open(gz, "wb") as dst:
+        shutil.copyfileobj(src, dst)
+    now = datetime.fromisoformat(truth["now"])
+    result = ask(gz, now, since="24h")
+    assert result.input.window is not None and result.input.window["method"] == "filter"
+    assert any("filtering every line" in w for w in result.warnings)
+    assert {e.key: e.count for e in result.answer.top} == _nonzero(truth["window"]["errors_5xx"])
+
+
+def test_app_log_window_counts_only_its_records() -> None:
+    """An absolute window on the log4j sample counts the ERROR+ records inside it, per component."""
+    path = ROOT / "sample_logs" / "app_log4j.log"
+    since, until = datetime(2024, 3, 5, 10, 2, tzinfo=UTC), datetime(2024, 3, 5, 10, 4, tzinfo=UTC)
+    own: Counter[str] = Counter()
+    for line in path.read_text(errors="replace").splitlines():
+        m = LOG4J.match(line)
+        if m and m.group(2) in ("ERROR", "FATAL"):
+            t = datetime.fromisoformat(m.group(1)).replace(tzinfo=UTC)
+            own[m.group(3)] += since <= t <= until
+    result = ask(
+        path,
+        until,
+        kind=QuestionKind.TOP_ERROR_COMPONENTS,
+        since=since.isoformat(),
+        until=until.isoformat(),
+    )
+    assert {e.key: e.count for e in result.answer.top} == +own
+    assert any("outside the time window" in w for w in result.warnings)
+
+
+def test_empty_window_is_recused_with_its_scope(month: tuple[Path, dict[str, Any]]) -> None:
+    """A window before the log starts holds nothing: NO_MATCHING_EVENTS naming the window."""
+    path, _ = month
+    result = ask(path, datetime(2026, 1, 1, tzinfo=UTC), until="2026-01-01T00:00:00Z")
+    assert result.status is Status.RECUSED
+    assert result.recuse is not None and "time window" in result.recuse.detail
+
+
+def test_cli_since_with_now_and_bad_since(month: tuple[Path, dict[str, Any]]) -> None:
+    """--since/--now reach the result over the CLI; an unreadable --since exits 2."""
+    path, truth = month
+
+    def cli(*args: str) -> subprocess.CompletedProcess[bytes]:
+        return subprocess.run(
+            [sys.executable, "-m", "logagent", "analyze", str(path), "--llm", "off", *args],
+            capture_output=True,
+            timeout=120,
+            check=False,
+        )
+
+    ok = cli("--since", "24h", "--now", truth["now"], "--json", "--full")
+    assert ok.returncode == 0, ok.stderr.decode()
+    assert json.loads(ok.stdout)["question"]["since"] == "24h"
+    bad = cli("--since", "yesterday-ish")
+    assert bad.returncode == 2
