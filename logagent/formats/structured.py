@@ -63,7 +63,8 @@ class JsonAppFormat:
 
     mapping: Mapping[str, str] = field(default_factory=lambda: default_mapping())
     name: str = "jsonapp"
-    min_line_bytes: int = 8
+    #: l_min: an event line holds at least a level and a message, e.g. {"level":50,"msg":""}
+    min_line_bytes: int = 20
     record_start: str | None = None
     description: str = "JSON lines app log: level/logger/message keys found automatically"
 
@@ -79,7 +80,8 @@ class LogfmtFormat:
 
     mapping: Mapping[str, str] = field(default_factory=lambda: default_mapping(logfmt=True))
     name: str = "logfmt"
-    min_line_bytes: int = 6
+    #: l_min: an event line holds at least a level and a message, e.g. level=error msg=
+    min_line_bytes: int = 16
     record_start: str | None = None
     description: str = "logfmt (logrus/slog text, key=value): level/component/msg keys found"
 
