@@ -25,7 +25,7 @@ from logagent.counters import Accumulator
 from logagent.errors import ConfigError, InputCorrupt
 from logagent.errortypes import mine_pilot, read_pilot_lines
 from logagent.formats import Format
-from logagent.formats.adapter import AppAsAccess
+from logagent.formats.adapter import AppAsAccess, literal_prefilter
 from logagent.formats.catalog import ACCESS_NAMES, APP_NAMES, AnyFormat, build_any_format, is_app
 from logagent.formats.custom import load_custom_formats
 from logagent.formats.detect import Detection, app_share, detect_all
@@ -250,7 +250,9 @@ def _with_templates(run: Run, fmt: Format, sample: list[str]) -> Format:
         f"{templates.pilot_messages} events read at evenly spaced places, then frozen; "
         "messages none of them covers count as OTHER"
     )
-    typed = replace(base, component=key, templates=templates)
+    typed = replace(
+        base, component=key, templates=templates, error_prefilter=literal_prefilter(key)
+    )
     return replace(fmt, inner=typed) if isinstance(fmt, Windowed) else typed
 
 

@@ -60,6 +60,22 @@ def template_text(templates: TemplateSet, message: pl.Expr) -> pl.Expr:
     )
 
 
+#: Characters a JSON writer may escape: a component holding one may not appear verbatim.
+_ESCAPED = re.compile(r'["\\/\x00-\x1f\x7f-\U0010ffff]')
+
+
+def literal_prefilter(component: str) -> re.Pattern[bytes] | None:
+    """A byte prefilter for one component's records: its name as written in the line.
+
+    Every format here takes the component verbatim from the line (logger,
+    program, class), so a record of ``component`` contains its bytes; names a
+    JSON writer could escape, and the placeholder for "no component", get none.
+    """
+    if not component or component == "-" or _ESCAPED.search(component):
+        return None
+    return re.compile(re.escape(component.encode()))
+
+
 @dataclass(frozen=True)
 class AppAsAccess:
     """``fmt`` as an access ``Format``: path = component, status = level code (see module doc)."""

@@ -72,3 +72,15 @@ def test_app_answer_names_levels() -> None:
     assert out.top[0].breakdown == {"ERROR": 0.5, "FATAL": 0.5}
     assert out.metric == "WARN+ records"
     assert level_of_code("502") == "WARN"
+
+
+def test_literal_prefilter_only_for_names_written_verbatim() -> None:
+    """A component's records contain its name's bytes, unless a writer could escape them."""
+    from logagent.formats.adapter import literal_prefilter
+
+    pattern = literal_prefilter("svc.payments")
+    assert pattern is not None
+    assert pattern.search(b'{"logger":"svc.payments","level":"ERROR"}')
+    assert not pattern.search(b'{"logger":"svc-payments","level":"ERROR"}')  # '.' is literal
+    for name in ("-", "", 'say "hi"', "caf\u00e9", "a\\b"):
+        assert literal_prefilter(name) is None, name
