@@ -139,3 +139,32 @@ def test_memory_error_becomes_a_partial_answer_or_a_memory_recusal(
     else:
         assert r.status is Status.PARTIAL and r.progress.units_read > 0
         assert any("MemoryError" in w for w in r.warnings)
+
+
+def test_a_run_stopped_by_memory_goes_on_with_a_larger_budget(
+    high_card: tuple[Path, dict[str, Any]],
+) -> None:
+    """ "Keep going": the checkpoint of a memory stop, resumed with room, reaches the true top."""
+    path, truth = high_card
+    saved: list[Any] = []
+
+    class Sink:
+        path = "memory"
+
+        def save(self, cp: Any) -> None:
+            saved.append(cp)
+
+        def discard(self) -> None:
+            saved.clear()
+
+    tight = load_settings(
+        analysis={"seed": 3, "full": True}, budget={"memory": "1MiB"}, reader={"unit_size": "4KiB"}
+    )
+    first = analyze([str(path)], Question(), tight, replace(fake_env(), checkpoint=Sink()))
+    assert first.status is Status.PARTIAL and saved
+    roomy = load_settings(analysis={"seed": 3, "full": True}, reader={"unit_size": "4KiB"})
+    done = analyze([str(path)], Question(), roomy, fake_env(), resume=saved[-1])
+    assert done.status in (Status.EXACT, Status.SETTLED)
+    assert done.progress.fraction_read == 1.0
+    top = [(e.key, e.count) for e in done.answer.top]
+    assert top == [tuple(x) for x in truth["top_errors"][:5]]
