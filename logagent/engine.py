@@ -127,7 +127,15 @@ def _error_types_of_top(
     top = question.model_copy(
         update={"kind": QuestionKind.TOP_ERROR_COMPONENTS, "top": 1, "delta": half}
     )
-    first = analyze(paths, top, settings, env)
+    try:
+        first = analyze(paths, top, settings, env)
+    except ConfigError as exc:  # say it of the question asked, not of its first step
+        raise ConfigError(
+            exc.message.replace(top.kind.value, question.kind.value, 1)
+            + " (in an access log, each route's error types are its 5xx status mix, "
+            "shown by top-errors)",
+            **exc.context,
+        ) from exc
     if first.status is Status.RECUSED or not first.answer.top:
         return first
     key = first.answer.top[0].key

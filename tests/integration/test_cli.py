@@ -340,3 +340,12 @@ def test_an_internal_error_is_one_line_and_exit_1(
     assert res.exit_code == 1
     assert "internal error: RuntimeError: simulated bug" in res.output
     assert "Traceback" not in res.output
+
+
+def test_error_types_of_an_access_log_is_a_clear_usage_error() -> None:
+    """Asked of an access log, error-types names itself and says where the status mix is."""
+    r = run("analyze", "sample_logs/nginx_access.log", "--question", "error-types", "--llm", "off")
+    assert r.returncode == 2
+    err = r.stderr.decode()
+    assert err.startswith("logagent: error: --question error-types needs an application log")
+    assert "top-errors" in err and "Traceback" not in err
