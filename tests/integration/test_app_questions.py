@@ -18,7 +18,19 @@ from logagent.testing import fake_env
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = ROOT / "sample_logs"
-APP_SAMPLES = ("app_log4j.log", "app_python.log", "syslog.log", "app.jsonl", "app_logfmt.log")
+APP_SAMPLES = (
+    "app_log4j.log",
+    "app_python.log",
+    "syslog.log",
+    "app.jsonl",
+    "app_logfmt.log",
+    "syslog5424.log",
+    "apache_error.log",
+    "hadoop.log",
+    "hdfs.log",
+)
+#: Samples added with syslog RFC 5424, the apache error log and Hadoop/HDFS, checked over the CLI.
+CLI_SAMPLES = ("syslog5424.log", "apache_error.log", "hadoop.log", "hdfs.log")
 
 
 def ask(path: Path, *, level: str = "error", seed: int = 7, **analysis: Any) -> Any:
@@ -47,6 +59,34 @@ def test_full_answer_equals_sidecar(name: str) -> None:
     assert {e.key: e.count for e in result.answer.top} == expected["errors_by_component"]
     assert result.answer.metric == "ERROR+ records"
     assert set().union(*(e.breakdown for e in result.answer.top)) <= {"FATAL", "ERROR"}
+
+
+@pytest.mark.parametrize("name", CLI_SAMPLES)
+def test_cli_full_json_answer_equals_sidecar(name: str) -> None:
+    """analyze --question top-error-components --full --json gives the sidecar's counts."""
+    expected = json.loads((SAMPLES / f"{name}.expected.json").read_text())
+    question = ("--question", "top-error-components", "--full", "--json")
+    proc = cli(f"sample_logs/{name}", *question, "--top", "50")  # 50: no component left out
+    assert proc.returncode == 0, proc.stderr.decode()
+    out = json.loads(proc.stdout)
+    assert (out["status"], out["input"]["format"]) == ("exact", expected["format"])
+    assert {e["key"]: e["count"] for e in out["answer"]["top"]} == expected["errors_by_component"]
+
+
+@pytest.mark.parametrize("name", CLI_SAMPLES)
+def test_cli_detect_names_the_sidecar_format(name: str) -> None:
+    """logagent detect prints the sidecar's format as best (hadoop ties log4j, nested: no flag)."""
+    expected = json.loads((SAMPLES / f"{name}.expected.json").read_text())
+    proc = subprocess.run(
+        [sys.executable, "-m", "logagent", "detect", f"sample_logs/{name}"],
+        capture_output=True,
+        timeout=120,
+        check=True,
+        cwd=ROOT,
+    )
+    best = proc.stdout.decode().splitlines()[-1]
+    assert best.startswith(f"best: {expected['format']} confidence: ")
+    assert "(" not in best  # neither ambiguous nor low confidence
 
 
 def test_warn_level_counts_more_and_names_warn() -> None:
