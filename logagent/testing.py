@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from logagent.checkpoint import Checkpoint
 from logagent.errors import LLMUnavailable
 from logagent.result import (
     Answer,
@@ -33,6 +34,28 @@ class FakeClock:
         """Read the clock."""
         self.now += self.step
         return self.now
+
+
+class MemorySink:
+    """A checkpoint sink that keeps every checkpoint in memory (``saved[-1]`` is the last)."""
+
+    path = "memory"
+
+    def __init__(self) -> None:
+        self.saved: list[Checkpoint] = []
+
+    @property
+    def last(self) -> Checkpoint | None:
+        """The checkpoint a resume would start from (None once the run finished)."""
+        return self.saved[-1] if self.saved else None
+
+    def save(self, cp: Checkpoint) -> None:
+        """Keep ``cp``."""
+        self.saved.append(cp)
+
+    def discard(self) -> None:
+        """The run finished: nothing is left to resume."""
+        self.saved.clear()
 
 
 def fake_env(*, peak_rss: int = 100 << 20, interrupt_after: int | None = None) -> RunEnv:

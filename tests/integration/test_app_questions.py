@@ -14,21 +14,12 @@ import pytest
 from logagent import Question, analyze, load_settings
 from logagent.result import QuestionKind, Status
 from logagent.samples.app import generate
+from logagent.samples.app_samples import BUILDERS
 from logagent.testing import fake_env
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = ROOT / "sample_logs"
-APP_SAMPLES = (
-    "app_log4j.log",
-    "app_python.log",
-    "syslog.log",
-    "app.jsonl",
-    "app_logfmt.log",
-    "syslog5424.log",
-    "apache_error.log",
-    "hadoop.log",
-    "hdfs.log",
-)
+APP_SAMPLES = tuple(BUILDERS)  # every committed app-log sample
 #: Samples added with syslog RFC 5424, the apache error log and Hadoop/HDFS, checked over the CLI.
 CLI_SAMPLES = ("syslog5424.log", "apache_error.log", "hadoop.log", "hdfs.log")
 

@@ -17,26 +17,10 @@ from typing import Any
 import pytest
 
 from logagent import Question, analyze, load_settings
-from logagent.checkpoint import Checkpoint, CheckpointError, load, save
+from logagent.checkpoint import CheckpointError, load, save
 from logagent.result import QuestionKind, Result, Status
 from logagent.samples import generate
-from logagent.testing import fake_env
-
-
-class MemorySink:
-    """A checkpoint sink that keeps the last checkpoint in memory."""
-
-    path = "memory"
-
-    def __init__(self) -> None:
-        self.last: Checkpoint | None = None
-        self.saves = 0
-
-    def save(self, cp: Checkpoint) -> None:
-        self.last, self.saves = cp, self.saves + 1
-
-    def discard(self) -> None:
-        self.last = None
+from logagent.testing import MemorySink, fake_env
 
 
 @pytest.fixture(scope="module")

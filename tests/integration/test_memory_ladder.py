@@ -12,7 +12,7 @@ from logagent import Question, analyze, load_settings
 from logagent.result import Status
 from logagent.router import LADDER
 from logagent.samples import generate
-from logagent.testing import fake_env
+from logagent.testing import MemorySink, fake_env
 
 MIB = 1 << 20
 
@@ -33,21 +33,11 @@ def test_a_tiny_budget_walks_the_ladder_in_order_then_stops_with_a_checkpoint(
 ) -> None:
     """Every decision over budget takes the next step; with none left: STOP_PARTIAL, saved."""
     path, _ = high_card
-    saved = []
-
-    class Sink:
-        path = "memory"
-
-        def save(self, cp: Any) -> None:
-            saved.append(cp)
-
-        def discard(self) -> None:
-            saved.clear()
-
+    sink = MemorySink()
     settings = load_settings(
         analysis={"seed": 1, "full": full}, budget={"memory": "1MiB"}, reader={"unit_size": "4KiB"}
     )
-    r = analyze([str(path)], Question(), settings, replace(fake_env(), checkpoint=Sink()))
+    r = analyze([str(path)], Question(), settings, replace(fake_env(), checkpoint=sink))
     steps = _steps(r)
     assert steps == [("DEGRADE", "memory_step")] * len(LADDER) + [
         ("STOP_PARTIAL", "memory_forecast")
@@ -57,7 +47,7 @@ def test_a_tiny_budget_walks_the_ladder_in_order_then_stops_with_a_checkpoint(
         f"step {i + 1} of {len(LADDER)}: {name}" for i, name in enumerate(LADDER)
     ]
     assert r.status is Status.PARTIAL
-    assert saved and saved[-1].ladder == LADDER  # the checkpoint knows the steps taken
+    assert sink.saved and sink.saved[-1].ladder == LADDER  # the checkpoint knows the steps taken
     assert any("logagent resume" in w for w in r.warnings)
 
 
@@ -146,24 +136,14 @@ def test_a_run_stopped_by_memory_goes_on_with_a_larger_budget(
 ) -> None:
     """ "Keep going": the checkpoint of a memory stop, resumed with room, reaches the true top."""
     path, truth = high_card
-    saved: list[Any] = []
-
-    class Sink:
-        path = "memory"
-
-        def save(self, cp: Any) -> None:
-            saved.append(cp)
-
-        def discard(self) -> None:
-            saved.clear()
-
+    sink = MemorySink()
     tight = load_settings(
         analysis={"seed": 3, "full": True}, budget={"memory": "1MiB"}, reader={"unit_size": "4KiB"}
     )
-    first = analyze([str(path)], Question(), tight, replace(fake_env(), checkpoint=Sink()))
-    assert first.status is Status.PARTIAL and saved
+    first = analyze([str(path)], Question(), tight, replace(fake_env(), checkpoint=sink))
+    assert first.status is Status.PARTIAL and sink.saved
     roomy = load_settings(analysis={"seed": 3, "full": True}, reader={"unit_size": "4KiB"})
-    done = analyze([str(path)], Question(), roomy, fake_env(), resume=saved[-1])
+    done = analyze([str(path)], Question(), roomy, fake_env(), resume=sink.saved[-1])
     assert done.status in (Status.EXACT, Status.SETTLED)
     assert done.progress.fraction_read == 1.0
     top = [(e.key, e.count) for e in done.answer.top]

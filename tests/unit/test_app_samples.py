@@ -15,19 +15,10 @@ import pytest
 from logagent.formats.catalog import build_any_format
 from logagent.formats.detect import detect_all
 from logagent.formats.records import fold_records
+from logagent.samples.app_samples import BUILDERS
 
 SAMPLES = Path(__file__).resolve().parents[2] / "sample_logs"
-NAMES = [
-    "app_log4j.log",
-    "app_python.log",
-    "syslog.log",
-    "app.jsonl",
-    "app_logfmt.log",
-    "syslog5424.log",
-    "apache_error.log",
-    "hadoop.log",
-    "hdfs.log",
-]
+NAMES = list(BUILDERS)  # every committed app-log sample
 ERRORS = {"ERROR", "FATAL", "CRITICAL"}
 
 Reading = tuple[str, str] | None  # (level, component) of a record's first line
