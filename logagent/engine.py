@@ -138,6 +138,13 @@ def _error_types_of_top(
         ) from exc
     if first.status is Status.RECUSED or not first.answer.top:
         return first
+    if first.status is Status.PARTIAL:  # no settled key: its error types would claim too much
+        note = (
+            "error-types needs the top component settled first, and the run stopped while "
+            "settling it: this is that first step's partial answer; resuming its checkpoint "
+            "finishes that step, then ask error-types with --key"
+        )
+        return first.model_copy(update={"warnings": [*first.warnings, note]})
     key = first.answer.top[0].key
     second = analyze(paths, question.model_copy(update={"key": key, "delta": half}), settings, env)
     note = (
@@ -363,7 +370,8 @@ def batch_bytes_for(run: Run) -> int:
     env = run.env
     limit = memory_budget_bytes(run.settings.budget.memory, env.available_memory())
     room = max(0, limit - env.rss())
-    return int(max(MIN_BATCH_BYTES, min(run.settings.reader.batch_bytes, room // BATCH_COST)))
+    fitted = max(MIN_BATCH_BYTES, room // BATCH_COST)  # never below a useful size for the room
+    return int(min(run.settings.reader.batch_bytes, fitted))  # never above the configured size
 
 
 def _pool(run: Run, fmt: Format, *, sampling: bool = False) -> ParsePool:
@@ -457,7 +465,7 @@ def _read_everything(
     """
     if run.reading != "stream":
         run.reading = "random_units" if order is Order.RANDOM else "sequential"
-    guard = FullReadGuard(run, plan.total_units)
+    guard = FullReadGuard(run, plan.total_units, len(done) if done is not None else 0)
     if done is not None:
         reapply_steps(run)  # a resumed read: its counts stay as bounded as they were
     counted = Counted(done)

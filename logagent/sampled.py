@@ -503,11 +503,12 @@ class FullReadGuard:
     """Router-Mem for a read of everything: no evidence to settle, but interrupts, budgets and
     the memory forecast still stop it with a partial answer (decide() rules 5-7)."""
 
-    def __init__(self, run: Run, total_units: int) -> None:
+    def __init__(self, run: Run, total_units: int, already_read: int = 0) -> None:
         self.run, self.total_units = run, total_units
         self.budget = _budget(run)
         self.limit = memory_budget_bytes(run.settings.budget.memory, run.env.available_memory())
-        self.read = self.batches = 0
+        self.read = already_read  # a resumed read counts its earlier sessions' units too
+        self.batches = 0
         self.forecast = Forecast()
         self.forecast.start(run.env.rss(), run.env.peak_rss())
 

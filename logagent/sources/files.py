@@ -56,8 +56,14 @@ class Source:
     def read_into(self, offset: int, view: memoryview) -> int:
         """Read into ``view`` at ``offset`` (seekable files only); returns the bytes read."""
         assert self._fd is not None, "read_into needs a seekable file"
-        try:
-            return os.preadv(self._fd, [view], offset)
+        got = 0
+        try:  # a short read is not the end (network file systems, reads over 2 GiB)
+            while got < len(view):
+                n = os.preadv(self._fd, [view[got:]], offset + got)
+                if n == 0:
+                    break
+                got += n
+            return got
         except OSError as exc:
             raise InputError(f"read failed: {exc.strerror}", path=self.path) from exc
 

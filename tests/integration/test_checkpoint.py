@@ -239,3 +239,23 @@ def test_killed_runs_resume_to_the_uninterrupted_result(
             interrupted += 1
             assert got == _uninterrupted(path, seed, full), (path.name, seed)
     assert interrupted >= 15  # the signals really came mid-run
+
+
+def test_a_resumed_full_read_counts_its_budget_over_the_whole_run(close_log: Path) -> None:
+    """--max-fraction on resume is of the whole input, earlier sessions included."""
+    sink = MemorySink()
+    first = load_settings(
+        analysis={"seed": 5, "full": True},
+        reader={"unit_size": "1KiB", "batch_bytes": "32KiB", "order": "random"},
+        budget={"max_fraction": 0.2},
+    )
+    stopped = analyze([str(close_log)], Question(), first, replace(fake_env(), checkpoint=sink))
+    assert stopped.status is Status.PARTIAL and sink.last is not None
+    more = first.model_copy(
+        update={"budget": first.budget.model_copy(update={"max_fraction": 0.5})}
+    )
+    again = analyze([str(close_log)], Question(), more, fake_env(), resume=sink.last)
+    assert again.status is Status.PARTIAL
+    batch = 32 / (close_log.stat().st_size / 1024)  # one batch's share of the input
+    assert 0.5 <= again.progress.fraction_read <= 0.5 + 2 * batch
+    assert again.decisions[-1].detail.startswith(f"{again.progress.fraction_read:.0%}"[:2])

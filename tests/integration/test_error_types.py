@@ -88,3 +88,19 @@ def test_access_log_refuses_error_types(tmp_path: Path) -> None:
     root = Path(__file__).resolve().parents[2]
     with pytest.raises(ConfigError, match="top-errors"):
         ask(root / "sample_logs" / "nginx_access.log", seed=1, key="x")
+
+
+def test_without_key_a_partial_first_step_claims_no_error_types(
+    app_log: tuple[Path, dict[str, Any]],
+) -> None:
+    """A budget that stops the run before the top component is settled: no key, no types."""
+    path, _ = app_log
+    settings = load_settings(
+        analysis={"seed": 4, "question": "error-types", "degrade_above": 1.0},
+        budget={"max_fraction": 0.02},
+    )
+    q = Question(kind=QuestionKind.ERROR_TYPES)
+    result = analyze([str(path)], q, settings, fake_env())
+    assert result.status is Status.PARTIAL
+    assert result.question.kind is QuestionKind.TOP_ERROR_COMPONENTS
+    assert any("error-types needs the top component settled first" in w for w in result.warnings)
