@@ -49,6 +49,8 @@ def answer(tally: Tally, kind: QuestionKind, *, top: int, min_requests: int) -> 
     ]
     if tally.count_error:
         entries = [_widen(e, tally.count_error, total) for e in entries]
+        if kind is QuestionKind.ERROR_RATE:
+            entries = [_widen_rate(e, tally.count_error) for e in entries]
     return Answer(
         top=entries,
         total=total,
@@ -64,6 +66,14 @@ def _widen(entry: TopEntry, error: int, total: int) -> TopEntry:
     return entry.model_copy(update={"high": high, "share_high": high / total if total else 0.0})
 
 
+def _widen_rate(entry: TopEntry, error: int) -> TopEntry:
+    """Both the 5xx and the requests of a summarized route may be low by E: bound the rate."""
+    errors, requests = entry.count, entry.requests or 0
+    low = errors / (requests + error) if requests + error else 0.0
+    high = min(1.0, (errors + error) / requests) if requests else 1.0
+    return entry.model_copy(update={"rate_low": low, "rate_high": high})
+
+
 def sketch_note(tally: Tally, ans: Answer) -> str | None:
     """What the bounded summary means for this answer (None when counts are exact).
 
@@ -73,6 +83,13 @@ def sketch_note(tally: Tally, ans: Answer) -> str | None:
     e = tally.count_error
     if not e or not ans.top:
         return None
+    if ans.metric == "5xx per request":
+        return (
+            f"counts come from a bounded summary: each route's 5xx and requests may be low by "
+            f"at most {e} (answer.count_error), so each rate lies in [rate_low, rate_high]; "
+            f"distinct_keys counts the routes kept. Rerun with a larger --memory-budget for "
+            "exact rates"
+        )
     kth = ans.top[-1].count
     per_route = route_totals(tally.counts).filter(pl.col(ROUTE) != REST_KEY)
     others = per_route.filter(~pl.col(ROUTE).is_in([t.key for t in ans.top]))["errors"]

@@ -112,7 +112,7 @@ class BudgetSettings(_Section):
     max_cpu_seconds: float | None = Field(default=None, gt=0)
     max_fraction: float | None = Field(default=None, gt=0, le=1)
     memory: str = "25%"  # of the memory available at start, or a size such as 512MiB
-    sketch_keys: int = Field(default=50_000, ge=100)  # routes kept once memory forces a sketch
+    sketch_keys: int = Field(default=50_000, ge=10)  # routes kept once memory forces a sketch
 
 
 class CheckpointSettings(_Section):

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from logagent import Question, analyze, load_settings
-from logagent.result import Status
+from logagent.result import QuestionKind, Status
 from logagent.router import LADDER
 from logagent.samples import generate
 from logagent.testing import MemorySink, fake_env
@@ -148,3 +148,24 @@ def test_a_run_stopped_by_memory_goes_on_with_a_larger_budget(
     assert done.progress.fraction_read == 1.0
     top = [(e.key, e.count) for e in done.answer.top]
     assert top == [tuple(x) for x in truth["top_errors"][:5]]
+
+
+def test_error_rates_from_the_summary_carry_bounds_that_hold(
+    high_card: tuple[Path, dict[str, Any]],
+) -> None:
+    """error-rate with a pruned summary: each true rate lies in [rate_low, rate_high]."""
+    path, truth = high_card
+    env = replace(fake_env(), rss=lambda: 900 * MIB, available_memory=lambda: 4000 * MIB)
+    settings = load_settings(
+        analysis={"seed": 1, "full": True, "question": "error-rate", "min_requests": 1},
+        budget={"memory": "1000MiB", "sketch_keys": 10},
+        reader={"unit_size": "4KiB", "batch_bytes": "256KiB"},
+    )
+    r = analyze([str(path)], Question(kind=QuestionKind.ERROR_RATE, min_requests=1), settings, env)
+    assert r.answer.count_error > 0 and r.status is Status.SETTLED
+    assert any("each rate lies in [rate_low, rate_high]" in w for w in r.warnings)
+    for e in r.answer.top:
+        route = truth["routes"][e.key]
+        true_rate = route["5xx"] / route["requests"]
+        assert e.rate_low is not None and e.rate_high is not None
+        assert e.rate_low <= true_rate <= e.rate_high, (e.key, e.rate_low, true_rate, e.rate_high)
