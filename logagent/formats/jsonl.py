@@ -101,7 +101,7 @@ def choose_keys(
     has: Callable[[dict[str, Any], str], bool] | None = None,
 ) -> dict[str, str]:
     """For each field, the first candidate key (dotted: nested) present in half the objects."""
-    present = has or _has
+    present = has or has_key
     mapping: dict[str, str] = {}
     for name, keys in candidates.items():
         for key in keys:
@@ -132,7 +132,13 @@ def _loads(line: str) -> dict[str, Any] | None:
     return obj if isinstance(obj, dict) else None
 
 
-def _has(obj: dict[str, Any], key: str) -> bool:
+def has_key(obj: dict[str, Any], key: str, *, literal_dots: bool = False) -> bool:
+    """Whether ``obj`` holds a non-null value at dotted ``key`` (nested objects).
+
+    ``literal_dots``: a key that itself holds dots (logfmt's ``http.status=…``) counts too.
+    """
+    if literal_dots and key in obj:
+        return obj[key] is not None
     node: Any = obj
     for part in key.split("."):
         if not isinstance(node, dict) or part not in node:

@@ -21,7 +21,7 @@ from typing import Any
 import polars as pl
 
 from logagent.formats.app import COMPONENT, LEVEL, MESSAGE, NO_COMPONENT, TIME, TS, parse_times
-from logagent.formats.jsonl import choose_keys
+from logagent.formats.jsonl import choose_keys, has_key
 from logagent.formats.levels import normalize_level
 
 #: Well-known keys per field, most specific first (dotted: nested JSON objects).
@@ -159,11 +159,4 @@ def _logfmt_loads(line: str) -> dict[str, Any] | None:
 
 
 def _has(obj: dict[str, Any], key: str) -> bool:
-    if key in obj:  # logfmt keys may hold dots themselves
-        return obj[key] is not None
-    node: Any = obj
-    for part in key.split("."):
-        if not isinstance(node, dict) or part not in node:
-            return False
-        node = node[part]
-    return node is not None
+    return has_key(obj, key, literal_dots=True)  # logfmt keys may hold dots themselves

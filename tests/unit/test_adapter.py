@@ -5,11 +5,12 @@ from __future__ import annotations
 import polars as pl
 import pytest
 
+from logagent.answers import exact_entry
 from logagent.formats.adapter import AppAsAccess, level_of_code
 from logagent.formats.applogs import LOG4J
 from logagent.formats.base import parse
 from logagent.questions import app_answer
-from logagent.result import Answer, TopEntry
+from logagent.result import Answer
 
 LINES = [
     "2024-03-05 10:00:00,000 ERROR [main] com.a.Pay - charge failed",
@@ -57,17 +58,7 @@ def test_unknown_level_is_refused() -> None:
 
 def test_app_answer_names_levels() -> None:
     """Breakdown keys become level names; the metric names the threshold."""
-    entry = TopEntry(
-        key="c",
-        count=2,
-        estimate=2,
-        low=2,
-        high=2,
-        share=1,
-        share_low=1,
-        share_high=1,
-        breakdown={"501": 0.5, "500": 0.5},
-    )
+    entry = exact_entry("c", 2, 2, breakdown={"501": 0.5, "500": 0.5})
     out = app_answer(Answer(top=[entry], total=2), "warn")
     assert out.top[0].breakdown == {"ERROR": 0.5, "FATAL": 0.5}
     assert out.metric == "WARN+ records"
