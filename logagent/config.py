@@ -37,6 +37,9 @@ _UNITS = {
     "g": 1 << 30,
     "gb": 10**9,
     "gib": 1 << 30,
+    "t": 1 << 40,
+    "tb": 10**12,
+    "tib": 1 << 40,
 }
 
 
@@ -50,6 +53,8 @@ def parse_size(value: object) -> object:
 
 
 Size = Annotated[int, BeforeValidator(parse_size), Field(gt=0)]
+#: a unit or a batch is held whole in memory: at most 1 GiB (the memory check refines it)
+BlockSize = Annotated[int, BeforeValidator(parse_size), Field(gt=0, le=1 << 30)]
 
 
 class _Section(BaseModel):
@@ -59,9 +64,9 @@ class _Section(BaseModel):
 class ReaderSettings(_Section):
     """How inputs are cut and read."""
 
-    unit_size: Literal["auto"] | Size = "auto"
+    unit_size: Literal["auto"] | BlockSize = "auto"
     line_cap: Size = 64 << 10
-    batch_bytes: Size = 8 << 20
+    batch_bytes: BlockSize = 8 << 20
     order: Literal["auto", "sequential", "random"] = "auto"
 
 
@@ -146,7 +151,8 @@ class LLMSettings(_Section):
     mode: Literal["auto", "on", "off"] = "auto"
     host: str = ""  # empty: OLLAMA_HOST, else http://127.0.0.1:11434
     model: str = "qwen2.5:0.5b"
-    timeout_s: float = Field(default=60.0, gt=0)
+    timeout_s: float = Field(default=60.0, gt=0)  # the whole report stage, retry included
+    connect_timeout_s: float = Field(default=3.0, gt=0)  # the server must list its models by then
     temperature: float = Field(default=0.0, ge=0, le=2)
 
 
@@ -219,5 +225,19 @@ def _drop_none(values: dict[str, Any]) -> dict[str, Any]:
 
 
 def _describe(exc: ValidationError) -> str:
-    parts = [f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in exc.errors()]
-    return "invalid configuration: " + "; ".join(parts)
+    """One phrase per setting in error, without pydantic's validator names."""
+    parts: dict[str, str] = {}
+    for e in exc.errors():
+        loc = ".".join(str(p) for p in e["loc"] if _is_name(p))
+        msg = e["msg"]
+        if "valid integer" in msg or "Input should be 'auto'" in msg:
+            msg = f"{e['input']!r} is not a size (use e.g. 4096, 64KiB, 1MiB)"
+        parts.setdefault(loc, parts.get(loc, msg))
+        if "1073741824" in msg:
+            parts[loc] = f"{e['input']!r} is larger than 1 GiB"
+    return "invalid configuration: " + "; ".join(f"{k}: {v}" for k, v in parts.items())
+
+
+def _is_name(part: object) -> bool:
+    """A setting's name in an error location (not a validator's or a union branch's label)."""
+    return isinstance(part, int) or (isinstance(part, str) and part.isidentifier())

@@ -10,7 +10,7 @@ service drive the same code and tests replace the edges with fakes.
 from __future__ import annotations
 
 import secrets
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import ExitStack
 from dataclasses import replace
 from typing import Any
@@ -29,8 +29,10 @@ from logagent.formats.adapter import AppAsAccess, literal_prefilter
 from logagent.formats.catalog import ACCESS_NAMES, APP_NAMES, AnyFormat, build_any_format, is_app
 from logagent.formats.custom import load_custom_formats
 from logagent.formats.detect import Detection, app_share, detect_all
+from logagent.formats.mixed import FirstOf
 from logagent.formats.routes import RouteRule
 from logagent.formats.windowed import Windowed, line_kind, time_of
+from logagent.limits import check_fixed_costs
 from logagent.outcome import finish, recused, unrecognized
 from logagent.questions import APP_KINDS, check_fits, counts_events
 from logagent.report.markdown import render
@@ -68,14 +70,16 @@ from logagent.sources import (
     unit_order,
 )
 from logagent.sources.batches import I64
+from logagent.sources.files import ReadStopped
 from logagent.sources.prefetch import iter_prefetched
-from logagent.sources.sample import sample_lines
+from logagent.sources.sample import sample_each
 from logagent.sources.window import WindowView
 from logagent.timewindow import Window, line_time_for, parse_window, window_for_source
 
 log = structlog.get_logger("logagent.engine")
 STREAM_UNIT = 64 << 10
 BATCH_COST = 24
+PER_INPUT_SHARE = 0.5  # an input the run's format reads less of than this is detected alone
 MIN_BATCH_BYTES = 256 << 10
 
 
@@ -103,8 +107,11 @@ def analyze(
         for path in resolved:
             sources.append(open_source(path))
             stack.callback(sources[-1].close)
+        _check_fixed_costs(settings, env, sources)
         run = Run(question, settings, env, sources, env.clock(), env.cpu_clock())
         run.inputs, run.resume = inputs, resume
+        for source in sources:
+            source.stop_check = _stop_check(run)
         if resume is not None:
             _restore(run, resume)
         result = _analyze(run)
@@ -112,6 +119,35 @@ def analyze(
             env.checkpoint.discard()  # finished: nothing is left to resume
         return result
     raise AssertionError("unreachable")  # pragma: no cover - ExitStack re-raises
+
+
+def _stop_check(run: Run) -> Callable[[], tuple[str, str] | None]:
+    """What a read asks between its chunks: a signal, or a time or CPU budget spent."""
+    budget, env = run.settings.budget, run.env
+
+    def check() -> tuple[str, str] | None:
+        if (signal := env.interrupted()) is not None:
+            return Reason.INTERRUPTED.value, f"interrupted by {signal} while reading"
+        if budget.max_seconds is not None and env.clock() - run.started > budget.max_seconds:
+            return Reason.TIME_BUDGET.value, f"--max-seconds {budget.max_seconds:g} spent"
+        cpu = budget.max_cpu_seconds
+        if cpu is not None and env.cpu_clock() - run.cpu_started > cpu:
+            return Reason.CPU_BUDGET.value, f"--max-cpu-seconds {cpu:g} spent"
+        return None
+
+    return check
+
+
+def _check_fixed_costs(settings: Settings, env: RunEnv, sources: list[Source]) -> None:
+    """A line cap or unit size that can never fit the memory budget is a usage error."""
+    reader = settings.reader
+    unit = None if reader.unit_size == "auto" else int(reader.unit_size)
+    check_fixed_costs(
+        budget_bytes=memory_budget_bytes(settings.budget.memory, env.available_memory()),
+        line_cap=reader.line_cap,
+        unit_size=unit,
+        total_bytes=sum(s.size or 0 for s in sources if s.seekable),
+    )
 
 
 def _error_types_of_top(
@@ -192,13 +228,14 @@ def _analyze(run: Run) -> Result:
     if all(s.seekable and s.size == 0 for s in run.sources):
         return recused(run, None, RecuseCode.EMPTY_INPUT, "every input is empty (0 bytes)")
     cap = run.settings.reader.line_cap
-    sample = sample_lines(run.sources, cap=cap)
+    samples = sample_each(run.sources, cap=cap)
+    sample = [line for each in samples for line in each]
     if not sample:
         damaged = next((s.error for s in run.sources if s.error), None)
         if damaged:
             return recused(run, None, RecuseCode.INPUT_UNREADABLE, str(damaged))
         return recused(run, None, RecuseCode.EMPTY_INPUT, "the input holds no non-blank lines")
-    detection, found = _choose_format(run, sample)
+    detection, found = _choose_format(run, sample, samples)
     auto = run.settings.analysis.format == "auto"
     if auto and detection.confidence < run.settings.analysis.min_format_confidence:
         return unrecognized(run, detection, sample)
@@ -222,8 +259,16 @@ def _analyze(run: Run) -> Result:
     return finish(run, detection, unit_size, units_total)
 
 
-def _choose_format(run: Run, sample: list[str]) -> tuple[Detection, AnyFormat]:
-    """Detect the format among all (access, app, custom), or build the one named."""
+def _choose_format(
+    run: Run, sample: list[str], samples: list[list[str]]
+) -> tuple[Detection, AnyFormat]:
+    """Detect the format among all (access, app, custom), or build the one named.
+
+    Each input is checked on its own sample: an input the overall format does
+    not read gets its own detection, and inputs of different formats are read
+    together by ``FirstOf`` (never one format for all, which would drop the
+    others' records).
+    """
     settings = run.settings
     keys = settings.formats.json_keys
     name = settings.analysis.format
@@ -231,18 +276,73 @@ def _choose_format(run: Run, sample: list[str]) -> tuple[Detection, AnyFormat]:
     custom = load_custom_formats(settings.formats.custom_dir, reserved=(*ACCESS_NAMES, *APP_NAMES))
     if name == "auto":
         detection = detect_all(sample, json_keys=keys, year=year, custom=custom)
+        fmt = build_any_format(detection.best, sample, json_keys=keys, year=year, custom=custom)
+        if len(samples) > 1:
+            mixed = _per_input(run, detection, fmt, samples, keys=keys, year=year, custom=custom)
+            if mixed is not None:
+                return mixed
         if detection.ambiguous:
             (best, top), (second, score) = detection.scores[:2]
             run.warnings.append(
                 f"format detection is ambiguous: {best} parses {top:.1%} of sampled lines, "
                 f"{second} {score:.1%}; name one with --format"
             )
-        return detection, build_any_format(
-            detection.best, sample, json_keys=keys, year=year, custom=custom
-        )
+        return detection, fmt
     fmt = build_any_format(name, sample, json_keys=keys, year=year, custom=custom)
     share = app_share(fmt, pl.Series("line", sample, dtype=pl.String))
     return Detection(((name, share),), len(sample)), fmt
+
+
+def _per_input(
+    run: Run,
+    detection: Detection,
+    fmt: AnyFormat,
+    samples: list[list[str]],
+    **build: Any,
+) -> tuple[Detection, AnyFormat] | None:
+    """None if the overall format reads every input; else each input's own, read together."""
+    chosen: dict[str, AnyFormat] = {detection.best: fmt}
+    per_path: list[tuple[str, str]] = []
+    for source, lines in zip(run.sources, samples, strict=True):
+        own = detection.best
+        if lines and _share(fmt, lines) < PER_INPUT_SHARE:
+            found = detect_all(
+                lines, json_keys=build["keys"], year=build["year"], custom=build["custom"]
+            )
+            if found.confidence >= PER_INPUT_SHARE:
+                own = found.best
+                if own not in chosen:
+                    chosen[own] = build_any_format(
+                        own,
+                        lines,
+                        json_keys=build["keys"],
+                        year=build["year"],
+                        custom=build["custom"],
+                    )
+        per_path.append((source.path, own))
+    if len(chosen) == 1:
+        return None
+    kinds = {is_app(f) for f in chosen.values()}
+    listing = ", ".join(f"{path} is {name}" for path, name in per_path)
+    if len(kinds) > 1:
+        raise ConfigError(
+            f"the inputs hold different kinds of log ({listing}): access and application logs "
+            "answer different questions; analyze them separately"
+        )
+    if any(is_app(f) for f in chosen.values()):
+        raise ConfigError(
+            f"the inputs are application logs of different formats ({listing}); "
+            "analyze each format separately or name one with --format"
+        )
+    mixed = FirstOf(tuple(chosen.values()))  # type: ignore[arg-type]  # access formats
+    share = _share(mixed, [line for each in samples for line in each])
+    run.warnings.append(f"inputs of different formats, each read under its own: {listing}")
+    scores = ((mixed.name, share), *detection.scores)
+    return Detection(scores, detection.sample_lines), mixed
+
+
+def _share(fmt: Any, lines: list[str]) -> float:
+    return app_share(fmt, pl.Series("line", lines, dtype=pl.String))
 
 
 def _as_access(question: Question, fmt: AnyFormat) -> Format:
@@ -500,8 +600,10 @@ def _read_everything(
             if run.env.checkpoint is not None and i % every == 0:
                 flush()
                 run.save(phase, order.value, done=counted.units())
+    except ReadStopped as exc:  # inside a batch (one very long line): stop now
+        stop(exc.message, exc.reason)
     except InputCorrupt as exc:
-        stop(str(exc))
+        stop(str(exc), Reason.INPUT_CHANGED.value)
     except MemoryError:
         stop("out of memory while reading (MemoryError)", Reason.MEMORY.value)
     flush()

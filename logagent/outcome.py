@@ -105,8 +105,18 @@ def _saving(run: Run, progress: Progress) -> Saving:
     )
 
 
+MALFORMED_WARN_SHARE = 0.01  # more malformed lines than this is always said, with the share
+
+
 def _warn_counts(run: Run, tally: Tally) -> None:
     cap = run.settings.reader.line_cap
+    if tally.parsed and tally.malformed > MALFORMED_WARN_SHARE * tally.parsed:
+        scope = "lines that could hold a 5xx" if tally.parsed < tally.lines else "lines"
+        run.warnings.append(
+            f"{tally.malformed / tally.parsed:.1%} of the {scope} parsed ({tally.malformed:,} of "
+            f"{tally.parsed:,}) are malformed (no format of this run reads them): the counts "
+            "cover only the records that parse"
+        )
     if tally.truncated:
         run.warnings.append(
             f"{tally.truncated} lines longer than {cap} bytes were cut to {cap} bytes"

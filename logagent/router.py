@@ -54,6 +54,7 @@ class Reason(StrEnum):
     SETTLED = "settled"
     EXHAUSTED = "exhausted"
     INTERRUPTED = "interrupted"
+    INPUT_CHANGED = "input_changed"  # the input shrank, vanished or was replaced while read
     TIME_BUDGET = "time_budget"
     CPU_BUDGET = "cpu_budget"
     FRACTION_BUDGET = "fraction_budget"

@@ -19,6 +19,7 @@ import polars as pl
 from logagent.config import memory_budget_bytes
 from logagent.counters import sketch
 from logagent.counters.tally import ROUTE, UNIT, N, Tally
+from logagent.errors import InputCorrupt
 from logagent.evidence import race, rates
 from logagent.evidence.matrix import UnitCounts, unit_counts
 from logagent.forecast import Forecast
@@ -39,6 +40,7 @@ from logagent.router import (
 from logagent.run import ParsePool, ProgressEvent, Run
 from logagent.sources import Batch, Source, UnitPlan, iter_seekable_batches
 from logagent.sources.batches import I64
+from logagent.sources.files import ReadStopped
 from logagent.sources.prefetch import iter_prefetched
 
 #: Batches grow by this factor up to MAX_BATCH_BYTES (and 1/64 of the input): a decision costs
@@ -146,15 +148,27 @@ def read_sampled(
     batch_iter = iter_prefetched(batches, depth=1)
     try:
         return _loop_batches(run, loop, batch_iter, pool, pending, after_batch, every, seekable)
-    except MemoryError:  # a batch did not fit after all: keep what is counted, say so
-        why = "out of memory while reading (MemoryError)"
-        run.partial = True
-        run.warnings.append(
-            f"partial answer: {why}; counts cover only what was read"
-            + ("; the last periodic checkpoint is intact" if run.saved else "")
-        )
-        run.record(Decision(Action.STOP_PARTIAL, Reason.MEMORY, why), loop.read, population)
+    except ReadStopped as exc:  # a signal or budget inside a batch (one very long line)
+        _stop_unread(run, loop, population, exc.message, Reason(exc.reason))
         return False
+    except InputCorrupt as exc:  # the input shrank or was replaced: keep what is counted
+        _stop_unread(run, loop, population, str(exc), Reason.INPUT_CHANGED)
+        return False
+    except MemoryError:  # a batch did not fit after all: keep what is counted, say so
+        _stop_unread(
+            run, loop, population, "out of memory while reading (MemoryError)", Reason.MEMORY
+        )
+        return False
+
+
+def _stop_unread(run: Run, loop: _Loop, population: int, why: str, reason: Reason) -> None:
+    """A batch could not be read: a partial answer from what is counted, saying why."""
+    run.partial = True
+    run.warnings.append(
+        f"partial answer: {why}; counts cover only what was read"
+        + ("; the last periodic checkpoint is intact" if run.saved else "")
+    )
+    run.record(Decision(Action.STOP_PARTIAL, reason, why), loop.read, population)
 
 
 def _loop_batches(

@@ -16,6 +16,8 @@ import os
 import stat
 import sys
 import zlib
+from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import IO, Any
 
@@ -31,9 +33,39 @@ MAGIC = {b"\x1f\x8b": "gzip", b"\x28\xb5\x2f\xfd": "zstd", b"BZh": "bzip2"}
 STDIN = "-"
 
 
+#: plain files kept open at once; the rest are reopened on demand (a glob of 2,000 files
+#: must not hit the usual 1,024 open-file limit)
+MAX_OPEN_FILES = 128
+_OPEN: OrderedDict[int, Source] = OrderedDict()  # id(source) -> source holding an fd, LRU
+
+
+class InputChanged(InputCorrupt):
+    """A file shrank, or was replaced, while it was read: what was read is kept, not the rest."""
+
+
+class ReadStopped(InputError):
+    """A read was cut short by a signal or a time budget; ``reason`` is Router-Mem's word for it."""
+
+    def __init__(self, message: str, reason: str) -> None:
+        super().__init__(message)
+        self.reason = reason
+
+
+#: asked before each read: None to go on, else (reason, why) to stop (a signal, a time budget)
+StopCheck = Callable[[], "tuple[str, str] | None"]
+
+
 @dataclass
 class Source:
-    """One opened input. ``size`` is None for streams (unknown until read)."""
+    """One opened input. ``size`` is None for streams (unknown until read).
+
+    A plain file's descriptor is opened lazily and closed when more than
+    ``MAX_OPEN_FILES`` are open; it is reopened by path only if the path still
+    names the same file (device and inode), else the read stops with
+    ``InputChanged``. A read that ends before the planned ``size`` (the file
+    was truncated while read) raises ``InputChanged`` too: never a silent
+    short count called exact.
+    """
 
     path: str
     seekable: bool
@@ -42,30 +74,89 @@ class Source:
     _fd: int | None = None
     _stream: ForwardReader | None = None
     _closers: list[Any] = field(default_factory=list)
+    _ident: tuple[int, int] | None = None  # (st_dev, st_ino) of a plain file
+    stop_check: StopCheck | None = None  # set by the engine: signals and budgets mid-batch
 
     def read_at(self, offset: int, n: int) -> bytes:
-        """Read up to ``n`` bytes at ``offset`` (forwards only for streams)."""
-        if self._fd is not None:
+        """Read up to ``n`` bytes at ``offset`` (forwards only for streams).
+
+        ``stop_check`` is asked first: skipping one 10 GB line is thousands of
+        reads inside one batch, and a signal or a time budget must not wait for it.
+        """
+        if self.stop_check is not None and (stop := self.stop_check()) is not None:
+            raise ReadStopped(stop[1], stop[0])
+        if self.seekable:
+            fd = self._file()
             try:
-                return os.pread(self._fd, n, offset)
+                data = os.pread(fd, n, offset)
             except OSError as exc:
                 raise InputError(f"read failed: {exc.strerror}", path=self.path) from exc
+            if len(data) < n:
+                self._check_short(offset + len(data))
+            return data
         assert self._stream is not None
         return self._stream.read_at(offset, n)
 
     def read_into(self, offset: int, view: memoryview) -> int:
         """Read into ``view`` at ``offset`` (seekable files only); returns the bytes read."""
-        assert self._fd is not None, "read_into needs a seekable file"
+        fd = self._file()
         got = 0
         try:  # a short read is not the end (network file systems, reads over 2 GiB)
             while got < len(view):
-                n = os.preadv(self._fd, [view[got:]], offset + got)
+                n = os.preadv(fd, [view[got:]], offset + got)
                 if n == 0:
                     break
                 got += n
-            return got
         except OSError as exc:
             raise InputError(f"read failed: {exc.strerror}", path=self.path) from exc
+        if got < len(view):
+            self._check_short(offset + got)
+        return got
+
+    def _check_short(self, end: int) -> None:
+        """A read ended at ``end``: fine at the planned size, an ``InputChanged`` before it."""
+        if self.size is not None and end < self.size:
+            raise InputChanged(
+                f"the file shrank while it was read (it held {self.size:,} bytes, the read "
+                f"ended at {end:,}): it was truncated or rotated by copy",
+                path=self.path,
+                offset=end,
+            )
+
+    def _file(self) -> int:
+        """The open descriptor of a plain file, reopened if it was closed to bound the count."""
+        if self._fd is not None:
+            _OPEN.move_to_end(id(self))
+            return self._fd
+        try:
+            fd = _open_fd(self.path)
+        except InputError as exc:
+            raise InputChanged(
+                f"the file cannot be opened again ({exc.message}): it vanished or was rotated",
+                path=self.path,
+            ) from exc
+        st = os.fstat(fd)
+        if self._ident is not None and (st.st_dev, st.st_ino) != self._ident:
+            os.close(fd)
+            raise InputChanged(
+                "the path names another file than when the run began (rotated or replaced)",
+                path=self.path,
+            )
+        self._hold(fd)
+        return fd
+
+    def _hold(self, fd: int) -> None:
+        """Keep ``fd`` open, closing the least recently read file's past the bound."""
+        self._fd = fd
+        _OPEN[id(self)] = self
+        while len(_OPEN) > MAX_OPEN_FILES:
+            _, oldest = _OPEN.popitem(last=False)
+            oldest._release()
+
+    def _release(self) -> None:
+        if self._fd is not None:
+            os.close(self._fd)
+            self._fd = None
 
     @property
     def error(self) -> InputCorrupt | None:
@@ -74,9 +165,8 @@ class Source:
 
     def close(self) -> None:
         """Release the file descriptor or stream."""
-        if self._fd is not None:
-            os.close(self._fd)
-            self._fd = None
+        _OPEN.pop(id(self), None)
+        self._release()
         for closer in reversed(self._closers):
             closer.close()
         self._closers.clear()
@@ -224,6 +314,8 @@ def _unique(paths: list[str]) -> list[str]:
 def open_source(path: str) -> Source:
     """Open one input; raise an ``InputError`` subclass with a clear message."""
     if path == STDIN:
+        if sys.stdin is None:  # started with stdin closed (`<&-`)
+            raise InputError("standard input is closed: nothing to read from '-'", path=STDIN)
         raw = sys.stdin.buffer
         kind = _kind(raw.peek(4)[:4]) if hasattr(raw, "peek") else None
         source = _open_stream("<stdin>", kind, raw)
@@ -240,7 +332,11 @@ def open_source(path: str) -> Source:
         raise InputError(f"cannot read: {exc.strerror}", path=path) from exc
     kind = _kind(head)
     if kind is None:
-        return Source(path, seekable=True, size=os.fstat(fd).st_size, compression=None, _fd=fd)
+        st = os.fstat(fd)
+        source = Source(path, seekable=True, size=st.st_size, compression=None)
+        source._ident = (st.st_dev, st.st_ino)
+        source._hold(fd)  # closed again if many files are open; reopened with its identity checked
+        return source
     os.close(fd)
     return _open_stream(path, kind, open(path, "rb"))  # closed by Source.close
 

@@ -19,12 +19,23 @@ def sample_lines(
     sources: Sequence[Source], *, cap: int, sample_bytes: int = SAMPLE_BYTES
 ) -> list[str]:
     """Up to ``sample_bytes`` of whole lines from the inputs, decoded, without blank lines."""
+    return [
+        line for each in sample_each(sources, cap=cap, sample_bytes=sample_bytes) for line in each
+    ]
+
+
+def sample_each(
+    sources: Sequence[Source], *, cap: int, sample_bytes: int = SAMPLE_BYTES
+) -> list[list[str]]:
+    """``sample_lines`` of each input on its own (the same lines, kept apart by input)."""
     per_source = max(sample_bytes // max(len(sources), 1), 4096)
-    lines: list[str] = []
+    out: list[list[str]] = []
     for source in sources:
+        lines: list[str] = []
         for offset, data in _spots(source, per_source):
             lines.extend(_whole_lines(data, skip_first=offset > 0, cap=cap))
-    return [line for line in lines if line.strip()]
+        out.append([line for line in lines if line.strip()])
+    return out
 
 
 def _spots(source: Source, budget: int) -> list[tuple[int, bytes]]:

@@ -225,13 +225,18 @@ def test_several_paths_and_globs(write_log: Callable[..., Path], tmp_path: Path)
 
 
 def test_out_file_and_unwritable_out(write_log: Callable[..., Path], tmp_path: Path) -> None:
-    """--out writes the file; an unwritable --out prints the result instead and exits 2."""
+    """--out writes the file; a folder that does not exist is refused before reading (exit 2);
+    an --out that fails when written (a full device) prints the result instead and exits 2."""
     log = str(write_log(random_log_lines(9, 300)))
     out = tmp_path / "r.json"
     assert run("analyze", log, "--json", "--out", str(out)).returncode == 0
     assert json.loads(out.read_text())["status"] == "exact"
     proc = run("analyze", log, "--json", "--out", str(tmp_path / "no" / "dir" / "r.json"))
+    assert proc.returncode == 2 and proc.stdout == b""
+    assert b"does not exist" in proc.stderr and b"Traceback" not in proc.stderr
+    proc = run("analyze", log, "--json", "--out", "/dev/full")
     assert proc.returncode == 2 and json.loads(proc.stdout)["status"] == "exact"
+    assert b"printed instead" in proc.stderr
 
 
 def test_full_stdout_is_a_clear_error(write_log: Callable[..., Path]) -> None:
@@ -331,11 +336,12 @@ def test_an_internal_error_is_one_line_and_exit_1(
     from click.testing import CliRunner
 
     import logagent.cli as cli
+    import logagent.engine as engine
 
     def boom(*args: object, **kwargs: object) -> None:
         raise RuntimeError("simulated bug")
 
-    monkeypatch.setattr(cli, "analyze", boom)
+    monkeypatch.setattr(engine, "analyze", boom)
     res = CliRunner().invoke(cli.main, ["analyze", str(write_log(random_log_lines(15, 10)))])
     assert res.exit_code == 1
     assert "internal error: RuntimeError: simulated bug" in res.output

@@ -43,7 +43,10 @@ def test_llm_off_asks_no_server_and_says_nothing(tmp_path: Path) -> None:
 
 
 def test_unwritable_html_path_is_an_output_error(tmp_path: Path) -> None:
-    """An HTML path in a missing directory: the Markdown is printed, then exit 2."""
+    """An HTML path in a missing directory is refused before reading; one that fails when
+    written (a full device): the Markdown is printed, then exit 2."""
     proc = run("--llm", "off", "--html", str(tmp_path / "no" / "such" / "r.html"))
+    assert proc.returncode == 2 and "--html: the folder" in proc.stderr and proc.stdout == ""
+    proc = run("--llm", "off", "--html", "/dev/full")
     assert proc.returncode == 2 and "HTML report" in proc.stderr
     assert proc.stdout.startswith("# logagent")

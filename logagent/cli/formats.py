@@ -1,0 +1,81 @@
+"""``logagent formats``, ``detect`` and ``schema``: what logagent can read and returns (EDGE)."""
+
+from __future__ import annotations
+
+import click
+
+from logagent.cli.exits import exit_code_for
+from logagent.cli.frontdoor import fail, write_stdout
+from logagent.errors import LogagentError
+
+
+@click.command("schema")
+def schema_cmd() -> None:
+    """Print the JSON Schema of the result (the same as configs/result.schema.json)."""
+    import json
+
+    from logagent.result import json_schema
+
+    write_stdout(json.dumps(json_schema(), indent=2) + "\n")
+
+
+FORMATS_DIR = "configs/formats"
+
+
+@click.command("formats")
+@click.option(
+    "--formats-dir",
+    default=FORMATS_DIR,
+    show_default=True,
+    help="Directory of custom format files (*.toml).",
+)
+def formats_cmd(formats_dir: str) -> None:
+    """List the formats: built-in access and application formats, then custom ones."""
+    from logagent.formats.catalog import ACCESS_NAMES, APP_NAMES, describe_formats
+    from logagent.formats.custom import load_custom_formats
+
+    try:
+        custom = load_custom_formats(formats_dir, reserved=(*ACCESS_NAMES, *APP_NAMES))
+    except LogagentError as exc:
+        fail(str(exc), exit_code_for(exc))
+    for name, kind, description in describe_formats(custom):
+        click.echo(f"{name:<14} {kind:<7} {description}")
+
+
+@click.command("detect")
+@click.argument("paths", nargs=-1, required=True)
+@click.option(
+    "--formats-dir",
+    default=FORMATS_DIR,
+    show_default=True,
+    help="Directory of custom format files (*.toml).",
+)
+@click.option("--year", type=int, default=None, help="Year of year-less timestamps [default: now].")
+def detect_cmd(paths: tuple[str, ...], formats_dir: str, year: int | None) -> None:
+    """Score every format on lines sampled from PATHS; print the scores, best and confidence."""
+    import datetime
+
+    from logagent.formats.catalog import ACCESS_NAMES, APP_NAMES
+    from logagent.formats.custom import load_custom_formats
+    from logagent.formats.detect import detect_all
+    from logagent.sources import open_source, resolve_paths
+    from logagent.sources.sample import sample_lines
+
+    try:
+        custom = load_custom_formats(formats_dir, reserved=(*ACCESS_NAMES, *APP_NAMES))
+        sources = [open_source(p) for p in resolve_paths(list(paths))]
+        try:
+            sample = sample_lines(sources, cap=64 << 10)
+        finally:
+            for source in sources:
+                source.close()
+    except LogagentError as exc:
+        fail(str(exc), exit_code_for(exc))
+    found = detect_all(sample, year=year or datetime.datetime.now().year, custom=custom)
+    for name, score in found.scores:
+        click.echo(f"{name:<14} {score:.3f}")
+    flags = [f for f, on in (("ambiguous", found.ambiguous), ("low", found.low_confidence)) if on]
+    click.echo(
+        f"best: {found.best} confidence: {found.confidence:.3f} "
+        f"sample_lines: {found.sample_lines}" + (f" ({', '.join(flags)})" if flags else "")
+    )

@@ -1,0 +1,240 @@
+"""What every reading command shares (EDGE): run, report, print, map failures to exit codes.
+
+A run's result is never lost: signals during the report stage end that stage
+(the template report is used), the printing ignores SIGTERM, and an output
+that cannot be written falls back to standard output.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import signal
+import sys
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager, suppress
+from types import FrameType
+from typing import TYPE_CHECKING, Any
+
+import click
+
+from logagent.cli.exits import EXIT_INTERNAL, EXIT_INTERRUPTED, STATUS_EXIT, exit_code_for
+from logagent.cli.output import check_target, safe_write
+from logagent.errors import LLMUnavailable, LogagentError, OutputError
+
+if TYPE_CHECKING:
+    from logagent.config import LLMSettings, Settings
+    from logagent.result import Result
+    from logagent.run import ProgressEvent
+
+Runner = Callable[[], "tuple[Result, Settings]"]
+
+
+def front_door(run: Runner, *, as_json: bool, out: str | None, html_out: str | None) -> None:
+    """Run, report, print, and map every failure to its exit code (one table)."""
+    try:
+        for path, what in ((out, "--out"), (html_out, "--html")):
+            if path is not None:
+                check_target(path, what)
+        with finishing_signals() as finishing:
+            started = time.monotonic()
+            result, settings = run()
+            result = report(result, settings, started=started)
+            finishing()
+            emit(result, as_json=as_json, out=out)
+            emit_html(result, html_out)
+        require_llm(result, settings.llm)
+    except LogagentError as exc:
+        fail(str(exc), exit_code_for(exc))
+    except KeyboardInterrupt:  # a second SIGINT/SIGTERM while reading
+        fail("interrupted", EXIT_INTERRUPTED)
+    except MemoryError:
+        fail("out of memory (try a smaller --line-cap or --memory-budget)", EXIT_INTERNAL)
+    except Exception as exc:  # a bug: one clear line, the traceback in the log (not swallowed)
+        import structlog
+
+        structlog.get_logger("logagent").debug("internal_error", exc_info=True)
+        fail(
+            f"internal error: {type(exc).__name__}: {exc} "
+            "(a bug: please report it with LOGAGENT_LOG_LEVEL=debug output)",
+            EXIT_INTERNAL,
+        )
+    sys.exit(STATUS_EXIT[result.status.value])
+
+
+def fail(message: str, code: int) -> None:
+    """One line on standard error (if it is open), then exit with ``code``."""
+    prefix = "" if message == "interrupted" else "error: "
+    say(f"logagent: {prefix}{message}")
+    sys.exit(code)
+
+
+def say(line: str) -> None:
+    """A line on standard error; a closed one is not an error of ours."""
+    with suppress(OSError, ValueError):
+        click.echo(line, err=True)
+
+
+def report(result: Result, settings: Settings, *, started: float) -> Result:
+    """The report after the engine: checked LLM prose, else the template (and say so).
+
+    The LLM stage has one deadline (``llm.timeout_s``, and what is left of
+    ``--max-seconds``), and SIGINT/SIGTERM end it with the template report.
+    """
+    from logagent.report.llm import write_with_deadline
+
+    left = None
+    if settings.budget.max_seconds is not None:
+        left = settings.budget.max_seconds - (time.monotonic() - started)
+    result = write_with_deadline(result, settings.llm, seconds_left=left)
+    rep = result.report
+    if rep.fallback_reason == "llm_unavailable":
+        say(f"logagent: {rep.fallback_detail}; the report is rendered from a template")
+    elif rep.fallback_reason == "llm_rejected":
+        say(
+            "logagent: the LLM's text did not match the result twice "
+            f"({rep.fallback_detail}); the report is rendered from a template"
+        )
+    return result
+
+
+def require_llm(result: Result, settings: LLMSettings) -> None:
+    """``--llm on``: a missing LLM is an error (after the template report was written)."""
+    if settings.mode == "on" and result.report.fallback_reason == "llm_unavailable":
+        raise LLMUnavailable(f"--llm on, but {result.report.fallback_detail}")
+
+
+def emit(result: Result, *, as_json: bool, out: str | None) -> None:
+    """The result (JSON) or its report (Markdown) on standard output or in ``out``."""
+    text = result.model_dump_json(indent=2) + "\n" if as_json else result.report.markdown
+    if out is None:
+        write_stdout(text)
+        return
+    try:
+        safe_write(out, text, "the output")
+    except OutputError as exc:
+        write_stdout(text)  # never lose the result
+        raise OutputError(f"{exc.message}; the result was printed instead", path=out) from exc
+
+
+def emit_html(result: Result, path: str | None) -> None:
+    """The HTML report in ``path``."""
+    if path is None:
+        return
+    from logagent.report.html import render_html
+
+    safe_write(path, render_html(result), "the HTML report")
+
+
+def write_stdout(text: str) -> None:
+    """``text`` on standard output; a reader that went away is not an error of ours."""
+    try:
+        if sys.stdout is None:
+            raise OSError(9, "standard output is closed")
+        sys.stdout.write(text)
+        sys.stdout.flush()
+    except BrokenPipeError:  # the reader went away (| head)
+        _silence_stdout()
+    except (OSError, ValueError) as exc:
+        _silence_stdout()
+        why = getattr(exc, "strerror", None) or "it is closed"
+        raise OutputError(f"cannot write to standard output: {why}") from exc
+
+
+def _silence_stdout() -> None:
+    """Point fd 1 at /dev/null so the interpreter's final flush cannot fail."""
+    with suppress(OSError):
+        os.dup2(os.open(os.devnull, os.O_WRONLY), 1)
+
+
+@contextmanager
+def finishing_signals() -> Iterator[Callable[[], None]]:
+    """Signals outside the reading (``interrupt_flag`` covers that) never lose a result.
+
+    Until ``finishing()`` is called, SIGINT and SIGTERM raise
+    ``KeyboardInterrupt`` (the report stage catches it and uses the template);
+    from then on both are ignored: the result is printed whatever comes.
+    """
+    printing = [False]
+
+    def handler(signum: int, frame: FrameType | None) -> None:
+        if not printing[0]:
+            raise KeyboardInterrupt
+
+    previous = {s: signal.signal(s, handler) for s in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield lambda: printing.__setitem__(0, True)
+    finally:
+        for sig, old in previous.items():
+            signal.signal(sig, old)
+
+
+@contextmanager
+def interrupt_flag() -> Iterator[Callable[[], str | None]]:
+    """SIGINT/SIGTERM ask the run to stop after the current batch with a partial answer."""
+    caught: list[str] = []
+
+    def handler(signum: int, frame: FrameType | None) -> None:
+        if caught:  # a second signal: stop now
+            raise KeyboardInterrupt
+        caught.append(signal.Signals(signum).name)
+
+    previous = {s: signal.signal(s, handler) for s in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield lambda: caught[0] if caught else None
+    finally:
+        for sig, old in previous.items():
+            signal.signal(sig, old)
+
+
+@contextmanager
+def progress_display(quiet: bool) -> Iterator[Callable[[ProgressEvent], None] | None]:
+    """A rich progress bar on stderr, only when stderr is a terminal."""
+    if quiet or sys.stderr is None or not sys.stderr.isatty():
+        yield None
+        return
+    from rich.progress import (
+        BarColumn,
+        DownloadColumn,
+        Progress,
+        TimeElapsedColumn,
+        TransferSpeedColumn,
+    )
+
+    with Progress(
+        "reading",
+        BarColumn(),
+        DownloadColumn(),
+        TransferSpeedColumn(),
+        TimeElapsedColumn(),
+        transient=True,
+    ) as bar:
+        task = bar.add_task("read", total=None)
+
+        def update(event: ProgressEvent) -> None:
+            bar.update(task, completed=event.bytes_read, total=event.bytes_total)
+
+        yield update
+
+
+def configure_logging() -> None:
+    """structlog on stderr: JSON when not on a terminal, at ``LOGAGENT_LOG_LEVEL``."""
+    import structlog
+
+    level = getattr(
+        logging, os.environ.get("LOGAGENT_LOG_LEVEL", "warning").upper(), logging.WARNING
+    )
+    tty = sys.stderr is not None and sys.stderr.isatty()
+    renderer: Any = structlog.dev.ConsoleRenderer() if tty else structlog.processors.JSONRenderer()
+    structlog.configure(
+        processors=[
+            structlog.processors.add_log_level,
+            structlog.processors.TimeStamper(fmt="iso"),
+            *([] if tty else [structlog.processors.format_exc_info]),
+            renderer,
+        ],
+        wrapper_class=structlog.make_filtering_bound_logger(level),
+        logger_factory=structlog.PrintLoggerFactory(sys.stderr),
+        cache_logger_on_first_use=False,
+    )

@@ -1,0 +1,105 @@
+"""Writing a result to a path without replacing what is there (EDGE).
+
+Temp file + rename is right only for a regular file or a new path: renamed
+over a device node, a FIFO or a symlink it would replace the node itself (as
+root, ``--out /dev/null`` would break the machine) and never write the
+symlink's target. So, by what the path is:
+
+* new path or regular file: written atomically (a temp file in the same
+  folder, fsync, rename; an existing file keeps its mode);
+* symlink: followed; its final target is written by these same rules, in the
+  target's folder, and the link stays;
+* character or block device, FIFO: opened and written in place (a FIFO with
+  no reader is an error, not a hang);
+* directory, socket, a missing folder: a usage error, found before the run
+  starts (``check_target``).
+"""
+
+from __future__ import annotations
+
+import errno
+import fcntl
+import os
+import stat
+import tempfile
+
+from logagent.errors import ConfigError, OutputError
+
+
+def check_target(path: str, what: str = "--out") -> None:
+    """Refuse, before any reading, an output path that can never be written as a file."""
+    real = os.path.realpath(path)
+    try:
+        mode = os.stat(real).st_mode
+    except FileNotFoundError:
+        folder = os.path.dirname(real) or "."
+        if not os.path.isdir(folder):
+            raise ConfigError(f"{what}: the folder {folder} does not exist", path=path) from None
+        return
+    except OSError as exc:
+        raise ConfigError(f"{what}: cannot use this path ({exc.strerror})", path=path) from exc
+    if stat.S_ISDIR(mode):
+        raise ConfigError(f"{what}: is a directory; name a file", path=path)
+    if stat.S_ISSOCK(mode):
+        raise ConfigError(f"{what}: is a socket; name a file, a device or a FIFO", path=path)
+
+
+def write_text(path: str, text: str) -> None:
+    """Write ``text`` to ``path`` by what the path is (see the module); ``OSError`` on failure."""
+    real = os.path.realpath(path)  # a symlink's final target, in the target's folder
+    try:
+        mode = os.stat(real).st_mode
+    except FileNotFoundError:
+        _write_atomic(real, text, None)
+        return
+    if stat.S_ISREG(mode):
+        _write_atomic(real, text, stat.S_IMODE(mode))
+    elif stat.S_ISCHR(mode) or stat.S_ISBLK(mode) or stat.S_ISFIFO(mode):
+        _write_in_place(real, text, fifo=stat.S_ISFIFO(mode))
+    else:  # checked up front; the path changed under the run
+        raise OSError(errno.EISDIR if stat.S_ISDIR(mode) else errno.EINVAL, "not a file", path)
+
+
+def safe_write(path: str, text: str, what: str) -> None:
+    """``write_text`` with its failure as an ``OutputError`` naming ``what`` was not written."""
+    try:
+        write_text(path, text)
+    except OSError as exc:
+        raise OutputError(f"cannot write {what} ({exc.strerror or exc})", path=path) from exc
+
+
+def _write_in_place(path: str, text: str, *, fifo: bool) -> None:
+    flags = os.O_WRONLY | os.O_NOCTTY | (os.O_NONBLOCK if fifo else 0)
+    try:
+        fd = os.open(path, flags)
+    except OSError as exc:
+        if fifo and exc.errno == errno.ENXIO:
+            raise OSError(errno.ENXIO, "no process is reading the FIFO", path) from exc
+        raise
+    try:
+        if fifo:  # opened without blocking; write with blocking as a pipe does
+            fcntl.fcntl(fd, fcntl.F_SETFL, fcntl.fcntl(fd, fcntl.F_GETFL) & ~os.O_NONBLOCK)
+        data = memoryview(text.encode("utf-8"))
+        while data:
+            data = data[os.write(fd, data) :]
+    finally:
+        os.close(fd)
+
+
+def _write_atomic(path: str, text: str, keep_mode: int | None) -> None:
+    fd, tmp = tempfile.mkstemp(prefix=".logagent-", dir=os.path.dirname(path) or ".")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            if keep_mode is None:
+                umask = os.umask(0)
+                os.umask(umask)
+                keep_mode = 0o666 & ~umask  # mkstemp makes 0600; a report is an ordinary file
+            os.fchmod(f.fileno(), keep_mode)
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
