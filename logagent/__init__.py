@@ -4,12 +4,32 @@ Public API::
 
     from logagent import analyze, load_settings, Question
     result = analyze(["access.log"], Question(kind="top-errors", top=5), load_settings())
+
+The names are loaded on first use (PEP 562): importing ``logagent.cli`` for
+``logagent --help`` must not load Polars and the engine.
 """
 
-from logagent.config import Settings, load_settings
-from logagent.engine import analyze
-from logagent.result import Question, QuestionKind, Result, Status
-from logagent.run import RunEnv
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from logagent.config import Settings, load_settings
+    from logagent.engine import analyze
+    from logagent.result import Question, QuestionKind, Result, Status
+    from logagent.run import RunEnv
+
+_WHERE = {
+    "Question": "logagent.result",
+    "QuestionKind": "logagent.result",
+    "Result": "logagent.result",
+    "Status": "logagent.result",
+    "RunEnv": "logagent.run",
+    "Settings": "logagent.config",
+    "load_settings": "logagent.config",
+    "analyze": "logagent.engine",
+}
 
 __all__ = [
     "Question",
@@ -21,3 +41,10 @@ __all__ = [
     "analyze",
     "load_settings",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """Import a public name's module when the name is first used."""
+    if name not in _WHERE:
+        raise AttributeError(f"module 'logagent' has no attribute {name!r}")
+    return getattr(importlib.import_module(_WHERE[name]), name)

@@ -23,8 +23,10 @@ from logagent.result import Answer, QuestionKind, TopEntry
 IS_5XX = pl.col(STATUS).is_between(500, 599)
 
 
-def answer(tally: Tally, kind: QuestionKind, *, top: int, min_requests: int) -> Answer:
-    """The exact answer to ``kind`` over everything tallied."""
+def answer(
+    tally: Tally, kind: QuestionKind, *, top: int, min_requests: int, epsilon: float = 0.0
+) -> Answer:
+    """The exact answer to ``kind`` over everything tallied (ties within ``epsilon`` named)."""
     if kind is QuestionKind.STATUS:
         return _status_answer(tally.counts, top)
     per_route = route_totals(tally.counts).filter(pl.col(ROUTE) != REST_KEY)
@@ -53,11 +55,31 @@ def answer(tally: Tally, kind: QuestionKind, *, top: int, min_requests: int) -> 
             entries = [_widen_rate(e, tally.count_error) for e in entries]
     return Answer(
         top=entries,
+        ties=exact_ties(ranked["errors"].to_list(), ranked[ROUTE].to_list(), top, epsilon)
+        if kind is not QuestionKind.ERROR_RATE
+        else [],
         total=total,
         distinct_keys=ranked.height,
         metric=metric,
         count_error=tally.count_error,
     )
+
+
+def exact_ties(counts: list[int], keys: list[str], top: int, epsilon: float) -> list[list[str]]:
+    """Pairs across the top-``top`` boundary (in, out) whose counts lie within ``epsilon``.
+
+    The same definition the evidence settles a tie by: ``T_in <= (1 + epsilon) * T_out``;
+    so an exact answer names the ties a sampled one would have stopped on.
+    """
+    if epsilon <= 0 or len(counts) <= top:
+        return []
+    pairs = []
+    for i in range(top):
+        for j in range(top, len(counts)):
+            if counts[i] > (1 + epsilon) * counts[j]:
+                break  # sorted: later keys are further away
+            pairs.append([keys[i], keys[j]])
+    return pairs
 
 
 def _widen(entry: TopEntry, error: int, total: int) -> TopEntry:

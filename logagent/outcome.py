@@ -35,7 +35,7 @@ log = structlog.get_logger("logagent.engine")
 def finish(run: Run, detection: Detection, unit_size: int, units_total: int | None) -> Result:
     tally = run.acc.snapshot()
     q = run.question
-    ans = answer(tally, q.kind, top=q.top, min_requests=q.min_requests)
+    ans = answer(tally, q.kind, top=q.top, min_requests=q.min_requests, epsilon=q.epsilon)
     if run.estimates:
         ans = sampled_answer(tally, run.estimates, run.ties)
     elif run.rate_entries:

@@ -1,0 +1,223 @@
+"""Hostile and odd inputs through the real CLI: exit code, no traceback, an honest answer."""
+
+from __future__ import annotations
+
+import gzip
+import os
+import resource
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from logagent.testing import combined_line
+from tests.faults.conftest import clean, cli, result, top, truth_top
+
+
+def test_missing_file_is_one_line_exit_2(tmp_path: Path) -> None:
+    """A path that does not exist: one line naming it, exit 2."""
+    proc = cli("analyze", str(tmp_path / "nope.log"))
+    err = clean(proc)
+    assert proc.returncode == 2 and err.count("\n") == 1 and "nope.log" in err
+
+
+def test_unreadable_file_is_exit_2_for_a_user_without_rights(tmp_path: Path) -> None:
+    """A file its user may not read (run as nobody): one clear line, exit 2."""
+    setpriv = shutil.which("setpriv")
+    if setpriv is None or os.geteuid() != 0:
+        pytest.skip("needs root and setpriv (util-linux) to run as another user")
+    log = tmp_path / "secret.log"
+    log.write_text(combined_line("/a", 500) + "\n")
+    log.chmod(0o600)
+    tmp_path.chmod(0o755)
+    import subprocess
+    import sys
+
+    proc = subprocess.run(
+        [setpriv, "--reuid=65534", "--regid=65534", "--clear-groups",
+         sys.executable, "-m", "logagent", "analyze", str(log)],
+        capture_output=True, timeout=60, check=False,
+        env={**os.environ, "LOGAGENT_LLM__MODE": "off"},
+    )  # fmt: skip
+    err = clean(proc)
+    assert proc.returncode == 2 and "permission denied" in err
+
+
+@pytest.mark.parametrize(
+    ("content", "code", "reason"),
+    [
+        (b"", 3, "EMPTY_INPUT"),
+        (b"\n\n\n\r\n\n", 3, "EMPTY_INPUT"),
+        (bytes(range(256)) * 4000, 3, "UNRECOGNIZED_FORMAT"),
+        (b"\x00" * 300_000, 3, None),
+    ],
+    ids=["empty", "only-newlines", "binary", "nul-bytes"],
+)
+def test_inputs_with_nothing_to_count_are_recusals(
+    tmp_path: Path, content: bytes, code: int, reason: str | None
+) -> None:
+    """Empty, blank, binary or NUL-filled input: a recusal (exit 3) with a reason code."""
+    log = tmp_path / "x.log"
+    log.write_bytes(content)
+    proc = cli("analyze", str(log), "--json")
+    clean(proc)
+    assert proc.returncode == code
+    r = result(proc)
+    assert r["status"] == "recused"
+    if reason:
+        assert r["recuse"]["reason_code"] == reason
+
+
+def _lines(n: int) -> list[str]:
+    return [combined_line(f"/r{i % 7}", 500 + (i % 3) if i % 4 == 0 else 200) for i in range(n)]
+
+
+def _exact_counts(lines: list[str]) -> list[tuple[str, int]]:
+    from collections import Counter
+
+    c = Counter(x.split('"')[1].split()[1] for x in lines if '" 5' in x)
+    return sorted(c.items(), key=lambda kv: (-kv[1], kv[0]))[:5]
+
+
+@pytest.mark.parametrize("variant", ["crlf", "invalid-utf8", "nul-inside", "no-final-newline"])
+def test_odd_bytes_still_give_the_exact_answer(tmp_path: Path, variant: str) -> None:
+    """CRLF, invalid UTF-8, NUL bytes between lines, no final newline: the exact counts."""
+    lines = _lines(2000)
+    data = "\n".join(lines).encode()
+    if variant == "crlf":
+        data = data.replace(b"\n", b"\r\n") + b"\r\n"
+    elif variant == "invalid-utf8":
+        data = data.replace(b"Mozilla", b"Moz\xff\xfeilla") + b"\n"
+    elif variant == "nul-inside":
+        data = data.replace(b"\n", b"\n\x00\x00junk\x00\n", 50) + b"\n"
+    log = tmp_path / "odd.log"
+    log.write_bytes(data)
+    proc = cli("analyze", str(log), "--json", "--full")
+    clean(proc)
+    assert proc.returncode == 0
+    assert top(result(proc)) == _exact_counts(lines)
+
+
+@pytest.mark.parametrize("final_newline", [True, False])
+def test_a_1gb_line_is_counted_as_a_cut_record(tmp_path: Path, final_newline: bool) -> None:
+    """A 1 GB line among records: cut at the line cap and counted as a cut line, the others
+    counted exactly, memory bounded, with or without a newline after it."""
+    lines = _lines(400)
+    log = tmp_path / "huge.log"
+    with log.open("wb") as f:
+        f.write(("\n".join(lines[:200]) + "\n").encode())
+        f.write(b'1.2.3.4 - - [01/Dec/2026:00:00:00 +0000] "GET /' + b"x" * (1 << 30))
+        if final_newline:
+            f.write(("\n" + "\n".join(lines[200:]) + "\n").encode())
+    proc = cli("analyze", str(log), "--json", "--full")
+    clean(proc)
+    assert proc.returncode == 0
+    r = result(proc)
+    counted = lines if final_newline else lines[:200]
+    assert top(r) == _exact_counts(counted)
+    assert r["progress"]["truncated_lines"] == 1
+    assert any("were cut to" in w for w in r["warnings"])
+    assert r["progress"]["peak_rss_bytes"] < 600 << 20
+
+
+def test_a_gzip_bomb_is_read_in_bounded_memory(tmp_path: Path) -> None:
+    """1 GiB of zeros in a 1 MB .gz: decompressed as a stream, memory bounded, a recusal."""
+    bomb = tmp_path / "bomb.log.gz"
+    with gzip.open(bomb, "wb", compresslevel=9) as f:
+        block = b"\x00" * (1 << 20)
+        for _ in range(1024):
+            f.write(block)
+    assert bomb.stat().st_size < 4 << 20
+    proc = cli("analyze", str(bomb), "--json", timeout=300)
+    clean(proc)
+    assert proc.returncode == 3
+    r = result(proc)
+    assert r["status"] == "recused" and r["progress"]["peak_rss_bytes"] < 600 << 20
+
+
+def test_concatenated_gzip_members_are_all_read(
+    tmp_path: Path, dominant: tuple[Path, dict[str, Any]]
+) -> None:
+    """A .gz of several members (cat a.gz b.gz): every member counted, the exact answer."""
+    path, truth = dominant
+    data = path.read_bytes()
+    cut = data.index(b"\n", len(data) // 3) + 1
+    both = tmp_path / "both.log.gz"
+    both.write_bytes(gzip.compress(data[:cut]) + gzip.compress(data[cut:]))
+    proc = cli("analyze", str(both), "--json")
+    clean(proc)
+    assert proc.returncode == 0
+    r = result(proc)
+    assert r["status"] == "exact" and top(r) == truth_top(truth)
+    assert r["progress"]["lines_read"] == truth["lines"]
+
+
+@pytest.mark.parametrize("case", ["closed", "empty", "gzip"])
+def test_stdin_closed_empty_or_gzip(case: str, dominant: tuple[Path, dict[str, Any]]) -> None:
+    """stdin closed: exit 2; empty: EMPTY_INPUT, exit 3; gzip on stdin: the exact answer."""
+    path, truth = dominant
+    if case == "closed":
+        proc = cli("analyze", "-", "--json", stdin=None, preexec_fn=lambda: os.close(0))
+        clean(proc)
+        assert proc.returncode == 2 and b"standard input is closed" in proc.stderr
+        return
+    data = b"" if case == "empty" else gzip.compress(path.read_bytes())
+    proc = cli("analyze", "-", "--json", input=data)
+    clean(proc)
+    if case == "empty":
+        assert proc.returncode == 3 and result(proc)["recuse"]["reason_code"] == "EMPTY_INPUT"
+    else:
+        assert proc.returncode == 0 and top(result(proc)) == truth_top(truth)
+
+
+def test_inputs_of_different_formats_are_each_read(
+    tmp_path: Path, dominant: tuple[Path, dict[str, Any]]
+) -> None:
+    """A combined log next to a JSON-lines access log: each read under its own format, so the
+    JSON file's routes are counted (the true top comes from it)."""
+    import json
+
+    path, truth = dominant
+    jsonl = tmp_path / "app.jsonl"
+    rows = [{"ts": "2026-12-01T00:00:00Z", "method": "GET", "path": f"/json/{i}", "status": 503}
+            for i in range(5000)]  # fmt: skip
+    jsonl.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    proc = cli("analyze", str(path), str(jsonl), "--json", "--full", "-k", "2")
+    clean(proc)
+    assert proc.returncode == 0
+    r = result(proc)
+    assert top(r)[0] == ("/json/{id}", 5000)
+    assert top(r)[1] == tuple(truth["top_errors"][0])
+    assert r["input"]["format"].startswith("mixed(")
+
+
+def test_a_file_with_other_format_lines_counts_them_malformed(tmp_path: Path) -> None:
+    """Lines of no format of the run are malformed, counted truly, and a share over 1 % is
+    said in a warning."""
+    lines = _lines(1000)
+    junk = ['{"msg": "not an access line", "status": "503"}'] * 100
+    log = tmp_path / "m.log"
+    log.write_text("\n".join(lines + junk) + "\n")
+    proc = cli("analyze", str(log), "--json", "--full", "-q", "status")
+    clean(proc)
+    r = result(proc)
+    assert proc.returncode == 0 and r["progress"]["malformed_lines"] == 100
+    assert any("are malformed" in w and "9.1%" in w for w in r["warnings"])
+
+
+def test_two_thousand_files_under_a_1024_open_file_limit(tmp_path: Path) -> None:
+    """A glob of 2,000 files with ``ulimit -n 1024``: every file counted, the exact answer."""
+    folder = tmp_path / "many"
+    folder.mkdir()
+    for i in range(2000):
+        (folder / f"a{i:04d}.log").write_text(combined_line(f"/f{i % 3}", 500) + "\n")
+
+    def limit() -> None:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (1024, 1024))
+
+    proc = cli("analyze", str(folder / "*.log"), "--json", preexec_fn=limit, timeout=300)
+    clean(proc)
+    assert proc.returncode == 0
+    r = result(proc)
+    assert r["status"] == "exact" and sorted(top(r)) == [("/f0", 667), ("/f1", 667), ("/f2", 666)]
