@@ -81,6 +81,7 @@ STREAM_UNIT = 64 << 10
 BATCH_COST = 24
 PER_INPUT_SHARE = 0.5  # an input the run's format reads less of than this is detected alone
 MIN_BATCH_BYTES = 256 << 10
+READ_BACKSTOP_S = 1.0  # a budget overrun inside one batch stops the read after this much more
 
 
 def analyze(
@@ -110,8 +111,6 @@ def analyze(
         _check_fixed_costs(settings, env, sources)
         run = Run(question, settings, env, sources, env.clock(), env.cpu_clock())
         run.inputs, run.resume = inputs, resume
-        for source in sources:
-            source.stop_check = _stop_check(run)
         if resume is not None:
             _restore(run, resume)
         result = _analyze(run)
@@ -122,17 +121,24 @@ def analyze(
 
 
 def _stop_check(run: Run) -> Callable[[], tuple[str, str] | None]:
-    """What a read asks between its chunks: a signal, or a time or CPU budget spent."""
+    """What a read asks between its chunks: a pending signal, or a time or CPU budget overrun.
+
+    Router-Mem checks every budget after each batch; this is the backstop for
+    one batch that takes long (skipping a 10 GB line): a signal stops it at
+    once, a budget once overrun by ``READ_BACKSTOP_S``.
+    """
     budget, env = run.settings.budget, run.env
 
+    def over(limit: float | None, clock: Callable[[], float], started: float) -> bool:
+        return limit is not None and clock() - started > limit + READ_BACKSTOP_S
+
     def check() -> tuple[str, str] | None:
-        if (signal := env.interrupted()) is not None:
+        if (signal := env.pending_signal()) is not None:
             return Reason.INTERRUPTED.value, f"interrupted by {signal} while reading"
-        if budget.max_seconds is not None and env.clock() - run.started > budget.max_seconds:
+        if over(budget.max_seconds, env.clock, run.started):
             return Reason.TIME_BUDGET.value, f"--max-seconds {budget.max_seconds:g} spent"
-        cpu = budget.max_cpu_seconds
-        if cpu is not None and env.cpu_clock() - run.cpu_started > cpu:
-            return Reason.CPU_BUDGET.value, f"--max-cpu-seconds {cpu:g} spent"
+        if over(budget.max_cpu_seconds, env.cpu_clock, run.cpu_started):
+            return Reason.CPU_BUDGET.value, f"--max-cpu-seconds {budget.max_cpu_seconds:g} spent"
         return None
 
     return check
@@ -255,6 +261,8 @@ def _analyze(run: Run) -> Result:
     )
     # A format named by the user is not second-guessed after the pilot (it was read as asked).
     parse_rate = detection.confidence if auto else 1.0
+    for source in run.sources:  # from here on, a read may be cut short inside a batch
+        source.stop_check = _stop_check(run)
     unit_size, units_total = _read_all(run, fmt, parse_rate)
     return finish(run, detection, unit_size, units_total)
 

@@ -66,6 +66,7 @@ class RunEnv:
     cpu_clock: Callable[[], float] = time.process_time
     peak_rss: Callable[[], int] = memory.peak_rss_bytes
     interrupted: Callable[[], str | None] = lambda: None
+    pending_signal: Callable[[], str | None] = lambda: None  # a peek, no side effects: mid-read
     on_progress: Callable[[ProgressEvent], None] | None = None
     rss: Callable[[], int] = memory.rss_bytes
     available_memory: Callable[[], int] = memory.available_bytes

@@ -300,6 +300,7 @@ def run_analysis(
     with interrupt_flag() as interrupted, progress_display(quiet) as on_progress:
         env = RunEnv(
             interrupted=interrupted,
+            pending_signal=interrupted,  # the CLI's flag is a plain read
             on_progress=on_progress,
             checkpoint=CheckpointFile(path) if path else None,
         )

@@ -54,6 +54,7 @@ def resume_cmd(checkpoint_file: str, **opts: Any) -> None:
         with interrupt_flag() as interrupted, progress_display(opts["quiet"]) as on_progress:
             env = RunEnv(
                 interrupted=interrupted,
+                pending_signal=interrupted,  # the CLI's flag is a plain read
                 on_progress=on_progress,
                 checkpoint=CheckpointFile(checkpoint_file),
             )

@@ -211,11 +211,25 @@ def test_error_rate_race_settles_with_few_routes(tmp_path: Path) -> None:
     assert exact.status is Status.EXACT and exact.decisions[-2].action == "DEGRADE"
 
 
+def test_a_memory_budget_below_start_up_is_a_usage_error(
+    dominant: tuple[Path, dict[str, Any]],
+) -> None:
+    """--memory-budget 1MiB can never be met (the process needs more to start): exit 2 up front.
+
+    (Memory stops of a full read are driven in-process, with fake readings, in
+    tests/integration/test_memory_ladder.py.)
+    """
+    path, _ = dominant
+    cmd = [sys.executable, "-m", "logagent", "analyze", "--json", "--full", "--memory-budget"]
+    proc = subprocess.run([*cmd, "1MiB", str(path)], capture_output=True, timeout=120, check=False)
+    assert proc.returncode == 2 and b"below what logagent needs" in proc.stderr
+    assert proc.stdout == b""
+
+
 @pytest.mark.parametrize(
     ("args", "reason"),
     [
         (["--max-seconds", "0.000001"], "time_budget"),
-        (["--memory-budget", "1MiB"], "memory_forecast"),
     ],
 )
 def test_budgets_and_memory_also_stop_a_full_read(

@@ -1,0 +1,59 @@
+"""Settings that can never work: a one-line usage error (exit 2) before anything is read."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.faults.conftest import clean, cli, result
+
+SAMPLE = "sample_logs/nginx_access.log"
+
+
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        (["--seed", "-1"], "--seed"),
+        (["--unit-size", "1TiB"], "larger than 1 GiB"),
+        (["--unit-size", "lots"], "not a size"),
+        (["--memory-budget", "1KiB"], "below what logagent needs"),
+        (["--memory-budget", "0"], "below what logagent needs"),
+        (["--memory-budget", "lots"], "memory budget"),
+        (["--line-cap", "2GiB", "--memory-budget", "400MiB"], "--line-cap"),
+    ],
+)
+def test_impossible_settings_are_usage_errors(args: list[str], says: str) -> None:
+    """Each: exit 2, the flag named, no traceback, nothing printed on stdout."""
+    proc = cli("analyze", SAMPLE, *args)
+    err = clean(proc)
+    assert proc.returncode == 2 and says in err and proc.stdout == b""
+
+
+def test_tiny_units_on_a_large_file_are_refused(big: tuple[Path, dict[str, Any]]) -> None:
+    """--unit-size 1 on 120 MB under 300 MiB: refused (its bookkeeping could never fit)."""
+    proc = cli("analyze", str(big[0]), "--unit-size", "1", "--memory-budget", "300MiB")
+    err = clean(proc)
+    assert proc.returncode == 2 and "--unit-size" in err
+
+
+def test_a_malformed_ollama_host_breaks_no_command() -> None:
+    """OLLAMA_HOST=foo:bar:: : --version works, and analyze warns and uses the template."""
+    env = {"OLLAMA_HOST": "foo:bar::", "LOGAGENT_LLM__MODE": "auto"}
+    version = cli("--version", env=env)
+    assert version.returncode == 0 and b"version" in version.stdout
+    proc = cli("analyze", SAMPLE, "--json", env=env)
+    err = clean(proc)
+    assert proc.returncode == 0 and "not a valid address" in err
+    assert result(proc)["report"]["fallback_reason"] == "llm_unavailable"
+
+
+def test_every_command_has_help() -> None:
+    """``logagent CMD --help`` works for every command (exit 0, its usage shown)."""
+    from logagent.cli import COMMANDS
+
+    for name in COMMANDS:
+        proc = cli(name, "--help")
+        assert proc.returncode == 0 and b"Usage:" in proc.stdout
+        assert f"logagent {name} [OPTIONS]".encode() in proc.stdout
