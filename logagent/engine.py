@@ -354,7 +354,7 @@ def _read_all(run: Run, fmt: Format, parse_rate: float) -> tuple[int, int | None
         run.record(done, plan.total_units, plan.total_units)
     damaged = next((s.error for s in run.sources if s.error), None)
     if damaged and not run.partial:
-        _stop_partial(run, str(damaged))
+        _stop_partial(run, str(damaged), Reason.INPUT_DAMAGED.value)
     streams = any(not s.seekable for s in run.sources)
     return unit_size, None if streams else plan.total_units
 
@@ -501,7 +501,7 @@ def _read_everything(
                 flush()
                 run.save(phase, order.value, done=counted.units())
     except InputCorrupt as exc:
-        stop(str(exc))
+        stop(str(exc), Reason.INPUT_DAMAGED.value)
     except MemoryError:
         stop("out of memory while reading (MemoryError)", Reason.MEMORY.value)
     flush()

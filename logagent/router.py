@@ -54,6 +54,7 @@ class Reason(StrEnum):
     SETTLED = "settled"
     EXHAUSTED = "exhausted"
     INTERRUPTED = "interrupted"
+    INPUT_DAMAGED = "input_damaged"  # the engine's, not a rule's: an input ended early, damaged
     TIME_BUDGET = "time_budget"
     CPU_BUDGET = "cpu_budget"
     FRACTION_BUDGET = "fraction_budget"
