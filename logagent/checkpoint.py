@@ -8,9 +8,12 @@ the question, the configuration, the decision trace and a fingerprint of each
 input (a resumed run refuses an input that changed).
 
 The pure part turns a ``Checkpoint`` into one Arrow table (rows tagged by
-``kind``) with the rest of the state as JSON in the schema metadata, and back.
-The edge (``save``/``load``) writes an Arrow IPC file atomically (temp file,
-fsync, rename) and maps every failure to read one to ``CheckpointError``.
+``kind``) with the rest of the state as JSON in the schema metadata, and back;
+``seal``/``unseal`` wrap the Arrow IPC bytes in a header (magic, format
+version, payload length, SHA-256 of the payload) that is checked before
+pyarrow or Polars parse a byte, so a damaged file never reaches native code.
+The edge (``save``/``load``) writes the file atomically (temp file, fsync,
+rename) and maps every failure to read one to ``CheckpointError``.
 """
 
 from __future__ import annotations
@@ -19,22 +22,28 @@ import contextlib
 import hashlib
 import json
 import os
+import struct
 import tempfile
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 import polars as pl
 import pyarrow as pa
 import pyarrow.ipc as ipc
+import pydantic
 
 from logagent.counters.tally import COUNTS_SCHEMA, ROUTE, UNIT, UNITS_SCHEMA, N, Tally
 from logagent.errors import InputError
 from logagent.formats.base import STATUS
+from logagent.result import Question
 from logagent.sources.batches import I64
 
 MAGIC = "logagent-checkpoint"
-VERSION = 1
+VERSION = 2  # 1: a bare Arrow IPC file, no checksum
+FILE_MAGIC = b"LGACKPT\n"  # a newline, so a text-mode copy that mangles it is caught
+_HEADER = struct.Struct(">8sHQ32s")  # magic, version, payload length, SHA-256 of the payload
+_ARROW_MAGIC = b"ARROW1"
 _META = b"logagent"
 KIND = "kind"
 _COUNT, _ERRORS, _REQUESTS, _BATCH, _DONE = "count", "unit_error", "unit_request", "batch", "done"
@@ -132,14 +141,7 @@ def decode(table: pa.Table) -> Checkpoint:
     raw = (table.schema.metadata or {}).get(_META)
     if raw is None:
         raise CheckpointError("not a logagent checkpoint (no logagent metadata)")
-    meta = json.loads(raw)
-    if meta.get("magic") != MAGIC:
-        raise CheckpointError("not a logagent checkpoint")
-    if meta.get("version") != VERSION:
-        raise CheckpointError(
-            f"checkpoint version {meta.get('version')} is not supported (this logagent "
-            f"reads version {VERSION})"
-        )
+    meta = _metadata(raw)
     if not table.schema.equals(_SCHEMA, check_metadata=False):
         raise CheckpointError("checkpoint columns are not the expected ones")
     frame = pl.from_arrow(table)
@@ -182,6 +184,83 @@ def decode(table: pa.Table) -> Checkpoint:
     )
 
 
+class _Meta(pydantic.BaseModel):
+    """The JSON a checkpoint keeps in its schema metadata: checked before it is used."""
+
+    model_config = pydantic.ConfigDict(extra="forbid")
+    magic: Literal["logagent-checkpoint"]
+    version: int
+    question: dict[str, Any]
+    settings: dict[str, Any]
+    paths: list[str]
+    inputs: list[Fingerprint]
+    seed: int
+    phase: Literal["sampled", "full", "degraded"]
+    order: str
+    unit_size: int
+    scalars: dict[str, int]
+    decisions: list[dict[str, Any]]
+    warnings: list[str]
+    ladder: list[str]
+    elapsed_s: float
+    cpu_s: float
+    evidence_s: float
+
+
+def _metadata(raw: bytes) -> dict[str, Any]:
+    """The checked metadata; CheckpointError for anything that is not what ``encode`` wrote."""
+    try:
+        meta = _Meta.model_validate_json(raw)
+        Question.model_validate(meta.question)
+    except pydantic.ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"]) or "metadata"
+        raise CheckpointError(f"corrupt checkpoint metadata ({where}: {first['msg']})") from exc
+    if meta.version != VERSION:
+        raise CheckpointError(
+            f"checkpoint version {meta.version} is not supported (this logagent reads "
+            f"version {VERSION}); start a new run"
+        )
+    out = meta.model_dump()
+    return out
+
+
+def seal(payload: bytes) -> bytes:
+    """The checkpoint file's bytes: a header that lets ``unseal`` check them, then the payload."""
+    digest = hashlib.sha256(payload).digest()
+    return _HEADER.pack(FILE_MAGIC, VERSION, len(payload), digest) + payload
+
+
+def unseal(data: bytes) -> bytes:
+    """The payload of a checkpoint file, checked (PURE); CheckpointError if damaged or foreign."""
+    if not data:
+        raise CheckpointError("empty file, not a checkpoint")
+    if data.startswith(_ARROW_MAGIC):
+        raise CheckpointError(
+            "checkpoint in the old format (version 1, without a checksum), which this "
+            "logagent no longer reads; start a new run"
+        )
+    if not data.startswith(FILE_MAGIC):
+        raise CheckpointError("not a logagent checkpoint (no checkpoint header)")
+    if len(data) < _HEADER.size:
+        raise CheckpointError("truncated checkpoint (the header is cut short)")
+    _, version, length, digest = _HEADER.unpack_from(data)
+    if version != VERSION:
+        raise CheckpointError(
+            f"checkpoint format version {version} is not supported (this logagent reads "
+            f"version {VERSION}); start a new run"
+        )
+    payload = data[_HEADER.size :]
+    if len(payload) != length:
+        cut = "truncated" if len(payload) < length else "has trailing bytes"
+        raise CheckpointError(
+            f"checkpoint {cut} ({len(payload)} bytes after the header, {length} expected)"
+        )
+    if hashlib.sha256(payload).digest() != digest:
+        raise CheckpointError("checkpoint is damaged (its SHA-256 checksum does not match)")
+    return payload
+
+
 def _unit_rows(frame: pl.DataFrame, kind: str) -> pl.DataFrame:
     return frame.select(
         pl.lit(kind).alias(KIND), UNIT, ROUTE, pl.lit(None, pl.Int32).alias(STATUS), N
@@ -213,12 +292,15 @@ def head_hash(data: bytes) -> str:
 def save(path: str, cp: Checkpoint) -> None:
     """Write the checkpoint atomically: a reader sees the old file or the new one, never a mix."""
     directory = os.path.dirname(os.path.abspath(path))
+    table = encode(cp)
+    sink = pa.BufferOutputStream()
+    with ipc.new_file(sink, table.schema) as writer:
+        writer.write_table(table)
+    data = seal(sink.getvalue().to_pybytes())
     fd, tmp = tempfile.mkstemp(prefix=".logagent-ckpt-", dir=directory)
     try:
         with os.fdopen(fd, "wb") as f:
-            table = encode(cp)
-            with ipc.new_file(f, table.schema) as writer:
-                writer.write_table(table)
+            f.write(data)
             f.flush()
             os.fsync(f.fileno())
         os.replace(tmp, path)
@@ -231,25 +313,32 @@ def save(path: str, cp: Checkpoint) -> None:
 def load(path: str) -> Checkpoint:
     """Read a checkpoint; CheckpointError (exit 2) for a missing, corrupt or foreign file."""
     try:
-        with open(path, "rb") as f:
-            data = f.read()
-        table = ipc.open_file(pa.BufferReader(data)).read_all()
-    except FileNotFoundError as exc:
-        raise CheckpointError("no such checkpoint file", path=path) from exc
-    except IsADirectoryError as exc:
-        raise CheckpointError("is a directory, not a checkpoint file", path=path) from exc
-    except PermissionError as exc:
-        raise CheckpointError("no permission to read the checkpoint", path=path) from exc
-    except (pa.ArrowException, OSError, ValueError) as exc:
-        raise CheckpointError(f"corrupt or truncated checkpoint ({exc})", path=path) from exc
-    try:
+        payload = unseal(_read(path))
+        table = ipc.open_file(pa.BufferReader(payload)).read_all()
         return decode(table)
     except CheckpointError as exc:
         raise CheckpointError(exc.message, path=path) from exc
-    except (KeyError, TypeError, ValueError, pl.exceptions.PolarsError) as exc:
+    except (pa.ArrowException, OSError, ValueError) as exc:
+        raise CheckpointError(f"corrupt checkpoint ({exc})", path=path) from exc
+    except (KeyError, TypeError, pl.exceptions.PolarsError) as exc:
         raise CheckpointError(
             f"corrupt checkpoint ({type(exc).__name__}: {exc})", path=path
         ) from exc
+
+
+def _read(path: str) -> bytes:
+    """The file's bytes; CheckpointError when it cannot be read."""
+    try:
+        with open(path, "rb") as f:
+            return f.read()
+    except FileNotFoundError as exc:
+        raise CheckpointError("no such checkpoint file") from exc
+    except IsADirectoryError as exc:
+        raise CheckpointError("is a directory, not a checkpoint file") from exc
+    except PermissionError as exc:
+        raise CheckpointError("no permission to read the checkpoint") from exc
+    except OSError as exc:
+        raise CheckpointError(f"cannot read the checkpoint ({exc.strerror})") from exc
 
 
 @dataclass(frozen=True)

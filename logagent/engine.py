@@ -70,7 +70,7 @@ from logagent.sources import (
     unit_order,
 )
 from logagent.sources.batches import I64
-from logagent.sources.files import ReadStopped
+from logagent.sources.files import InputChanged, ReadStopped
 from logagent.sources.prefetch import iter_prefetched
 from logagent.sources.sample import sample_each
 from logagent.sources.window import WindowView
@@ -462,7 +462,7 @@ def _read_all(run: Run, fmt: Format, parse_rate: float) -> tuple[int, int | None
         run.record(done, plan.total_units, plan.total_units)
     damaged = next((s.error for s in run.sources if s.error), None)
     if damaged and not run.partial:
-        _stop_partial(run, str(damaged))
+        _stop_partial(run, str(damaged), Reason.INPUT_DAMAGED.value)
     streams = any(not s.seekable for s in run.sources)
     return unit_size, None if streams else plan.total_units
 
@@ -610,8 +610,10 @@ def _read_everything(
                 run.save(phase, order.value, done=counted.units())
     except ReadStopped as exc:  # inside a batch (one very long line): stop now
         stop(exc.message, exc.reason)
-    except InputCorrupt as exc:
+    except InputChanged as exc:
         stop(str(exc), Reason.INPUT_CHANGED.value)
+    except InputCorrupt as exc:
+        stop(str(exc), Reason.INPUT_DAMAGED.value)
     except MemoryError:
         stop("out of memory while reading (MemoryError)", Reason.MEMORY.value)
     flush()

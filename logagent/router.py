@@ -54,7 +54,8 @@ class Reason(StrEnum):
     SETTLED = "settled"
     EXHAUSTED = "exhausted"
     INTERRUPTED = "interrupted"
-    INPUT_CHANGED = "input_changed"  # the input shrank, vanished or was replaced while read
+    INPUT_CHANGED = "input_changed"  # the engine's: the input shrank or was replaced while read
+    INPUT_DAMAGED = "input_damaged"  # the engine's, not a rule's: an input ended early, damaged
     TIME_BUDGET = "time_budget"
     CPU_BUDGET = "cpu_budget"
     FRACTION_BUDGET = "fraction_budget"

@@ -40,7 +40,7 @@ from logagent.router import (
 from logagent.run import ParsePool, ProgressEvent, Run
 from logagent.sources import Batch, Source, UnitPlan, iter_seekable_batches
 from logagent.sources.batches import I64
-from logagent.sources.files import ReadStopped
+from logagent.sources.files import InputChanged, ReadStopped
 from logagent.sources.prefetch import iter_prefetched
 
 #: Batches grow by this factor up to MAX_BATCH_BYTES (and 1/64 of the input): a decision costs
@@ -152,7 +152,8 @@ def read_sampled(
         _stop_unread(run, loop, population, exc.message, Reason(exc.reason))
         return False
     except InputCorrupt as exc:  # the input shrank or was replaced: keep what is counted
-        _stop_unread(run, loop, population, str(exc), Reason.INPUT_CHANGED)
+        reason = Reason.INPUT_CHANGED if isinstance(exc, InputChanged) else Reason.INPUT_DAMAGED
+        _stop_unread(run, loop, population, str(exc), reason)
         return False
     except MemoryError:  # a batch did not fit after all: keep what is counted, say so
         _stop_unread(

@@ -48,8 +48,7 @@ def headline(result: Result) -> str:
     top = result.answer.top[0] if result.answer.top else None
     how = {
         Status.EXACT: "Exact answer (the whole input was read)",
-        Status.PARTIAL: "Partial answer (a budget ran out before the answer settled; "
-        "what is known so far)",
+        Status.PARTIAL: f"Partial answer ({partial_why(result)}; what is known so far)",
         Status.SETTLED: f"With {confidence(result)} confidence",
     }.get(result.status, "")
     if top is None:
@@ -77,6 +76,16 @@ def headline(result: Result) -> str:
             f"about {top.estimate:,.0f} ({top.low:,.0f}{DASH}{top.high:,.0f}) in the whole input"
         )
     return f"{how}: {claim}. {reading(result)}"
+
+
+def partial_why(result: Result) -> str:
+    """Why a partial answer stopped, from the last STOP_PARTIAL of its trace."""
+    last = next((d for d in reversed(result.decisions) if d.action == "STOP_PARTIAL"), None)
+    if last is None:
+        return "the run stopped before the answer settled"
+    return PARTIAL_WHY.get(last.reason, "a budget ran out before the answer settled").format(
+        detail=last.detail
+    )
 
 
 def top_table(result: Result) -> Section | None:
@@ -172,9 +181,14 @@ def decisions(result: Result) -> Section | None:
         actions = Counter(d.action for d in result.decisions)
         mix = ", ".join(f"{n}x {a}" for a, n in actions.items())
         last = result.decisions[-1]
+        at = (
+            f"at {pct(last.fraction_read)} read"
+            if result.input.seekable
+            else f"after {last.units_read:,} units of a stream"
+        )
         paragraphs.append(
-            f"{len(result.decisions)} checks ({mix}); the last, at {pct(last.fraction_read)} "
-            f"read, was {last.action} ({last.reason}: {last.detail})."
+            f"{len(result.decisions)} checks ({mix}); the last, {at}, was {last.action} "
+            f"({last.reason}: {last.detail})."
         )
     return Section("How it decided", paragraphs) if paragraphs else None
 
@@ -182,10 +196,16 @@ def decisions(result: Result) -> Section | None:
 def saving(result: Result) -> Section:
     """What was read, what it cost, and what stopping early saved."""
     p = result.progress
+    what = f"{size(p.bytes_read)}, {p.lines_read:,} lines"
     read = (
-        f"Read {pct(p.fraction_read)} of the input ({size(p.bytes_read)}, {p.lines_read:,} lines) "
-        f"in {p.elapsed_s:.2f} s; peak memory {p.peak_rss_bytes / 2**20:,.0f} MiB."
+        f"Read {pct(p.fraction_read)} of the input ({what})"
+        if result.input.bytes_total is not None
+        else f"Read {p.bytes_read:,} bytes of decompressed data or stream ({what}; whole size "
+        "unknown)"
     )
+    read += f" in {p.elapsed_s:.2f} s; peak memory {p.peak_rss_bytes / 2**20:,.0f} MiB."
+    if damaged(result):
+        read += " The input ended early (truncated or damaged): the answer is partial."
     scope = (
         "among lines that could hold a 5xx (the rest were not parsed)"
         if p.malformed_scope == "prefiltered_lines"
@@ -200,6 +220,22 @@ def saving(result: Result) -> Section:
         )
     return Section("Reading and saving", paragraphs)
 
+
+def damaged(result: Result) -> bool:
+    """The run stopped because an input is truncated or damaged."""
+    return any(d.reason == INPUT_DAMAGED for d in result.decisions)
+
+
+INPUT_DAMAGED = "input_damaged"  # router.Reason.INPUT_DAMAGED (the report imports no engine)
+PARTIAL_WHY = {
+    INPUT_DAMAGED: "{detail}; only what came before the damage was counted",
+    "input_changed": "{detail}; only what was read before the change was counted",
+    "time_budget": "--max-seconds ran out before the answer settled",
+    "cpu_budget": "--max-cpu-seconds ran out before the answer settled",
+    "fraction_budget": "--max-fraction was read before the answer settled",
+    "interrupted": "the run was interrupted before the answer settled",
+    "memory_forecast": "the memory budget ran out before the answer settled",
+}
 
 SECTIONS: list[Callable[[Result], Section | None]] = [
     top_table,

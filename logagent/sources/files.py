@@ -31,6 +31,7 @@ from logagent.errors import (
 
 MAGIC = {b"\x1f\x8b": "gzip", b"\x28\xb5\x2f\xfd": "zstd", b"BZh": "bzip2"}
 STDIN = "-"
+FEED_BYTES = 16 << 10  # compressed bytes fed to zstd at a time: a damaged feed yields nothing
 
 
 #: plain files kept open at once; the rest are reopened on demand (a glob of 2,000 files
@@ -211,7 +212,7 @@ class ForwardReader:
     def _fail(self, exc: Exception) -> bytes:
         self.eof = True
         self.error = InputCorrupt(
-            f"compressed stream is damaged or truncated after {self._produced} bytes: {exc}",
+            f"input truncated or damaged after {self._produced} bytes of decompressed data: {exc}",
             path=self._path,
             offset=self._produced,
         )
@@ -243,6 +244,9 @@ class ZstdFrames:
     """Decompress concatenated zstd frames; input that ends inside a frame is an error.
 
     (``zstandard``'s ``stream_reader`` reports a cut file as a clean end of stream.)
+    The raw input is fed in small chunks, and everything decoded before a cut or
+    a damaged block is handed out before the error is raised, so a truncated
+    file yields what ``zstd -dc`` recovers from it.
     """
 
     def __init__(self, raw: IO[bytes]) -> None:
@@ -250,21 +254,28 @@ class ZstdFrames:
 
         self._raw = raw
         self._dctx = zstandard.ZstdDecompressor()
+        self._damage = zstandard.ZstdError
         self._obj = self._dctx.decompressobj()
         self._buf = b""
         self._inside = False  # bytes of an unfinished frame were fed
         self._done = False
+        self._error: Exception | None = None  # raised once the bytes before it are out
 
     def read(self, n: int = -1) -> bytes:
         """Up to ``n`` decompressed bytes (b"" at the end)."""
         while (n < 0 or len(self._buf) < n) and not self._done:
-            chunk = self._raw.read(1 << 20)
+            chunk = self._raw.read(FEED_BYTES)
             if not chunk:
                 self._done = True
                 if self._inside:
-                    raise EOFError("zstd input ends inside a frame (truncated)")
+                    self._error = EOFError("zstd input ends inside a frame (truncated)")
                 break
-            self._feed(chunk)
+            try:
+                self._feed(chunk)
+            except self._damage as exc:  # the bytes decoded before the damage stay
+                self._done, self._error = True, exc
+        if not self._buf and self._error is not None:
+            raise self._error
         size = len(self._buf) if n < 0 else n
         out, self._buf = self._buf[:size], self._buf[size:]
         return out
