@@ -25,12 +25,11 @@ import os
 import struct
 import tempfile
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from functools import cache
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 import polars as pl
-import pyarrow as pa
-import pyarrow.ipc as ipc
 import pydantic
 
 from logagent.counters.tally import COUNTS_SCHEMA, ROUTE, UNIT, UNITS_SCHEMA, N, Tally
@@ -47,16 +46,26 @@ _ARROW_MAGIC = b"ARROW1"
 _META = b"logagent"
 KIND = "kind"
 _COUNT, _ERRORS, _REQUESTS, _BATCH, _DONE = "count", "unit_error", "unit_request", "batch", "done"
-_SCHEMA = pa.schema(
-    [
-        (KIND, pa.string()),
-        (UNIT, pa.int64()),
-        (ROUTE, pa.string()),
-        (STATUS, pa.int32()),
-        (N, pa.int64()),
-    ]
-)
 HEAD_BYTES = 64 << 10
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+
+
+@cache
+def _schema() -> pa.Schema:
+    """The table's schema (pyarrow is imported only when a checkpoint is written or read)."""
+    import pyarrow as pa
+
+    return pa.schema(
+        [
+            (KIND, pa.string()),
+            (UNIT, pa.int64()),
+            (ROUTE, pa.string()),
+            (STATUS, pa.int32()),
+            (N, pa.int64()),
+        ]
+    )
 
 
 class CheckpointError(InputError):
@@ -132,7 +141,7 @@ def encode(cp: Checkpoint) -> pa.Table:
         "cpu_s": cp.cpu_s,
         "evidence_s": cp.evidence_s,
     }
-    table = frame.to_arrow().cast(_SCHEMA)
+    table = frame.to_arrow().cast(_schema())
     return table.replace_schema_metadata({_META: json.dumps(meta).encode()})
 
 
@@ -142,7 +151,7 @@ def decode(table: pa.Table) -> Checkpoint:
     if raw is None:
         raise CheckpointError("not a logagent checkpoint (no logagent metadata)")
     meta = _metadata(raw)
-    if not table.schema.equals(_SCHEMA, check_metadata=False):
+    if not table.schema.equals(_schema(), check_metadata=False):
         raise CheckpointError("checkpoint columns are not the expected ones")
     frame = pl.from_arrow(table)
     assert isinstance(frame, pl.DataFrame)
@@ -291,7 +300,11 @@ def head_hash(data: bytes) -> str:
 
 def save(path: str, cp: Checkpoint) -> None:
     """Write the checkpoint atomically: a reader sees the old file or the new one, never a mix."""
-    directory = os.path.dirname(os.path.abspath(path))
+    import pyarrow as pa
+    import pyarrow.ipc as ipc
+
+    path = os.path.realpath(path)  # a symlink: write its target, the link stays
+    directory = os.path.dirname(path)
     table = encode(cp)
     sink = pa.BufferOutputStream()
     with ipc.new_file(sink, table.schema) as writer:
@@ -312,6 +325,9 @@ def save(path: str, cp: Checkpoint) -> None:
 
 def load(path: str) -> Checkpoint:
     """Read a checkpoint; CheckpointError (exit 2) for a missing, corrupt or foreign file."""
+    import pyarrow as pa
+    import pyarrow.ipc as ipc
+
     try:
         payload = unseal(_read(path))
         table = ipc.open_file(pa.BufferReader(payload)).read_all()

@@ -17,13 +17,11 @@ from typing import Any
 
 import numpy as np
 import polars as pl
-import structlog
 
 from logagent.checkpoint import Checkpoint, CheckpointError, fingerprint
 from logagent.config import Settings, memory_budget_bytes
 from logagent.counters import Accumulator
 from logagent.errors import ConfigError, InputCorrupt
-from logagent.errortypes import mine_pilot, read_pilot_lines
 from logagent.formats import Format
 from logagent.formats.adapter import AppAsAccess, literal_prefilter
 from logagent.formats.catalog import ACCESS_NAMES, APP_NAMES, AnyFormat, build_any_format, is_app
@@ -33,6 +31,7 @@ from logagent.formats.mixed import FirstOf
 from logagent.formats.routes import RouteRule
 from logagent.formats.windowed import Windowed, line_kind, time_of
 from logagent.limits import check_fixed_costs
+from logagent.log import get_logger
 from logagent.outcome import finish, recused, unrecognized
 from logagent.questions import APP_KINDS, check_fits, counts_events
 from logagent.report.markdown import render
@@ -76,7 +75,7 @@ from logagent.sources.sample import sample_each
 from logagent.sources.window import WindowView
 from logagent.timewindow import Window, line_time_for, parse_window, window_for_source
 
-log = structlog.get_logger("logagent.engine")
+log = get_logger("logagent.engine")
 STREAM_UNIT = 64 << 10
 BATCH_COST = 24
 PER_INPUT_SHARE = 0.5  # an input the run's format reads less of than this is detected alone
@@ -367,6 +366,8 @@ def _with_templates(run: Run, fmt: Format, sample: list[str]) -> Format:
     base = fmt.inner if isinstance(fmt, Windowed) else fmt
     assert isinstance(base, AppAsAccess) and run.question.key is not None  # checked before
     key = run.question.key
+    from logagent.errortypes import mine_pilot, read_pilot_lines  # drain3: only for error types
+
     templates = mine_pilot(read_pilot_lines(run.sources, sample), fmt, base.app, key)
     run.warnings.append(
         f"error types: {len(templates.templates)} templates of `{key}` mined from "

@@ -6,12 +6,11 @@ with its template report out.
 
 from __future__ import annotations
 
-import structlog
-
 from logagent.answers import answer, rate_answer, sampled_answer, sketch_note
 from logagent.counters import Tally
 from logagent.formats.adapter import metric_for
 from logagent.formats.detect import Detection
+from logagent.log import get_logger
 from logagent.questions import APP_KINDS, app_answer
 from logagent.report.markdown import render
 from logagent.result import (
@@ -29,7 +28,7 @@ from logagent.result import (
 )
 from logagent.run import Run
 
-log = structlog.get_logger("logagent.engine")
+log = get_logger("logagent.engine")
 
 
 def finish(run: Run, detection: Detection, unit_size: int, units_total: int | None) -> Result:

@@ -13,7 +13,6 @@ from datetime import UTC, datetime
 from typing import Any, Protocol
 
 import numpy as np
-import structlog
 
 from logagent import memory
 from logagent.checkpoint import Checkpoint, Fingerprint
@@ -24,12 +23,13 @@ from logagent.evidence.rates import RateEntry
 from logagent.formats import Format
 from logagent.formats.extract import Scanned, extract_scanned, scan
 from logagent.formats.routes import RouteRule
+from logagent.log import get_logger
 from logagent.result import DecisionRecord, Question
 from logagent.router import Decision
 from logagent.sources import Batch, Source
 from logagent.sources.batches import I64
 
-log = structlog.get_logger("logagent.engine")
+log = get_logger("logagent.engine")
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,6 @@ that cannot be written falls back to standard output.
 
 from __future__ import annotations
 
-import logging
 import os
 import signal
 import sys
@@ -15,7 +14,7 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from types import FrameType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import click
 
@@ -52,9 +51,9 @@ def front_door(run: Runner, *, as_json: bool, out: str | None, html_out: str | N
     except MemoryError:
         fail("out of memory (try a smaller --line-cap or --memory-budget)", EXIT_INTERNAL)
     except Exception as exc:  # a bug: one clear line, the traceback in the log (not swallowed)
-        import structlog
+        from logagent import log
 
-        structlog.get_logger("logagent").debug("internal_error", exc_info=True)
+        log.get_logger("logagent").debug("internal_error", exc_info=True)
         fail(
             f"internal error: {type(exc).__name__}: {exc} "
             "(a bug: please report it with LOGAGENT_LOG_LEVEL=debug output)",
@@ -219,22 +218,7 @@ def progress_display(quiet: bool) -> Iterator[Callable[[ProgressEvent], None] | 
 
 
 def configure_logging() -> None:
-    """structlog on stderr: JSON when not on a terminal, at ``LOGAGENT_LOG_LEVEL``."""
-    import structlog
+    """structlog on stderr at ``LOGAGENT_LOG_LEVEL``, set up only if an event is logged."""
+    from logagent import log
 
-    level = getattr(
-        logging, os.environ.get("LOGAGENT_LOG_LEVEL", "warning").upper(), logging.WARNING
-    )
-    tty = sys.stderr is not None and sys.stderr.isatty()
-    renderer: Any = structlog.dev.ConsoleRenderer() if tty else structlog.processors.JSONRenderer()
-    structlog.configure(
-        processors=[
-            structlog.processors.add_log_level,
-            structlog.processors.TimeStamper(fmt="iso"),
-            *([] if tty else [structlog.processors.format_exc_info]),
-            renderer,
-        ],
-        wrapper_class=structlog.make_filtering_bound_logger(level),
-        logger_factory=structlog.PrintLoggerFactory(sys.stderr),
-        cache_logger_on_first_use=False,
-    )
+    log.set_level()

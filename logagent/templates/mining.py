@@ -22,10 +22,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import polars as pl
-from drain3 import TemplateMiner  # type: ignore[import-untyped]  # drain3 ships no type hints
-from drain3.template_miner_config import (  # type: ignore[import-untyped]  # as above
-    TemplateMinerConfig,
-)
 
 from .masking import mask_expr, redact_expr
 
@@ -139,6 +135,12 @@ def _distinct_masked(series: pl.Series, max_examples: int) -> pl.DataFrame:
 
 def drain_templates(sorted_masked: Sequence[str], cfg: MiningConfig) -> list[str]:
     """Drain's templates for distinct masked strings given in canonical (sorted) order."""
+    # drain3 is imported here, only when templates are mined (it costs start-up otherwise)
+    from drain3 import TemplateMiner  # type: ignore[import-untyped]  # drain3 ships no type hints
+    from drain3.template_miner_config import (  # type: ignore[import-untyped]  # as above
+        TemplateMinerConfig,
+    )
+
     conf = TemplateMinerConfig()
     conf.drain_sim_th = cfg.sim_th
     conf.drain_depth = cfg.depth
