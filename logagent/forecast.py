@@ -7,8 +7,12 @@ After each batch the forecast learns both from four readings — RSS and peak
 RSS, before and after — and predicts the next batch's peak above the current
 RSS as ``per_byte * next_bytes + growth_per_unit * next_units``. The transient
 factor only rises when a batch set a new peak (the peak hides smaller
-transients), starting from a prior of ``PRIOR_PER_BYTE``; growth per unit is
-the last batch's. Router-Mem compares ``rss + forecast`` with the budget.
+transients), starting from a prior of ``PRIOR_PER_BYTE``, and counts only the
+part of the peak above the RSS after the batch: what stays (the pooled
+buffers, the accumulator) is already in the RSS and in the growth, and
+counting it twice made a full read that peaks at 265 MiB give up under a
+300 MiB budget. Growth per unit is the last batch's. Router-Mem compares
+``rss + forecast`` with the budget.
 """
 
 from __future__ import annotations
@@ -37,7 +41,8 @@ class Forecast:
         if units > 0:
             self.growth_per_unit = max(0, rss - self.rss) / units
         if peak > self.peak and batch_bytes > 0:
-            self.per_byte = max(self.per_byte, (peak - self.rss) / batch_bytes)
+            transient = peak - max(self.rss, rss)
+            self.per_byte = max(self.per_byte, transient / batch_bytes)
         self.rss, self.peak = rss, peak
 
     def next_batch(self, batch_bytes: int, units: int) -> int:

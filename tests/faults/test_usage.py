@@ -57,3 +57,16 @@ def test_every_command_has_help() -> None:
         proc = cli(name, "--help")
         assert proc.returncode == 0 and b"Usage:" in proc.stdout
         assert f"logagent {name} [OPTIONS]".encode() in proc.stdout
+
+
+def test_status_and_error_rate_finish_under_a_budget_they_fit(
+    big: tuple[Path, dict[str, Any]],
+) -> None:
+    """A full read that peaks below 300 MiB is not given up under a 300 MiB budget."""
+    for question in ("status", "error-rate"):
+        proc = cli("analyze", str(big[0]), "-q", question, "--full", "--memory-budget", "300MiB",
+                   "--json", timeout=300)  # fmt: skip
+        clean(proc)
+        r = result(proc)
+        assert proc.returncode == 0 and r["status"] == "exact", r["decisions"][-1]
+        assert r["progress"]["peak_rss_bytes"] <= 300 << 20
