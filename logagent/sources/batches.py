@@ -25,6 +25,7 @@ import numpy.typing as npt
 from logagent.sources.buffers import POOL
 from logagent.sources.files import Source
 from logagent.sources.framing import Buffer, Piece, first_line_start, iter_pieces, iter_unit_pieces
+from logagent.sources.locate import count_newlines
 from logagent.sources.records import as_records, iter_record_unit_pieces
 
 MIN_UNIT = 4 << 10
@@ -107,8 +108,8 @@ class Batch:
 
 
 def count_lines(data: Buffer, size: int) -> int:
-    """Newlines in ``data[:size]`` (numpy: 4x faster than ``bytes.count``, and GIL-free)."""
-    return int(np.count_nonzero(np.frombuffer(data, dtype=np.uint8, count=size) == 10))
+    """Newlines in ``data[:size]`` (Polars' SIMD count, GIL-free: see ``sources.locate``)."""
+    return count_newlines(data, size)
 
 
 def make_batch(
