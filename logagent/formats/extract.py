@@ -15,6 +15,7 @@ Lines become an Arrow string array over the batch buffer without copying
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -30,6 +31,8 @@ from logagent.sources.framing import Buffer
 from logagent.sources.locate import find_hits, is_utf8
 
 REPLACEMENT = "\ufffd"
+#: Lines per parallel slice of a parse: fewer lines are parsed in one call.
+PARSE_SLICE_LINES = 4096
 UNIT, ROUTE, N = "unit", "route", "n"
 #: Optional columns of ``Format.fields`` (see formats/adapter.py) and what ``valid`` counts.
 CONTINUATION, IN_WINDOW, OUTSIDE = "continuation", "in_window", "outside_window"
@@ -116,11 +119,8 @@ def extract_scanned(
     """
     text = pl.concat([s.text for s in scans]) if len(scans) > 1 else scans[0].text
     units = np.concatenate([s.units for s in scans]) if len(scans) > 1 else scans[0].units
-    line = pl.col("line")
-    fields = fmt.fields(line)
-    base = pl.LazyFrame({"line": text, UNIT: units}).select(
-        UNIT, **fields, nbytes=line.str.len_bytes()
-    )
+    fields = fmt.fields(pl.col("line"))
+    base = _parse(pl.LazyFrame({"line": text, UNIT: units}), len(text), fields).lazy()
     ok = pl.col(STATUS).is_not_null() & (pl.col("nbytes") >= fmt.min_line_bytes)
     # Optional columns (formats/adapter.py): a continuation line is neither a record nor
     # malformed; a record outside the time window is valid but not counted.
@@ -150,6 +150,21 @@ def extract_scanned(
         invalid_utf8=sum(s.invalid_utf8 for s in scans),
         all_units=all_units,
     )
+
+
+def _parse(lines: pl.LazyFrame, n: int, fields: dict[str, pl.Expr]) -> pl.DataFrame:
+    """Parse every line once, in slices on Polars' threads (one regex call is one thread).
+
+    Materialized: the tally runs several queries over it, and Polars would
+    otherwise parse the lines again for each of them.
+    """
+    parts = max(1, min(pl.thread_pool_size(), n // PARSE_SLICE_LINES))
+    cut = [i * n // parts for i in range(parts + 1)]
+    plans = [
+        lines.slice(lo, hi - lo).select(UNIT, **fields, nbytes=pl.col("line").str.len_bytes())
+        for lo, hi in itertools.pairwise(cut)
+    ]
+    return pl.concat(pl.collect_all(plans)) if parts > 1 else plans[0].collect()
 
 
 def line_ends(data: Buffer, size: int) -> I64:
