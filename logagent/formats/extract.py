@@ -185,7 +185,7 @@ def line_starts(ends: I64) -> I64:
 def all_lines(batch: Batch, ends: I64) -> Lines:
     """Every line of the batch, decoded (invalid UTF-8 replaced and counted)."""
     data, size = batch.data, batch.size
-    if is_utf8(data, size):
+    if batch.utf8 if batch.utf8 is not None else is_utf8(data, size):
         return Lines(_strip(_string_lines(data, ends)), line_starts(ends), 0)
     fixed = data[:size].decode("utf-8", "replace").encode("utf-8")
     text = _strip(_string_lines(fixed, line_ends(fixed, len(fixed))))
@@ -201,7 +201,9 @@ def candidate_lines(batch: Batch, prefilter: re.Pattern[bytes]) -> tuple[Lines, 
     all newlines are located at once and the lines taken from an Arrow view.
     """
     data, size = batch.data, batch.size
-    hits = find_hits(data, size, prefilter)  # memory speed, GIL-free: see sources.locate
+    hits = find_hits(
+        data, size, prefilter, utf8=batch.utf8
+    )  # memory speed, GIL-free: see sources.locate
     if hits is None:
         hits = [m.start() for m in prefilter.finditer(data, 0, size)]
     count = batch.lines
@@ -210,7 +212,7 @@ def candidate_lines(batch: Batch, prefilter: re.Pattern[bytes]) -> tuple[Lines, 
     ends = line_ends(data, size)
     index = np.unique(np.searchsorted(ends, np.asarray(hits, dtype=np.int64)))
     starts = line_starts(ends)[index]
-    if is_utf8(data, size):
+    if batch.utf8 if batch.utf8 is not None else is_utf8(data, size):
         text = pl.from_arrow(_arrow_lines(data, ends, pa.string()).take(pa.array(index)))
         assert isinstance(text, pl.Series)
         return Lines(_strip(text.rename("line")), starts, 0), count

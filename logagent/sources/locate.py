@@ -87,11 +87,14 @@ def _chunks(data: Buffer, cuts: list[int]) -> pl.Series:
     return series
 
 
-def count_newlines(data: Buffer, size: int) -> int:
-    """Newlines in ``data[:size]``: Polars (GIL-free, SIMD) when UTF-8, else ``bytes.count``."""
+def count_newlines(data: Buffer, size: int, *, utf8: bool | None = None) -> int:
+    """Newlines in ``data[:size]``: Polars (GIL-free, SIMD) when UTF-8, else ``bytes.count``.
+
+    ``utf8``: the result of ``is_utf8`` when the caller has it (None: checked here).
+    """
     if size == 0:
         return 0
-    if not is_utf8(data, size):
+    if not (is_utf8(data, size) if utf8 is None else utf8):
         return data.count(NL, 0, size)
     cuts = chunk_bounds(data, size)
     chunks = _chunks(data, cuts)
@@ -103,18 +106,21 @@ def count_newlines(data: Buffer, size: int) -> int:
     return int(frame["a"].item() or 0) + int(frame["b"].item() or 0)
 
 
-def find_hits(data: Buffer, size: int, prefilter: re.Pattern[bytes]) -> list[int] | None:
+def find_hits(
+    data: Buffer, size: int, prefilter: re.Pattern[bytes], *, utf8: bool | None = None
+) -> list[int] | None:
     """Start positions of ``prefilter``'s matches in ``data[:size]`` (each line's first, at least).
 
     Returns None when the prefilter has no anchor or the buffer is not UTF-8
-    (the caller then uses ``re.finditer``). Every returned position is a match
-    of ``prefilter`` (checked with ``re`` itself); every line holding a match
+    (the caller then uses ``re.finditer``); ``utf8`` as in ``count_newlines``.
+    Every returned position is a match of ``prefilter`` (checked with ``re``
+    itself); every line holding a match
     has one returned, so the candidate lines are exactly those ``finditer``
     finds. Matches never cross a newline here: anchors hold none, and the
     prefilters in the table cannot match one.
     """
     anchor = anchor_of(prefilter)
-    if anchor is None or not is_utf8(data, size):
+    if anchor is None or not (is_utf8(data, size) if utf8 is None else utf8):
         return None
     if size == 0:
         return []
