@@ -93,7 +93,7 @@ def rows(la: list[str], repeat: int, size_mb: int) -> list[tuple[str, int, Measu
     pair("--no-normalize", small, ["--full", "--no-normalize"], RAW_AWK)
     pair("long lines -q status", longf, ["-q", "status", "--full"], STATUS_AWK)
     pair("long lines top-errors", longf, ["--full"], RAW_AWK)
-    grep = "LC_ALL=C grep -E 'ERROR|FATAL|\"(error|fatal)\"'"
+    grep = "LC_ALL=C grep -E 'ERROR|FATAL'"
     pair("app top-error-components", app, ["-q", "top-error-components", "--full"], APP_AWK, grep)
     return out
 
