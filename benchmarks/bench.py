@@ -58,6 +58,34 @@ class Measure:
         return statistics.median(self.wall_s)
 
 
+MAWK = "/usr/bin/mawk"
+
+
+def grep_awk(path: Path, awk: str) -> str:
+    """The plain pipeline: grep the 5xx lines, fold ids to routes in awk, top 5."""
+    return (
+        f"LC_ALL=C grep '\" 5[0-9][0-9] ' {path} | {awk} '{AWK_ROUTE}' "
+        "| sort -k1,1nr -k2,2 | head -5"
+    )
+
+
+def awk_version(awk: str) -> str:
+    """Which awk (mawk answers -W version, gawk --version)."""
+    for flag in ("-W version", "--version"):
+        done = subprocess.run(f"{awk} {flag} 2>&1 </dev/null", shell=True, capture_output=True)
+        first = done.stdout.decode(errors="replace").splitlines()[:1]
+        if done.returncode == 0 and first:
+            return f"{awk} ({first[0].strip()})"
+    return awk
+
+
+def commit() -> str:
+    """The commit measured (with + when the work tree has changes)."""
+    head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, cwd=HERE)
+    dirty = subprocess.run(["git", "status", "--porcelain"], capture_output=True, cwd=HERE)
+    return head.stdout.decode().strip() + ("+" if dirty.stdout.strip() else "")
+
+
 def run_measured(cmd: list[str], *, shell: bool = False) -> tuple[float, int, str]:
     """Wall time, peak RSS of the largest process (wait4), and stdout of one run."""
     start = time.perf_counter()
@@ -145,25 +173,27 @@ def main() -> int:
         default="1000,10000",
         help="sizes (MB) of the memory-growth table: peak RSS, full and early stop ['1000,10000']",
     )
+    ap.add_argument(
+        "--more-mb",
+        type=int,
+        default=200,
+        help="size (MB) of the parse-every-line and long-line rows; 0 skips them [200]",
+    )
     args = ap.parse_args()
     path, truth = ensure_log(args.size_mb, args.seed)
     size = path.stat().st_size
     warm(path)
     truth_top = [k for k, _ in truth["top_errors"][:5]]
     py = sys.executable
-    la = [py, "-m", "logagent", "analyze", str(path), "--json", "--quiet"]
+    la = [py, "-m", "logagent", "analyze", str(path), "--json", "--quiet", "--llm", "off"]
+    print(f"commit {commit()}; awk: {awk_version(MAWK)} and {awk_version('/usr/bin/gawk')}")
+    print(f"grep | mawk pipeline (gawk the same with /usr/bin/gawk):\n  {grep_awk(path, MAWK)}")
     runs = [
-        measure(
-            "grep | awk",
-            [
-                f"LC_ALL=C grep '\" 5[0-9][0-9] ' {path} | awk '{AWK_ROUTE}' "
-                "| sort -k1,1nr -k2,2 | head -5"
-            ],
-            lines_top,
-            args.repeat,
-            shell=True,
-        ),
+        measure("grep | mawk", [grep_awk(path, MAWK)], lines_top, args.repeat, shell=True),
         measure("logagent --full", [*la, "--full"], logagent_top, args.repeat),
+        measure(
+            "grep | gawk", [grep_awk(path, "/usr/bin/gawk")], lines_top, args.repeat, shell=True
+        ),
         measure("logagent top-5", [*la, "-k", "5", "--seed", "1"], logagent_top, args.repeat),
         measure("logagent top-1", [*la, "-k", "1", "--seed", "1"], logagent_top, args.repeat),
     ]
@@ -174,6 +204,10 @@ def main() -> int:
             )
         )
     report(runs, size, truth_top)
+    if args.more_mb:
+        import bench_more
+
+        bench_more.report(bench_more.rows(la[:4] + la[5:], args.repeat, args.more_mb))
     sizes = [int(x) for x in args.rss_sizes.split(",") if x.strip()]
     if sizes:
         memory_growth(sizes, args.seed)
@@ -214,7 +248,7 @@ def report(runs: list[Measure], size: int, truth_top: list[str]) -> None:
         f"baseline: this process's own peak RSS is {own_rss() / 2**20:.0f} MiB (a floor for children)"
     )
     print(
-        f"{'tool':<20}{'median s':>10}{'MB/s':>9}{'peak RSS MiB':>14}{'speed vs grep|awk':>19}"
+        f"{'tool':<20}{'median s':>10}{'MB/s':>9}{'peak RSS MiB':>14}{'speed vs grep|mawk':>19}"
         f"{'top-5 = truth':>15}"
     )
     for m in runs:

@@ -592,7 +592,7 @@ def _read_everything(
 
     try:
         batches = _iter_batches(run, plan, seekable, order, skip=counted.skip)
-        for i, batch in enumerate(iter_prefetched(batches), start=1):
+        for i, batch in enumerate(iter_prefetched(batches, depth=1), start=1):
             nbytes += batch.bytes_read
             lines = pool.add(batch)
             counted.add(batch.units)

@@ -15,6 +15,7 @@ Lines become an Arrow string array over the batch buffer without copying
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -27,8 +28,11 @@ from logagent.formats.base import PATH, STATUS, Format
 from logagent.formats.routes import RouteRule, with_routes
 from logagent.sources.batches import I64, Batch
 from logagent.sources.framing import Buffer
+from logagent.sources.locate import find_hits, is_utf8
 
 REPLACEMENT = "\ufffd"
+#: Lines per parallel slice of a parse: fewer lines are parsed in one call.
+PARSE_SLICE_LINES = 4096
 UNIT, ROUTE, N = "unit", "route", "n"
 #: Optional columns of ``Format.fields`` (see formats/adapter.py) and what ``valid`` counts.
 CONTINUATION, IN_WINDOW, OUTSIDE = "continuation", "in_window", "outside_window"
@@ -115,11 +119,8 @@ def extract_scanned(
     """
     text = pl.concat([s.text for s in scans]) if len(scans) > 1 else scans[0].text
     units = np.concatenate([s.units for s in scans]) if len(scans) > 1 else scans[0].units
-    line = pl.col("line")
-    fields = fmt.fields(line)
-    base = pl.LazyFrame({"line": text, UNIT: units}).select(
-        UNIT, **fields, nbytes=line.str.len_bytes()
-    )
+    fields = fmt.fields(pl.col("line"))
+    base = _parse(pl.LazyFrame({"line": text, UNIT: units}), len(text), fields).lazy()
     ok = pl.col(STATUS).is_not_null() & (pl.col("nbytes") >= fmt.min_line_bytes)
     # Optional columns (formats/adapter.py): a continuation line is neither a record nor
     # malformed; a record outside the time window is valid but not counted.
@@ -151,6 +152,21 @@ def extract_scanned(
     )
 
 
+def _parse(lines: pl.LazyFrame, n: int, fields: dict[str, pl.Expr]) -> pl.DataFrame:
+    """Parse every line once, in slices on Polars' threads (one regex call is one thread).
+
+    Materialized: the tally runs several queries over it, and Polars would
+    otherwise parse the lines again for each of them.
+    """
+    parts = max(1, min(pl.thread_pool_size(), n // PARSE_SLICE_LINES))
+    cut = [i * n // parts for i in range(parts + 1)]
+    plans = [
+        lines.slice(lo, hi - lo).select(UNIT, **fields, nbytes=pl.col("line").str.len_bytes())
+        for lo, hi in itertools.pairwise(cut)
+    ]
+    return pl.concat(pl.collect_all(plans)) if parts > 1 else plans[0].collect()
+
+
 def line_ends(data: Buffer, size: int) -> I64:
     """Positions of the newlines in ``data[:size]`` (one vectorized pass; also the line count)."""
     ends: I64 = np.flatnonzero(np.frombuffer(data, dtype=np.uint8, count=size) == 10)
@@ -169,7 +185,7 @@ def line_starts(ends: I64) -> I64:
 def all_lines(batch: Batch, ends: I64) -> Lines:
     """Every line of the batch, decoded (invalid UTF-8 replaced and counted)."""
     data, size = batch.data, batch.size
-    if _is_utf8(data, size):
+    if batch.utf8 if batch.utf8 is not None else is_utf8(data, size):
         return Lines(_strip(_string_lines(data, ends)), line_starts(ends), 0)
     fixed = data[:size].decode("utf-8", "replace").encode("utf-8")
     text = _strip(_string_lines(fixed, line_ends(fixed, len(fixed))))
@@ -185,14 +201,18 @@ def candidate_lines(batch: Batch, prefilter: re.Pattern[bytes]) -> tuple[Lines, 
     all newlines are located at once and the lines taken from an Arrow view.
     """
     data, size = batch.data, batch.size
-    hits = [m.start() for m in prefilter.finditer(data, 0, size)]
+    hits = find_hits(
+        data, size, prefilter, utf8=batch.utf8
+    )  # memory speed, GIL-free: see sources.locate
+    if hits is None:
+        hits = [m.start() for m in prefilter.finditer(data, 0, size)]
     count = batch.lines
     if len(hits) * 8 < count:
         return _rare_candidates(data, hits), count
     ends = line_ends(data, size)
     index = np.unique(np.searchsorted(ends, np.asarray(hits, dtype=np.int64)))
     starts = line_starts(ends)[index]
-    if _is_utf8(data, size):
+    if batch.utf8 if batch.utf8 is not None else is_utf8(data, size):
         text = pl.from_arrow(_arrow_lines(data, ends, pa.string()).take(pa.array(index)))
         assert isinstance(text, pl.Series)
         return Lines(_strip(text.rename("line")), starts, 0), count
@@ -213,27 +233,17 @@ def _rare_candidates(data: Buffer, hits: list[int]) -> Lines:
 
 
 def _decode_lines(raw: Sequence[Buffer], starts: I64) -> Lines:
-    """Decode lines one by one, replacing and counting invalid UTF-8."""
+    """Decode lines one by one, replacing and counting invalid UTF-8; stripped like ``_strip``."""
     texts: list[str] = []
     invalid = 0
-    for line in raw:
+    for line in raw:  # few lines: stripped here, as ``_strip`` does (a Polars call costs more)
         try:
-            texts.append(line.decode("utf-8"))
+            text = line.decode("utf-8")
         except UnicodeDecodeError:
             invalid += 1
-            texts.append(line.decode("utf-8", "replace"))
-    return Lines(_strip(pl.Series("line", texts, dtype=pl.String)), starts, invalid)
-
-
-def _is_utf8(data: Buffer, size: int) -> bool:
-    """Whether ``data[:size]`` is valid UTF-8 (ASCII, the common case, is checked first)."""
-    if data.isascii():  # bytes past ``size`` count too: harmless, at worst the slower path
-        return True
-    try:
-        str(memoryview(data)[:size], "utf-8")
-    except UnicodeDecodeError:
-        return False
-    return True
+            text = line.decode("utf-8", "replace")
+        texts.append(text.removesuffix("\n").removesuffix("\r").removeprefix("\ufeff"))
+    return Lines(pl.Series("line", texts, dtype=pl.String), starts, invalid)
 
 
 def _arrow_lines(data: Buffer, ends: I64, kind: pa.DataType) -> pa.Array:

@@ -185,12 +185,17 @@ def first_line_start(read_at: ReadAt, unit_start: int, unit_stop: int) -> int | 
     """First line start in ``[unit_start, unit_stop)``, or None when no line starts there."""
     if unit_start == 0:
         return 0
-    head = read_at(unit_start - 1, unit_stop - unit_start + 1)
-    i = head.find(NL)
-    if i < 0:
-        return None
-    start = unit_start + i
-    return start if start < unit_stop else None
+    pos, step = unit_start - 1, TAIL_SLACK
+    while pos < unit_stop:  # small reads: the newline is usually near, the range may be large
+        head = read_at(pos, min(step, unit_stop - pos))
+        if not head:
+            return None
+        i = head.find(NL)
+        if i >= 0:
+            start = pos + i + 1
+            return start if start < unit_stop else None
+        pos, step = pos + len(head), min(step * 4, 1 << 20)
+    return None
 
 
 def iter_unit_pieces(

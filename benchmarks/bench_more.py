@@ -1,0 +1,113 @@
+"""`make bench` part two: questions that parse every line, app logs, long lines, against awk.
+
+Each row is timed back to back with its awk baseline in the same run (medians
+of ``--repeat`` runs); ratios are awk's time over logagent's (above 1: faster).
+Imported by bench.py; figures to read, not pass/fail thresholds.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import subprocess
+import sys
+from pathlib import Path
+
+from bench import DATA, Measure, measure
+
+GAWK = "/usr/bin/gawk"
+STATUS_AWK = r"{ c[$9]++ } END { for (k in c) print c[k], k }"
+RATE_AWK = r"""{ p = $7; sub(/[?#].*/, "", p); r[p]++; if ($9 ~ /^5/) e[p]++ }
+END { for (k in e) printf "%.6f %s\n", e[k] / r[k], k }"""
+RAW_AWK = r"""$9 ~ /^5[0-9][0-9]$/ { c[$7]++ } END { for (k in c) print c[k], k }"""
+APP_AWK = r"""{ if (match($0, /"logger": *"[^"]*"/)) { s = substr($0, RSTART, RLENGTH);
+  sub(/^"logger": *"/, "", s); sub(/"$/, "", s); c[s]++ } }
+END { for (k in c) print c[k], k }"""
+
+
+def prefix_log(path: Path, size_mb: int) -> Path:
+    """The first ``size_mb`` MB of ``path`` (whole lines), for the slower parse-every-line rows."""
+    out = DATA / f"{path.stem}_first{size_mb}mb.log"
+    if not out.exists():
+        with open(path, "rb") as src, open(out, "wb") as dst:
+            dst.write(src.read(size_mb * 10**6))
+            dst.write(src.readline())
+    return out
+
+
+def long_line_log(path: Path, size_mb: int, share: float = 0.05) -> Path:
+    """A copy of the first ``size_mb`` MB where ``share`` of the lines carry an 8 KB query string."""
+    out = DATA / f"{path.stem}_long{size_mb}mb.log"
+    if out.exists():
+        return out
+    rng = random.Random(1)
+    pad = "".join(rng.choice("abcdefghijklmnopqrstuvwxyz0123456789") for _ in range(8192))
+    with open(path, "rb") as src, open(out, "wb") as dst:
+        for line in src:
+            if dst.tell() >= size_mb * 10**6:
+                break
+            if rng.random() < share:
+                line = line.replace(b" HTTP/", f"&q={pad} HTTP/".encode(), 1)
+            dst.write(line)
+    return out
+
+
+def app_log(size_mb: int) -> Path:
+    """A JSON-lines application log from ``logagent.samples.app``."""
+    out = DATA / f"app_{size_mb}mb_s1.jsonl"
+    if not out.exists():
+        cmd = [sys.executable, "-m", "logagent.samples.app", "--size-mb", str(size_mb)]
+        subprocess.run([*cmd, "--seed", "1", "-o", str(out)], check=True)
+    return out
+
+
+def awk_top(out: str) -> list[str]:
+    """Top keys of ``count key`` lines, most first."""
+    rows = [line.split(maxsplit=1) for line in out.strip().splitlines() if line.strip()]
+    rows.sort(key=lambda r: (-float(r[0]), r[1]))
+    return [r[1] for r in rows[:5]]
+
+
+def la_top(out: str) -> list[str]:
+    """Top keys of a logagent JSON result (status: the classes' top statuses)."""
+    answer = json.loads(out)["answer"]
+    return [str(e["key"]) for e in answer.get("top") or []][:5]
+
+
+def rows(la: list[str], repeat: int, size_mb: int) -> list[tuple[str, int, Measure, Measure]]:
+    """(name, bytes, logagent, awk) for each comparison."""
+    base = DATA / "dominant_1000mb_s1.log"
+    small = prefix_log(base, size_mb)
+    longf = long_line_log(base, size_mb)
+    app = app_log(1000)
+    out: list[tuple[str, int, Measure, Measure]] = []
+
+    def pair(name: str, path: Path, extra: list[str], awk: str, grep: str = "") -> None:
+        shell = f"{grep} {path} | {GAWK} '{awk}'" if grep else f"{GAWK} '{awk}' {path}"
+        a = measure(f"gawk {name}", [f"LC_ALL=C {shell}"], awk_top, repeat, shell=True)
+        m = measure(f"logagent {name}", [*la, str(path), *extra], la_top, repeat)
+        out.append((name, path.stat().st_size, m, a))
+
+    pair("-q status", small, ["-q", "status", "--full"], STATUS_AWK)
+    pair("-q error-rate", small, ["-q", "error-rate", "--full"], RATE_AWK)
+    pair("--no-normalize", small, ["--full", "--no-normalize"], RAW_AWK)
+    pair("long lines -q status", longf, ["-q", "status", "--full"], STATUS_AWK)
+    pair("long lines top-errors", longf, ["--full"], RAW_AWK)
+    grep = "LC_ALL=C grep -E 'ERROR|FATAL'"
+    pair("app top-error-components", app, ["-q", "top-error-components", "--full"], APP_AWK, grep)
+    return out
+
+
+def report(table: list[tuple[str, int, Measure, Measure]]) -> None:
+    """One line per comparison: MB/s of each, the ratio, peak RSS, same top keys."""
+    print(f"\nparse-every-line questions, app logs, long lines (baseline {GAWK})")
+    print(
+        f"{'question':<26}{'MB':>7}{'logagent s':>12}{'MB/s':>8}{'gawk s':>9}{'MB/s':>8}"
+        f"{'ratio':>8}{'RSS MiB':>9}{'same top':>10}"
+    )
+    for name, size, m, a in table:
+        print(
+            f"{name:<26}{size / 1e6:>7.0f}{m.median_s:>12.2f}{size / 1e6 / m.median_s:>8.0f}"
+            f"{a.median_s:>9.2f}{size / 1e6 / a.median_s:>8.0f}{a.median_s / m.median_s:>7.2f}x"
+            f"{m.peak_rss / 2**20:>9.0f}{set(m.top) == set(a.top)!s:>10}"
+        )

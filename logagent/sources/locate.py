@@ -1,0 +1,135 @@
+"""Count lines and find prefilter hits in a batch buffer at memory speed (PURE).
+
+Python's own tools hold the GIL (``bytes.count``, ``re``) or allocate a byte
+per byte (numpy's ``buf == 10``). Polars' string kernels are SIMD (the Rust
+``memchr`` crate) and release the GIL, so the reader thread and the parsing
+thread really run on two cores. The buffer is handed to Polars without a
+copy, as an Arrow string array of newline-aligned chunks (many chunks: each
+kernel call is per element, and Polars spreads expressions over threads).
+
+Polars strings must be valid UTF-8: a buffer that is not gets ``None`` and
+the caller takes the plain-Python path, which replaces and counts invalid
+bytes. Both paths give the same numbers; only the speed differs.
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import polars as pl
+import pyarrow as pa
+
+from logagent.sources.framing import Buffer
+
+#: Bytes per chunk of the Arrow view (a line longer than this makes its chunk longer).
+CHUNK_BYTES = 256 << 10
+NL = b"\n"
+
+#: Prefilters whose every match starts with a known literal (the anchor Polars looks for).
+_ANCHORS: dict[bytes, bytes] = {rb'" 5\d\d(?=[ \t\r\n])': b'" 5'}
+_ESCAPE = re.compile(rb"\\(.)", re.DOTALL)
+
+
+def anchor_of(prefilter: re.Pattern[bytes]) -> bytes | None:
+    """A literal every match of ``prefilter`` starts with and that holds no newline, or None.
+
+    Known prefilters come from a table; a pattern that is an escaped literal
+    (``re.escape`` of a name, as ``adapter.literal_prefilter`` builds) is its
+    own anchor. Anything else has none, and is searched with ``re`` as before.
+    """
+    if prefilter.flags & re.IGNORECASE:
+        return None
+    pattern = prefilter.pattern
+    known = _ANCHORS.get(pattern)
+    if known is not None:
+        return known
+    literal = _ESCAPE.sub(rb"\1", pattern)
+    if literal and NL not in literal and re.escape(literal) == pattern:
+        return literal
+    return None
+
+
+def is_utf8(data: Buffer, size: int) -> bool:
+    """Whether ``data[:size]`` is valid UTF-8 (ASCII, the common case, is checked first)."""
+    if data.isascii():  # bytes past ``size`` count too: harmless, at worst the slower check
+        return True
+    try:
+        str(memoryview(data)[:size], "utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
+def chunk_bounds(data: Buffer, size: int, step: int | None = None) -> list[int]:
+    """Newline-aligned cuts of ``data[:size]``: 0, ..., size (each cut is just after a newline)."""
+    step = step or CHUNK_BYTES  # read at call time: tests make chunks small
+    cuts = [0]
+    pos = step
+    while pos < size:
+        nl = data.find(NL, pos - 1, size)
+        if nl < 0 or nl + 1 >= size:
+            break
+        cuts.append(nl + 1)
+        pos = nl + 1 + step
+    cuts.append(size)
+    return cuts
+
+
+def _chunks(data: Buffer, cuts: list[int]) -> pl.Series:
+    """The chunks as one Polars string column over ``data`` (no copy of the bytes)."""
+    offsets = np.asarray(cuts, dtype=np.int64)
+    arrow = pa.Array.from_buffers(
+        pa.large_string(), len(cuts) - 1, [None, pa.py_buffer(offsets), pa.py_buffer(data)]
+    )
+    series = pl.from_arrow(arrow)
+    assert isinstance(series, pl.Series)
+    return series
+
+
+def count_newlines(data: Buffer, size: int, *, utf8: bool | None = None) -> int:
+    """Newlines in ``data[:size]``: Polars (GIL-free, SIMD) when UTF-8, else ``bytes.count``.
+
+    ``utf8``: the result of ``is_utf8`` when the caller has it (None: checked here).
+    """
+    if size == 0:
+        return 0
+    if not (is_utf8(data, size) if utf8 is None else utf8):
+        return data.count(NL, 0, size)
+    cuts = chunk_bounds(data, size)
+    chunks = _chunks(data, cuts)
+    half = len(chunks) // 2  # two expressions: Polars runs them on two threads
+    frame = pl.DataFrame({"c": chunks}).select(
+        a=pl.col("c").head(half).str.count_matches("\n", literal=True).sum(),
+        b=pl.col("c").tail(len(chunks) - half).str.count_matches("\n", literal=True).sum(),
+    )
+    return int(frame["a"].item() or 0) + int(frame["b"].item() or 0)
+
+
+def find_hits(
+    data: Buffer, size: int, prefilter: re.Pattern[bytes], *, utf8: bool | None = None
+) -> list[int] | None:
+    """Start positions of ``prefilter``'s matches in ``data[:size]`` (each line's first, at least).
+
+    Returns None when the prefilter has no anchor or the buffer is not UTF-8
+    (the caller then uses ``re.finditer``); ``utf8`` as in ``count_newlines``.
+    Every returned position is a match of ``prefilter`` (checked with ``re``
+    itself); every line holding a match
+    has one returned, so the candidate lines are exactly those ``finditer``
+    finds. Matches never cross a newline here: anchors hold none, and the
+    prefilters in the table cannot match one.
+    """
+    anchor = anchor_of(prefilter)
+    if anchor is None or not (is_utf8(data, size) if utf8 is None else utf8):
+        return None
+    if size == 0:
+        return []
+    cuts = chunk_bounds(data, size)
+    found = _chunks(data, cuts).str.find_many([anchor.decode()]).to_list()
+    hits: list[int] = []
+    for base, offsets in zip(cuts, found, strict=False):
+        for off in offsets or ():
+            pos = base + off
+            if prefilter.match(data, pos, size) is not None:
+                hits.append(pos)
+    return hits
