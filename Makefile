@@ -13,6 +13,7 @@ $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	@$(BIN)/python -m compileall -q logagent >/dev/null  # start-up: bytecode even if PYTHONDONTWRITEBYTECODE
 	@touch $(STAMP)
 
 demo: $(STAMP)
@@ -22,6 +23,7 @@ test: $(STAMP)
 	$(BIN)/python -m pytest -q
 
 bench: $(STAMP)
+	@$(BIN)/python -m compileall -q logagent >/dev/null
 	$(BIN)/python benchmarks/bench.py $(BENCH_ARGS)
 	$(BIN)/python benchmarks/window_bench.py $(WINDOW_BENCH_ARGS)
 

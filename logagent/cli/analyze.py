@@ -220,7 +220,7 @@ def check_settings(settings: Settings) -> None:
     budget = memory_budget_bytes(settings.budget.memory, memory.available_bytes())
     check_start(budget, memory.rss_bytes())
     if settings.checkpoint.path is not None:
-        check_target(settings.checkpoint.path, "--checkpoint")
+        check_target(settings.checkpoint.path, "--checkpoint", regular_only=True)
 
 
 def overrides(opts: dict[str, Any]) -> dict[str, Any]:

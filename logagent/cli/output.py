@@ -26,8 +26,11 @@ import tempfile
 from logagent.errors import ConfigError, OutputError
 
 
-def check_target(path: str, what: str = "--out") -> None:
-    """Refuse, before any reading, an output path that can never be written as a file."""
+def check_target(path: str, what: str = "--out", *, regular_only: bool = False) -> None:
+    """Refuse, before any reading, an output path that can never be written as a file.
+
+    ``regular_only``: a device or FIFO is refused too (a checkpoint must be read back).
+    """
     real = os.path.realpath(path)
     try:
         mode = os.stat(real).st_mode
@@ -42,6 +45,8 @@ def check_target(path: str, what: str = "--out") -> None:
         raise ConfigError(f"{what}: is a directory; name a file", path=path)
     if stat.S_ISSOCK(mode):
         raise ConfigError(f"{what}: is a socket; name a file, a device or a FIFO", path=path)
+    if regular_only and not stat.S_ISREG(mode):
+        raise ConfigError(f"{what}: is a device or FIFO; name a regular file", path=path)
 
 
 def write_text(path: str, text: str) -> None:

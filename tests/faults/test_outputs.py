@@ -154,3 +154,22 @@ def test_a_closed_stdout_is_one_line_and_exit_2() -> None:
     )
     err = proc.stderr.decode()
     assert proc.returncode == 2 and "standard output" in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize("kind", ["device", "symlink"])
+def test_a_checkpoint_path_is_never_replaced_by_a_node(tmp_path: Path, kind: str) -> None:
+    """--checkpoint /dev/null: refused (exit 2), the device untouched; through a symlink: the
+    target is written and the link stays."""
+    if kind == "device":
+        proc = cli("analyze", SAMPLE, "--checkpoint", "/dev/null")
+        err = clean(proc)
+        assert proc.returncode == 2 and "regular file" in err
+        assert stat.S_ISCHR(os.lstat("/dev/null").st_mode)
+        return
+    target = tmp_path / "real.ckpt"
+    link = tmp_path / "link.ckpt"
+    link.symlink_to(target)
+    proc = cli("analyze", SAMPLE, "--checkpoint", str(link), "--max-fraction", "0.01", "--json",
+               "--unit-size", "4KiB")  # fmt: skip
+    clean(proc)
+    assert proc.returncode == 4 and link.is_symlink() and target.is_file()
