@@ -23,7 +23,6 @@ import hashlib
 import json
 import os
 import struct
-import tempfile
 from dataclasses import dataclass, field
 from functools import cache
 from typing import TYPE_CHECKING, Any, Literal
@@ -32,6 +31,7 @@ import numpy as np
 import polars as pl
 import pydantic
 
+from logagent.atomic import replace_atomically
 from logagent.counters.tally import COUNTS_SCHEMA, ROUTE, UNIT, UNITS_SCHEMA, N, Tally
 from logagent.errors import InputError
 from logagent.formats.base import STATUS
@@ -304,23 +304,12 @@ def save(path: str, cp: Checkpoint) -> None:
     import pyarrow.ipc as ipc
 
     path = os.path.realpath(path)  # a symlink: write its target, the link stays
-    directory = os.path.dirname(path)
     table = encode(cp)
     sink = pa.BufferOutputStream()
     with ipc.new_file(sink, table.schema) as writer:
         writer.write_table(table)
     data = seal(sink.getvalue().to_pybytes())
-    fd, tmp = tempfile.mkstemp(prefix=".logagent-ckpt-", dir=directory)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+    replace_atomically(path, data, mode=0o600)  # a checkpoint holds counts of private logs
 
 
 def load(path: str) -> Checkpoint:

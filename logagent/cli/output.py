@@ -21,8 +21,8 @@ import errno
 import fcntl
 import os
 import stat
-import tempfile
 
+from logagent.atomic import replace_atomically
 from logagent.errors import ConfigError, OutputError
 
 
@@ -55,10 +55,10 @@ def write_text(path: str, text: str) -> None:
     try:
         mode = os.stat(real).st_mode
     except FileNotFoundError:
-        _write_atomic(real, text, None)
+        replace_atomically(real, text.encode("utf-8"))
         return
     if stat.S_ISREG(mode):
-        _write_atomic(real, text, stat.S_IMODE(mode))
+        replace_atomically(real, text.encode("utf-8"), mode=stat.S_IMODE(mode))
     elif stat.S_ISCHR(mode) or stat.S_ISBLK(mode) or stat.S_ISFIFO(mode):
         _write_in_place(real, text, fifo=stat.S_ISFIFO(mode))
     else:  # checked up front; the path changed under the run
@@ -89,22 +89,3 @@ def _write_in_place(path: str, text: str, *, fifo: bool) -> None:
             data = data[os.write(fd, data) :]
     finally:
         os.close(fd)
-
-
-def _write_atomic(path: str, text: str, keep_mode: int | None) -> None:
-    fd, tmp = tempfile.mkstemp(prefix=".logagent-", dir=os.path.dirname(path) or ".")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            if keep_mode is None:
-                umask = os.umask(0)
-                os.umask(umask)
-                keep_mode = 0o666 & ~umask  # mkstemp makes 0600; a report is an ordinary file
-            os.fchmod(f.fileno(), keep_mode)
-            f.write(text)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
