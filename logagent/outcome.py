@@ -55,6 +55,13 @@ def finish(run: Run, detection: Detection, unit_size: int, units_total: int | No
     if run.recused_by:
         code, detail = run.recused_by
         return recused(run, detection, RecuseCode(code), detail, progress=progress, info=info)
+    records = tally.parsed - tally.malformed - tally.continuation
+    if not run.partial and tally.parsed > 0 and records <= 0:  # never "exact" from no record
+        fmt = detection.best if detection else "the format"
+        detail = f"none of the {tally.parsed:,} lines parsed is a record of {fmt}"
+        return recused(
+            run, detection, RecuseCode.UNRECOGNIZED_FORMAT, detail, progress=progress, info=info
+        )
     if not run.partial and q.kind is not QuestionKind.STATUS and ans.total == 0:
         events = metric_for(q.level)[: -len("s")] if q.kind in APP_KINDS else "5xx line"
         windowed = bool(q.since or q.until)
@@ -196,7 +203,8 @@ def _looks_utf16(sample: list[str]) -> bool:
 _SUGGESTIONS = {
     RecuseCode.EMPTY_INPUT: "check the path, or wait until the log has content",
     RecuseCode.UNRECOGNIZED_FORMAT: (
-        "name the format with --format, or check that this is an access log"
+        "see which format parses it with `logagent detect FILE`, then name it with --format "
+        "(`logagent formats` lists them; a custom regex format goes in configs/formats/)"
     ),
     RecuseCode.NO_MATCHING_EVENTS: "nothing to rank: ask --question status for the status mix",
     RecuseCode.INPUT_UNREADABLE: (

@@ -38,13 +38,13 @@ DEFAULT_RULES: tuple[RouteRule, ...] = (
 )
 
 
-def strip_query(paths: pl.Expr) -> pl.Expr:
-    """Drop query string and fragment, and the scheme and host of an absolute URI."""
-    return (
-        paths.str.replace(r"[?#].*$", "")
-        .str.replace(r"^[A-Za-z][A-Za-z0-9+.-]*://[^/]*", "")
-        .fill_null(INVALID_REQUEST)
-    )
+def strip_query(paths: pl.Expr, *, keep_host: bool = False) -> pl.Expr:
+    """Drop query string and fragment, and (unless ``keep_host``) an absolute URI's scheme and
+    host; ``--no-normalize`` keeps the host: raw means raw, only cut at ``?``."""
+    cut = paths.str.replace(r"[?#].*$", "")
+    if not keep_host:
+        cut = cut.str.replace(r"^[A-Za-z][A-Za-z0-9+.-]*://[^/]*", "")
+    return cut.fill_null(INVALID_REQUEST)
 
 
 def normalize_paths(paths: pl.Series, rules: Sequence[RouteRule] | None) -> pl.Series:
@@ -57,8 +57,9 @@ def with_routes(
     frame: pl.LazyFrame, column: str, rules: Sequence[RouteRule] | None
 ) -> pl.LazyFrame:
     """Add a ``route`` column for the raw paths in ``column``, normalized once per distinct path."""
-    stripped = frame.with_columns(strip_query(pl.col(column)).alias("route"))
-    if rules is None:
+    raw = rules is None
+    stripped = frame.with_columns(strip_query(pl.col(column), keep_host=raw).alias("route"))
+    if raw:
         return stripped
     distinct = stripped.select("route").unique()
     mapped = distinct.with_columns(apply_rules(pl.col("route"), rules).alias("_normalized"))

@@ -85,8 +85,8 @@ def write_with_deadline(
             raise LLMUnavailable("no time left for the LLM within --max-seconds")
         url, hostname, port = parse_host(resolve_host(settings))
         probe(hostname, port, min(settings.connect_timeout_s, deadline))
-        left = deadline - (time.monotonic() - started)
-        client = OllamaChat(settings, url, timeout_s=max(left, 0.01))
+        client = OllamaChat(settings, url, timeout_s=deadline)
+        left = deadline - (time.monotonic() - started)  # the probe and the import count too
         return _bounded(result, client, connect_s=settings.connect_timeout_s, total_s=left)
     except LLMUnavailable as exc:
         return _fallback(result, exc.message)

@@ -221,3 +221,14 @@ def test_two_thousand_files_under_a_1024_open_file_limit(tmp_path: Path) -> None
     assert proc.returncode == 0
     r = result(proc)
     assert r["status"] == "exact" and sorted(top(r)) == [("/f0", 667), ("/f1", 667), ("/f2", 666)]
+
+
+def test_no_record_parsed_is_a_recusal_not_an_exact_answer(tmp_path: Path) -> None:
+    """--format jsonl on lines none of which is JSON: UNRECOGNIZED_FORMAT (exit 3), never exact."""
+    log = tmp_path / "plain.log"
+    log.write_text("hello world\nfoo bar baz\n")
+    proc = cli("analyze", str(log), "--format", "jsonl", "-q", "status", "--json")
+    clean(proc)
+    r = result(proc)
+    assert proc.returncode == 3 and r["recuse"]["reason_code"] == "UNRECOGNIZED_FORMAT"
+    assert "none of the 2 lines" in r["recuse"]["detail"]
