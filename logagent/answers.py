@@ -28,7 +28,7 @@ def answer(
 ) -> Answer:
     """The exact answer to ``kind`` over everything tallied (ties within ``epsilon`` named)."""
     if kind is QuestionKind.STATUS:
-        return _status_answer(tally.counts, top)
+        return _status_answer(tally.counts)
     per_route = route_totals(tally.counts).filter(pl.col(ROUTE) != REST_KEY)
     total = int(per_route["errors"].sum()) + tally.dropped_errors
     if kind is QuestionKind.ERROR_RATE:
@@ -182,13 +182,24 @@ def _entry(
     )
 
 
-def _status_answer(counts: pl.DataFrame, top: int) -> Answer:
+def _status_answer(counts: pl.DataFrame) -> Answer:
+    """Every status (a distribution hides nothing: a rare 501 matters), and the class totals."""
     per_status = (
         counts.group_by(STATUS).agg(pl.col(N).sum()).sort([N, STATUS], descending=[True, False])
     )
     total = int(per_status[N].sum())
-    entries = [exact_entry(str(s), n, total) for s, n in per_status.head(top).iter_rows()]
-    return Answer(top=entries, total=total, distinct_keys=per_status.height, metric="lines")
+    entries = [exact_entry(str(s), n, total) for s, n in per_status.iter_rows()]
+    classes: dict[str, int] = {}
+    for status, n in per_status.sort(STATUS).iter_rows():
+        name = f"{status // 100}xx" if status is not None and 100 <= status < 600 else "other"
+        classes[name] = classes.get(name, 0) + int(n)
+    return Answer(
+        top=entries,
+        classes=classes,
+        total=total,
+        distinct_keys=per_status.height,
+        metric="lines",
+    )
 
 
 def sampled_answer(tally: Tally, estimates: Sequence[Estimate], ties: list[list[str]]) -> Answer:

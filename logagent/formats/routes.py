@@ -57,9 +57,10 @@ def with_routes(
     frame: pl.LazyFrame, column: str, rules: Sequence[RouteRule] | None
 ) -> pl.LazyFrame:
     """Add a ``route`` column for the raw paths in ``column``, normalized once per distinct path."""
-    raw = rules is None
-    stripped = frame.with_columns(strip_query(pl.col(column), keep_host=raw).alias("route"))
-    if raw:
+    stripped = frame.with_columns(
+        strip_query(pl.col(column), keep_host=rules is None).alias("route")
+    )
+    if rules is None:
         return stripped
     distinct = stripped.select("route").unique()
     mapped = distinct.with_columns(apply_rules(pl.col("route"), rules).alias("_normalized"))

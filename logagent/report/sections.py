@@ -96,7 +96,16 @@ def top_table(result: Result) -> Section | None:
     kind = result.question.kind
     if kind is QuestionKind.STATUS:
         rows = [[e.key, f"{e.count:,}", pct(e.share, 2)] for e in top]
-        return Section("Statuses", table=Table(["status", "lines", "share"], rows, ["l", "r", "r"]))
+        total = result.answer.total
+        classes = ", ".join(
+            f"{name} {n:,} ({pct(n / total if total else 0.0, 1)})"
+            for name, n in result.answer.classes.items()
+        )
+        return Section(
+            "Statuses",
+            [f"By class: {classes}."] if classes else [],
+            table=Table(["status", "lines", "share"], rows, ["l", "r", "r"]),
+        )
     if kind is QuestionKind.ERROR_RATE:
         header = ["#", "route", "5xx rate", "5xx", "requests", "statuses"]
         rows = [

@@ -232,3 +232,22 @@ def test_no_record_parsed_is_a_recusal_not_an_exact_answer(tmp_path: Path) -> No
     r = result(proc)
     assert proc.returncode == 3 and r["recuse"]["reason_code"] == "UNRECOGNIZED_FORMAT"
     assert "none of the 2 lines" in r["recuse"]["detail"]
+
+
+def test_status_shows_every_status_and_the_class_totals(
+    dominant: tuple[Path, dict[str, Any]],
+) -> None:
+    """-q status lists every status (a rare 501 is not hidden by --top) and the class totals."""
+    path, truth = dominant
+    proc = cli("analyze", str(path), "-q", "status", "--json")
+    clean(proc)
+    r = result(proc)
+    statuses: dict[str, int] = {}
+    for route in truth["routes"].values():
+        for status, n in route["status"].items():
+            statuses[status] = statuses.get(status, 0) + n
+    assert dict(top(r)) == statuses
+    classes: dict[str, int] = {}
+    for status, n in statuses.items():
+        classes[f"{status[0]}xx"] = classes.get(f"{status[0]}xx", 0) + n
+    assert r["answer"]["classes"] == dict(sorted(classes.items()))
