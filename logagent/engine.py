@@ -196,7 +196,7 @@ def _error_types_of_top(
     result = second.model_copy(
         update={
             "question": question.model_copy(update={"key": key}),
-            "warnings": [note, *first.warnings, *second.warnings],
+            "warnings": list(dict.fromkeys([note, *first.warnings, *second.warnings])),
             "decisions": [*first.decisions, *second.decisions],
         }
     )
