@@ -9,6 +9,7 @@ service drive the same code and tests replace the edges with fakes.
 
 from __future__ import annotations
 
+import datetime
 import secrets
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import ExitStack
@@ -279,7 +280,7 @@ def _choose_format(
     settings = run.settings
     keys = settings.formats.json_keys
     name = settings.analysis.format
-    year = run.env.wall_clock().year  # year-less stamps (syslog) need one
+    year = _stamp_reference(run).year  # year-less stamps (syslog) need one
     custom = load_custom_formats(settings.formats.custom_dir, reserved=(*ACCESS_NAMES, *APP_NAMES))
     if name == "auto":
         detection = detect_all(sample, json_keys=keys, year=year, custom=custom)
@@ -392,7 +393,8 @@ def _within_window(run: Run, fmt: Format) -> Format:
         return fmt
     now = run.env.wall_clock()
     since, until = parse_window(q.since, q.until, now=now)
-    time = time_of(fmt, reference=now)
+    reference = _stamp_reference(run)
+    time = time_of(fmt, reference=reference)
     if time is None:
         raise ConfigError(
             f"--since/--until: no timestamp is known for format {fmt.name}", format=fmt.name
@@ -404,7 +406,7 @@ def _within_window(run: Run, fmt: Format) -> Format:
             why = "the format's line stamps are unknown" if kind is None else "it is a stream"
             window = Window(since, until, "filter", (0, source.size or 0), 0, reason=why)
         else:
-            line_time = line_time_for(kind, reference=now)
+            line_time = line_time_for(kind, reference=reference)
             window = window_for_source(source, line_time, since=since, until=until)
         if window.method == "bisection":
             run.sources[i] = WindowView.of(source, *window.byte_range)
@@ -414,6 +416,14 @@ def _within_window(run: Run, fmt: Format) -> Format:
     run.window = windows[0] if len(windows) == 1 else _merged_windows(windows)
     log.info("window", windows=windows)
     return Windowed(fmt, time, since, until)
+
+
+def _stamp_reference(run: Run) -> datetime.datetime:
+    """The time year-less stamps (syslog, glog) are placed by: now, or the end of ``--year``."""
+    year = run.settings.analysis.year
+    if year is None:
+        return run.env.wall_clock()
+    return datetime.datetime(year, 12, 31, 23, 59, 59, tzinfo=datetime.UTC)
 
 
 def _merged_windows(windows: list[dict[str, Any]]) -> dict[str, Any]:

@@ -66,6 +66,13 @@ QUESTION_KINDS = ["top-errors", "error-rate", "status", "top-error-components", 
 )
 @click.option("--until", default=None, help="Only records before this time: ISO 8601 or relative.")
 @click.option(
+    "--year",
+    type=click.IntRange(1970, 9999),
+    default=None,
+    help="Year of year-less timestamps (syslog, glog) [default: this year, or the last one "
+    "for dates that would lie in the future].",
+)
+@click.option(
     "--now",
     default=None,
     hidden=True,
@@ -239,6 +246,7 @@ def overrides(opts: dict[str, Any]) -> dict[str, Any]:
             "since": opts["since"],
             "until": opts["until"],
             "seed": opts["seed"],
+            "year": opts["year"],
             "min_requests": opts["min_requests"],
             "normalize": False if opts["no_normalize"] else None,
             "delta": opts["delta"],

@@ -70,3 +70,18 @@ def test_status_and_error_rate_finish_under_a_budget_they_fit(
         r = result(proc)
         assert proc.returncode == 0 and r["status"] == "exact", r["decisions"][-1]
         assert r["progress"]["peak_rss_bytes"] <= 300 << 20
+
+
+def test_year_places_year_less_stamps_for_a_window() -> None:
+    """syslog stamps carry no year: with --year 2015 a 2015 window finds its records; without
+    it they are placed in this year or the last, and the window holds none."""
+    args = ["analyze", "sample_logs/syslog.log", "-q", "top-error-components", "--full", "--json",
+            "--since", "2015-03-05T12:00:00Z", "--until", "2015-03-05T12:10:00Z"]  # fmt: skip
+    with_year = cli(*args, "--year", "2015")
+    clean(with_year)
+    r = result(with_year)
+    assert with_year.returncode == 0 and r["answer"]["total"] > 0
+    without = cli(*args)
+    assert (
+        without.returncode == 3 and result(without)["recuse"]["reason_code"] == "NO_MATCHING_EVENTS"
+    )
