@@ -367,6 +367,7 @@ def _with_templates(run: Run, fmt: Format, sample: list[str]) -> Format:
     base = fmt.inner if isinstance(fmt, Windowed) else fmt
     assert isinstance(base, AppAsAccess) and run.question.key is not None  # checked before
     key = run.question.key
+    run.known_keys = _components(base, sample)
     from logagent.errortypes import mine_pilot, read_pilot_lines  # drain3: only for error types
 
     templates = mine_pilot(read_pilot_lines(run.sources, sample), fmt, base.app, key)
@@ -379,6 +380,16 @@ def _with_templates(run: Run, fmt: Format, sample: list[str]) -> Format:
         base, component=key, templates=templates, error_prefilter=literal_prefilter(key)
     )
     return replace(fmt, inner=typed) if isinstance(fmt, Windowed) else typed
+
+
+def _components(fmt: AppAsAccess, sample: list[str]) -> list[str]:
+    """The components the sample's records name, most frequent first (for "did you mean")."""
+    from logagent.formats.app import COMPONENT
+
+    lines = pl.DataFrame({"line": sample}, schema={"line": pl.String})
+    found = lines.select(fmt.app.fields(pl.col("line"))[COMPONENT].alias("c")).drop_nulls()
+    counted = found.group_by("c").len().sort(["len", "c"], descending=[True, False])
+    return [str(c) for c in counted["c"].to_list() if c not in ("", "-")]
 
 
 def _within_window(run: Run, fmt: Format) -> Format:

@@ -18,6 +18,7 @@ from logagent.result import (
     DecisionRecord,
     InputInfo,
     Progress,
+    Question,
     QuestionKind,
     Recuse,
     RecuseCode,
@@ -62,6 +63,9 @@ def finish(run: Run, detection: Detection, unit_size: int, units_total: int | No
         return recused(
             run, detection, RecuseCode.UNRECOGNIZED_FORMAT, detail, progress=progress, info=info
         )
+    unknown = q.key is not None and q.key not in run.known_keys
+    if q.kind is QuestionKind.ERROR_TYPES and unknown and not ans.total and not run.partial:
+        return no_such_key(run, detection, run.known_keys)
     if not run.partial and q.kind is not QuestionKind.STATUS and ans.total == 0:
         events = metric_for(q.level)[: -len("s")] if q.kind in APP_KINDS else "5xx line"
         windowed = bool(q.since or q.until)
@@ -225,13 +229,14 @@ def recused(
     *,
     progress: Progress | None = None,
     info: InputInfo | None = None,
+    suggestion: str | None = None,
 ) -> Result:
     tally = run.acc.snapshot()
     progress = progress or _progress(run, tally, None)
     attempted = _attempted(run, detection, progress)
-    recuse = Recuse(
-        reason_code=code, detail=detail, suggestion=_SUGGESTIONS.get(code, ""), attempted=attempted
-    )
+    if suggestion is None:
+        suggestion = _suggestion(run.question, code)
+    recuse = Recuse(reason_code=code, detail=detail, suggestion=suggestion, attempted=attempted)
     run.decisions.append(
         DecisionRecord(
             units_read=progress.units_read,
@@ -253,6 +258,34 @@ def recused(
             recuse=recuse,
             warnings=run.warnings,
         )
+    )
+
+
+def _suggestion(question: Question, code: RecuseCode) -> str:
+    """What to do next; an application log has no status mix to point at."""
+    if code is RecuseCode.NO_MATCHING_EVENTS and question.kind in APP_KINDS:
+        if question.level == "error":
+            return "nothing at ERROR or above: ask --level warn to count WARN records too"
+        return "nothing at WARN or above in scope: check the time window or the file"
+    return _SUGGESTIONS.get(code, "")
+
+
+def no_such_key(run: Run, detection: Detection | None, known: list[str]) -> Result:
+    """error-types --key K where no record names K: say so, with the closest names seen."""
+    import difflib
+
+    key = run.question.key or ""
+    close = difflib.get_close_matches(key, known, n=3, cutoff=0.5)
+    hint = f"did you mean {', '.join(f'`{c}`' for c in close)}? " if close else ""
+    listing = ", ".join(f"`{k}`" for k in known[:10])
+    seen = f"components in a sample of the log: {listing}" if known else "no component was seen"
+    return recused(
+        run,
+        detection,
+        RecuseCode.NO_MATCHING_EVENTS,
+        f"no {metric_for(run.question.level)[:-1]} of component `{key}` in the input, and no "
+        "record in a sample of the log names it",
+        suggestion=f"{hint}{seen}; or leave out --key to break down the top component",
     )
 
 

@@ -85,3 +85,28 @@ def test_year_places_year_less_stamps_for_a_window() -> None:
     assert (
         without.returncode == 3 and result(without)["recuse"]["reason_code"] == "NO_MATCHING_EVENTS"
     )
+
+
+def test_an_unknown_component_is_named_with_the_closest_ones() -> None:
+    """error-types --key with a typo: "no record of component", the closest names first."""
+    proc = cli("analyze", "sample_logs/app_log4j.log", "-q", "error-types",
+               "--key", "com.shop.pay.StripeClien", "--json")  # fmt: skip
+    clean(proc)
+    recuse = result(proc)["recuse"]
+    assert proc.returncode == 3 and "of component `com.shop.pay.StripeClien`" in recuse["detail"]
+    assert recuse["suggestion"].startswith("did you mean `com.shop.pay.StripeClient`")
+
+
+def test_an_app_log_recusal_never_suggests_a_status_mix(tmp_path: Path) -> None:
+    """No ERROR record in an app log: the suggestion is --level warn, not an HTTP status mix."""
+    log = tmp_path / "quiet.log"
+    log.write_text(
+        "".join(
+            f"2024-03-05 12:00:{i:02d},000 INFO  [main] com.x.A - fine {i}\n" for i in range(50)
+        )
+    )
+    proc = cli("analyze", str(log), "-q", "top-error-components", "--json")
+    clean(proc)
+    recuse = result(proc)["recuse"]
+    assert proc.returncode == 3 and "--level warn" in recuse["suggestion"]
+    assert "status" not in recuse["suggestion"]

@@ -1,4 +1,4 @@
-"""Raw paths (``--no-normalize``) are raw: only the query is cut, the host of an absolute URI kept."""
+"""Raw paths (--no-normalize) are raw: only the query is cut, an absolute URI keeps its host."""
 
 from __future__ import annotations
 
