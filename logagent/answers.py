@@ -18,6 +18,7 @@ from logagent.counters.tally import ROUTE, N, Tally
 from logagent.evidence.race import Estimate
 from logagent.evidence.rates import RateEntry
 from logagent.formats.base import STATUS
+from logagent.formats.routes import INVALID_REQUEST
 from logagent.result import Answer, QuestionKind, TopEntry
 
 IS_5XX = pl.col(STATUS).is_between(500, 599)
@@ -29,7 +30,7 @@ def answer(
     """The exact answer to ``kind`` over everything tallied (ties within ``epsilon`` named)."""
     if kind is QuestionKind.STATUS:
         return _status_answer(tally.counts)
-    per_route = route_totals(tally.counts).filter(pl.col(ROUTE) != REST_KEY)
+    per_route = ranked_routes(tally.counts)
     total = int(per_route["errors"].sum()) + tally.dropped_errors
     if kind is QuestionKind.ERROR_RATE:
         ranked = (
@@ -55,6 +56,7 @@ def answer(
             entries = [_widen_rate(e, tally.count_error) for e in entries]
     return Answer(
         top=entries,
+        keyless=keyless_events(tally.counts, kind),
         ties=exact_ties(ranked["errors"].to_list(), ranked[ROUTE].to_list(), top, epsilon)
         if kind is not QuestionKind.ERROR_RATE
         else [],
@@ -113,7 +115,7 @@ def sketch_note(tally: Tally, ans: Answer) -> str | None:
             "exact rates"
         )
     kth = ans.top[-1].count
-    per_route = route_totals(tally.counts).filter(pl.col(ROUTE) != REST_KEY)
+    per_route = ranked_routes(tally.counts)
     others = per_route.filter(~pl.col(ROUTE).is_in([t.key for t in ans.top]))["errors"]
     rival = int(others.max() or 0) if others.len() else 0  # type: ignore[arg-type]
     if kth > max(rival, 0) + e:
@@ -127,6 +129,20 @@ def sketch_note(tally: Tally, ans: Answer) -> str | None:
         f"(answer.count_error); routes within {e} of the last of the top ({kth}) may belong "
         "in it instead: rerun with a larger --memory-budget for exact counts"
     )
+
+
+def ranked_routes(counts: pl.DataFrame) -> pl.DataFrame:
+    """``route_totals`` of the keys that can be ranked: not the summary's REST row, and not
+    records without a usable key (a request with no path is not an endpoint)."""
+    return route_totals(counts).filter(~pl.col(ROUTE).is_in([REST_KEY, INVALID_REQUEST]))
+
+
+def keyless_events(counts: pl.DataFrame, kind: QuestionKind) -> int:
+    """5xx (or, for app questions, events) of records without a usable key: counted apart."""
+    if kind is QuestionKind.STATUS:
+        return 0
+    rows = counts.filter((pl.col(ROUTE) == INVALID_REQUEST) & pl.col(STATUS).is_between(500, 599))
+    return int(rows[N].sum())
 
 
 def route_totals(counts: pl.DataFrame) -> pl.DataFrame:
@@ -204,7 +220,7 @@ def _status_answer(counts: pl.DataFrame) -> Answer:
 
 def sampled_answer(tally: Tally, estimates: Sequence[Estimate], ties: list[list[str]]) -> Answer:
     """The answer of an early-stopped run: counts seen, full-input estimates and intervals."""
-    per_route = route_totals(tally.counts)
+    per_route = ranked_routes(tally.counts)
     breakdowns = status_breakdowns(tally.counts, [e.key for e in estimates])
     entries = [
         TopEntry(
@@ -224,6 +240,7 @@ def sampled_answer(tally: Tally, estimates: Sequence[Estimate], ties: list[list[
     return Answer(
         top=entries,
         ties=ties,
+        keyless=keyless_events(tally.counts, QuestionKind.TOP_ERRORS),
         total=int(errors["errors"].sum()),
         distinct_keys=errors.height,
         metric="5xx lines",
@@ -238,7 +255,7 @@ def rate_answer(
     The 5xx total of a route is estimated as ``count * B / t`` within the only
     bounds known for it here, ``[count, count + (B - t) M]``.
     """
-    per_route = route_totals(tally.counts)
+    per_route = ranked_routes(tally.counts)
     total = int(per_route["errors"].sum())
     breakdowns = status_breakdowns(tally.counts, [e.key for e in entries])
     scale, left = population / max(read, 1), (population - read) * bound

@@ -101,6 +101,7 @@ class Answer(_Frozen):
     top: list[TopEntry] = Field(default_factory=list)
     ties: list[list[str]] = Field(default_factory=list)
     classes: dict[str, int] = Field(default_factory=dict)  # status: lines per class (2xx, 5xx...)
+    keyless: int = 0  # events of records without a usable key (no path): counted, never ranked
     total: int = 0
     distinct_keys: int = 0
     metric: str = ""

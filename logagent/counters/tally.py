@@ -16,6 +16,7 @@ import polars as pl
 
 from logagent.formats.base import STATUS
 from logagent.formats.extract import CONTINUATION, OUTSIDE, Extracted
+from logagent.formats.routes import INVALID_REQUEST
 
 ROUTE, UNIT, N = "route", "unit", "n"
 COUNTS_SCHEMA: dict[str, pl.DataType] = {ROUTE: pl.String(), STATUS: pl.Int32(), N: pl.Int64()}
@@ -54,7 +55,10 @@ def tally_batch(extracted: Extracted, *, units: int, bytes_read: int, truncated:
     """The tally of one extracted batch: its queries run together, in one Polars call."""
     records = extracted.records
     counts = records.group_by(ROUTE, STATUS).agg(pl.col(N).sum())
-    errors = records.filter(pl.col(STATUS).is_between(500, 599))
+    # the evidence races keys: a record without a usable one (no path) is no rival of any
+    errors = records.filter(
+        pl.col(STATUS).is_between(500, 599) & (pl.col(ROUTE) != INVALID_REQUEST)
+    )
     unit_errors = errors.group_by(UNIT, ROUTE).agg(pl.col(N).sum())
     requests = (
         records.filter(pl.lit(extracted.all_units)).group_by(UNIT, ROUTE).agg(pl.col(N).sum())

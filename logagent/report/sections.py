@@ -121,10 +121,11 @@ def top_table(result: Result) -> Section | None:
         ]
         return Section("Top routes", table=Table(header, rows, ["r", "l", "r", "r", "r", "l"]))
     key, ev = nouns(result)
+    apart = _keyless(result, key, ev)
     if result.status is Status.EXACT:
         header = ["#", key, ev, f"share of {ev}"]
         rows = [[str(i), f"`{e.key}`", f"{e.count:,}", pct(e.share)] for i, e in enumerate(top, 1)]
-        return Section(f"Top {key}s", table=Table(header, rows, ["r", "l", "r", "r"]))
+        return Section(f"Top {key}s", apart, table=Table(header, rows, ["r", "l", "r", "r"]))
     header = ["#", key, f"{ev} seen", "est. total (interval)", f"share of {ev} (interval)"]
     rows = [
         [
@@ -136,7 +137,19 @@ def top_table(result: Result) -> Section | None:
         ]
         for i, e in enumerate(top, 1)
     ]
-    return Section(f"Top {key}s", table=Table(header, rows, ["r", "l", "r", "r", "r"]))
+    return Section(f"Top {key}s", apart, table=Table(header, rows, ["r", "l", "r", "r", "r"]))
+
+
+def _keyless(result: Result, key: str, ev: str) -> list[str]:
+    """The events of records without a usable key, said apart from the ranking."""
+    n = result.answer.keyless
+    if not n:
+        return []
+    seen = "" if result.status is Status.EXACT else " seen"
+    return [
+        f"{n:,} {ev}{seen} on records without a usable {key} (a request with no path, binary "
+        f"junk): counted, but not a {key}, so not ranked."
+    ]
 
 
 def nouns(result: Result) -> tuple[str, str]:

@@ -251,3 +251,21 @@ def test_status_shows_every_status_and_the_class_totals(
     for status, n in statuses.items():
         classes[f"{status[0]}xx"] = classes.get(f"{status[0]}xx", 0) + n
     assert r["answer"]["classes"] == dict(sorted(classes.items()))
+
+
+def test_requests_without_a_path_are_counted_apart_never_ranked(tmp_path: Path) -> None:
+    """A honeypot's binary junk with 500s is no endpoint: the top route is a real one, and the
+    junk's 5xx are reported apart (answer.keyless), in full and early-stopped runs."""
+    junk = '1.2.3.4 - - [01/Dec/2026:00:00:00 +0000] "\\x16\\x03\\x01junk" 500 0 "-" "-"'
+    lines = [junk] * 3000 + [combined_line(f"/api/{i}", 503) for i in range(1000)]
+    lines += [combined_line("/x", 502)] * 500
+    log = tmp_path / "honey.log"
+    log.write_text("\n".join(lines) + "\n")
+    for mode in ("--full", "--seed=1"):
+        proc = cli("analyze", str(log), mode, "--json", "-k", "2", "--unit-size", "1KiB")
+        clean(proc)
+        r = result(proc)
+        assert proc.returncode == 0
+        assert [e["key"] for e in r["answer"]["top"]] == ["/api/{id}", "/x"]
+        assert r["answer"]["keyless"] > 0
+    assert r["answer"]["keyless"] <= 3000
