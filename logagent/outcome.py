@@ -129,7 +129,9 @@ def _warn_counts(run: Run, tally: Tally) -> None:
         )
     if tally.truncated:
         run.warnings.append(
-            f"{tally.truncated} lines longer than {cap} bytes were cut to {cap} bytes"
+            f"{tally.truncated} lines longer than {cap} bytes were cut to {cap} bytes "
+            "(truncated_lines): each is parsed from its first bytes, a record if its fields "
+            "lie there, else malformed"
         )
     if tally.invalid_utf8:
         run.warnings.append(f"{tally.invalid_utf8} parsed lines held invalid UTF-8 (replaced)")
