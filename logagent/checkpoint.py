@@ -32,9 +32,17 @@ import polars as pl
 import pydantic
 
 from logagent.atomic import replace_atomically
-from logagent.counters.tally import COUNTS_SCHEMA, ROUTE, UNIT, UNITS_SCHEMA, N, Tally
+from logagent.counters.tally import (
+    COUNTS_SCHEMA,
+    ROUTE,
+    TIMELINE_SCHEMA,
+    UNIT,
+    UNITS_SCHEMA,
+    N,
+    Tally,
+)
 from logagent.errors import InputError
-from logagent.formats.base import STATUS
+from logagent.formats.base import BUCKET, STATUS
 from logagent.result import Question
 from logagent.sources.batches import I64
 
@@ -46,6 +54,7 @@ _ARROW_MAGIC = b"ARROW1"
 _META = b"logagent"
 KIND = "kind"
 _COUNT, _ERRORS, _REQUESTS, _BATCH, _DONE = "count", "unit_error", "unit_request", "batch", "done"
+_TIMELINE = "timeline"
 HEAD_BYTES = 64 << 10
 
 if TYPE_CHECKING:
@@ -118,6 +127,7 @@ def encode(cp: Checkpoint) -> pa.Table:
         ),
         _unit_rows(t.unit_errors, _ERRORS),
         _unit_rows(t.unit_requests, _REQUESTS),
+        _unit_rows(t.timeline.rename({BUCKET: UNIT}), _TIMELINE),  # the bucket in the unit column
         _positions(cp.batches, _BATCH),
         _positions((cp.done,), _DONE),
     ]
@@ -165,6 +175,7 @@ def decode(table: pa.Table) -> Checkpoint:
         counts=part(_COUNT).select(ROUTE, STATUS, N).cast(COUNTS_SCHEMA),  # type: ignore[arg-type]
         unit_errors=part(_ERRORS).select(UNIT, ROUTE, N).cast(UNITS_SCHEMA),  # type: ignore[arg-type]
         unit_requests=part(_REQUESTS).select(UNIT, ROUTE, N).cast(UNITS_SCHEMA),  # type: ignore[arg-type]
+        timeline=part(_TIMELINE).select(pl.col(UNIT).alias(BUCKET), ROUTE, N).cast(TIMELINE_SCHEMA),  # type: ignore[arg-type]
         **{k: int(v) for k, v in meta["scalars"].items()},
     )
     batch_rows = part(_BATCH)

@@ -101,6 +101,7 @@ class AnalysisSettings(_Section):
     normalize: bool = True
     seed: int | None = None
     year: int | None = Field(default=None, ge=1970, le=9999)  # of year-less stamps; None: now
+    bucket: str = "auto"  # timeline bucket: auto, off, or a width such as 5m, 1h, 1d
     min_format_confidence: float = Field(default=0.01, ge=0, le=1)
     delta: float = Field(default=0.01, gt=0, lt=1)
     epsilon: float = Field(default=0.0, ge=0, lt=1)

@@ -74,6 +74,7 @@ from logagent.sources.files import InputChanged, ReadStopped
 from logagent.sources.prefetch import iter_prefetched
 from logagent.sources.sample import sample_each
 from logagent.sources.window import WindowView
+from logagent.timeline import bucket_width, bucketed
 from logagent.timewindow import Window, line_time_for, parse_window, window_for_source
 
 log = get_logger("logagent.engine")
@@ -248,6 +249,7 @@ def _analyze(run: Run) -> Result:
     fmt = _within_window(run, _as_access(run.question, found))
     if run.question.kind is QuestionKind.ERROR_TYPES:
         fmt = _with_templates(run, fmt, sample)
+    fmt = _with_timeline(run, fmt, sample)
     if detection.confidence < 0.9:
         run.warnings.append(
             f"only {detection.confidence:.1%} of sampled lines parse as {fmt.name}; "
@@ -427,6 +429,22 @@ def _within_window(run: Run, fmt: Format) -> Format:
     run.window = windows[0] if len(windows) == 1 else _merged_windows(windows)
     log.info("window", windows=windows)
     return Windowed(fmt, time, since, until)
+
+
+def _with_timeline(run: Run, fmt: Format, sample: list[str]) -> Format:
+    """Records carry their time bucket (``--bucket``) when the format has timestamps."""
+    time = fmt.time if isinstance(fmt, Windowed) else time_of(fmt, reference=_stamp_reference(run))
+    if time is None:
+        return fmt
+    q = run.question
+    window: tuple[datetime.datetime | None, ...] = (None, None)
+    if q.since or q.until:
+        window = parse_window(q.since, q.until, now=run.env.wall_clock())
+    try:
+        run.bucket_s = bucket_width(run.settings.analysis.bucket, time, sample, window)
+    except ValueError as exc:
+        raise ConfigError(str(exc)) from exc
+    return fmt if run.bucket_s is None else bucketed(fmt, time, run.bucket_s)
 
 
 def _stamp_reference(run: Run) -> datetime.datetime:

@@ -28,6 +28,7 @@ from logagent.result import (
     Status,
 )
 from logagent.run import Run
+from logagent.timeline import timeline_answer
 
 log = get_logger("logagent.engine")
 
@@ -80,6 +81,10 @@ def finish(run: Run, detection: Detection, unit_size: int, units_total: int | No
         run.warnings.append(note)
     exact = not run.settled and not note
     status = Status.PARTIAL if run.partial else Status.EXACT if exact else Status.SETTLED
+    if run.bucket_s is not None:
+        keys = [e.key for e in ans.top] if q.kind is not QuestionKind.STATUS else []
+        line = timeline_answer(tally, keys, run.bucket_s, exact=status is Status.EXACT)
+        ans = ans.model_copy(update={"timeline": line})
     return _with_report(
         Result(
             question=q,

@@ -95,6 +95,22 @@ class TopEntry(_Frozen):
     rate_high: float | None = None
 
 
+class TimelineBucket(_Frozen):
+    """One time bucket: its start, all matching events in it, and each top key's."""
+
+    start: str  # ISO 8601, UTC
+    total: int
+    counts: dict[str, int] = Field(default_factory=dict)
+
+
+class Timeline(_Frozen):
+    """Matching events over time (``--bucket``): every bucket from the first to the last."""
+
+    bucket_s: int
+    basis: Literal["exact", "seen"]  # seen: counts in the units read by an early-stopped run
+    buckets: list[TimelineBucket] = Field(default_factory=list)
+
+
 class Answer(_Frozen):
     """The ranked answer; ``total`` is the count the shares are taken of."""
 
@@ -102,6 +118,7 @@ class Answer(_Frozen):
     ties: list[list[str]] = Field(default_factory=list)
     classes: dict[str, int] = Field(default_factory=dict)  # status: lines per class (2xx, 5xx...)
     keyless: int = 0  # events of records without a usable key (no path): counted, never ranked
+    timeline: Timeline | None = None
     total: int = 0
     distinct_keys: int = 0
     metric: str = ""

@@ -107,6 +107,7 @@ class Run:
     saved: bool = False  # a checkpoint was written
     window: dict[str, Any] | None = None  # --since/--until: Window.to_dict() (engine)
     known_keys: list[str] = field(default_factory=list)  # error-types: components in the sample
+    bucket_s: int | None = None  # the timeline's bucket width (None: no timeline)
 
     def batch_scale(self) -> float:
         """Batch size factor: a quarter once Router-Mem took the "smaller batches" step."""

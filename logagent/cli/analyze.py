@@ -66,6 +66,12 @@ QUESTION_KINDS = ["top-errors", "error-rate", "status", "top-error-components", 
 )
 @click.option("--until", default=None, help="Only records before this time: ISO 8601 or relative.")
 @click.option(
+    "--bucket",
+    default=None,
+    help="Timeline bucket width: auto (24-100 buckets over the time range), off, or e.g. "
+    "5m, 1h, 1d [default: auto].",
+)
+@click.option(
     "--year",
     type=click.IntRange(1970, 9999),
     default=None,
@@ -247,6 +253,7 @@ def overrides(opts: dict[str, Any]) -> dict[str, Any]:
             "until": opts["until"],
             "seed": opts["seed"],
             "year": opts["year"],
+            "bucket": opts["bucket"],
             "min_requests": opts["min_requests"],
             "normalize": False if opts["no_normalize"] else None,
             "delta": opts["delta"],

@@ -12,7 +12,8 @@ from collections.abc import Collection
 from dataclasses import replace
 
 from logagent.counters import sketch
-from logagent.counters.tally import Tally, merge
+from logagent.counters.tally import ROUTE, Tally, merge
+from logagent.formats.base import BUCKET
 
 MIN_PENDING_ROWS = 50_000
 
@@ -49,11 +50,8 @@ class Accumulator:
     def add(self, tally: Tally) -> None:
         """Add one batch's tally."""
         self._pending.append(tally)
-        self._pending_rows += (
-            tally.counts.height + tally.unit_errors.height + tally.unit_requests.height
-        )
-        total = self._total
-        total_rows = total.counts.height + total.unit_errors.height + total.unit_requests.height
+        self._pending_rows += _rows(tally)
+        total_rows = _rows(self._total)
         if self._pending_rows > max(MIN_PENDING_ROWS, total_rows) or len(self._pending) > 256:
             self._compact()
 
@@ -70,13 +68,16 @@ class Accumulator:
         self._pending_rows = 0
         if self._by_status:
             total = replace(total, counts=sketch.merge_routes(total.counts))
+            total = replace(total, timeline=sketch.collapse_units(total.timeline, (), BUCKET))
         elif self._capacity is not None:
             counts, t, dropped = sketch.prune_counts(
                 total.counts, self._capacity, errors_only=self._errors_only, protect=self._protect
             )
+            kept = set(counts[ROUTE].to_list())
             total = replace(
                 total,
                 counts=counts,
+                timeline=sketch.collapse_units(total.timeline, kept, BUCKET),
                 count_error=total.count_error + t,
                 dropped_errors=total.dropped_errors + dropped,
             )
@@ -86,5 +87,12 @@ class Accumulator:
                 counts=sketch.collapse_detail(total.counts, self._protect),
                 unit_errors=sketch.collapse_units(total.unit_errors, self._protect),
                 unit_requests=sketch.collapse_units(total.unit_requests, self._protect),
+                timeline=sketch.collapse_units(total.timeline, self._protect, BUCKET),
             )
         self._total = total
+
+
+def _rows(tally: Tally) -> int:
+    """Rows a tally holds (what compaction is paced by)."""
+    frames = (tally.counts, tally.unit_errors, tally.unit_requests, tally.timeline)
+    return sum(f.height for f in frames)

@@ -81,13 +81,14 @@ def collapse_detail(counts: pl.DataFrame, protect: Collection[str]) -> pl.DataFr
     return pl.concat([kept, other.select(kept.columns)]).sort(ROUTE, STATUS)
 
 
-def collapse_units(rows: pl.DataFrame, protect: Collection[str]) -> pl.DataFrame:
-    """Per-unit rows of unprotected routes become one REST row per unit (their sum)."""
+def collapse_units(rows: pl.DataFrame, protect: Collection[str], by: str = UNIT) -> pl.DataFrame:
+    """Rows of unprotected routes become one REST row per ``by`` (unit, or the timeline's time
+    bucket): their sum, so per-unit and per-bucket totals stay exact."""
     inside = pl.col(ROUTE).is_in(list(protect))
     rest = (
         rows.filter(~inside)
-        .group_by(UNIT)
+        .group_by(by)
         .agg(pl.col(N).sum())
-        .select(UNIT, pl.lit(REST_KEY).alias(ROUTE), N)
+        .select(by, pl.lit(REST_KEY).alias(ROUTE), N)
     )
-    return pl.concat([rows.filter(inside), rest.select(rows.columns)]).sort(UNIT, ROUTE)
+    return pl.concat([rows.filter(inside), rest.select(rows.columns)]).sort(by, ROUTE)

@@ -14,13 +14,15 @@ from dataclasses import dataclass, field, fields, replace
 
 import polars as pl
 
-from logagent.formats.base import STATUS
+from logagent.formats.base import BUCKET, STATUS
 from logagent.formats.extract import CONTINUATION, OUTSIDE, Extracted
 from logagent.formats.routes import INVALID_REQUEST
 
 ROUTE, UNIT, N = "route", "unit", "n"
 COUNTS_SCHEMA: dict[str, pl.DataType] = {ROUTE: pl.String(), STATUS: pl.Int32(), N: pl.Int64()}
 UNITS_SCHEMA: dict[str, pl.DataType] = {UNIT: pl.Int64(), ROUTE: pl.String(), N: pl.Int64()}
+#: The timeline: matching events per (time bucket start in epoch s, route).
+TIMELINE_SCHEMA: dict[str, pl.DataType] = {BUCKET: pl.Int64(), ROUTE: pl.String(), N: pl.Int64()}
 
 
 def _empty(schema: dict[str, pl.DataType]) -> pl.DataFrame:
@@ -34,6 +36,7 @@ class Tally:
     counts: pl.DataFrame = field(default_factory=lambda: _empty(COUNTS_SCHEMA))
     unit_errors: pl.DataFrame = field(default_factory=lambda: _empty(UNITS_SCHEMA))
     unit_requests: pl.DataFrame = field(default_factory=lambda: _empty(UNITS_SCHEMA))
+    timeline: pl.DataFrame = field(default_factory=lambda: _empty(TIMELINE_SCHEMA))
     units: int = 0
     bytes_read: int = 0
     lines: int = 0
@@ -63,13 +66,20 @@ def tally_batch(extracted: Extracted, *, units: int, bytes_read: int, truncated:
     requests = (
         records.filter(pl.lit(extracted.all_units)).group_by(UNIT, ROUTE).agg(pl.col(N).sum())
     )
-    counts_df, units_df, requests_df, valid = pl.collect_all(
-        [counts, unit_errors, requests, extracted.valid]
+    bucketed = BUCKET in records.collect_schema().names()
+    timeline = (
+        errors.filter(pl.col(BUCKET).is_not_null()).group_by(BUCKET, ROUTE).agg(pl.col(N).sum())
+        if bucketed
+        else pl.LazyFrame(schema=TIMELINE_SCHEMA)
+    )
+    counts_df, units_df, requests_df, timeline_df, valid = pl.collect_all(
+        [counts, unit_errors, requests, timeline, extracted.valid]
     )
     return Tally(
         counts=counts_df.cast(COUNTS_SCHEMA),  # type: ignore[arg-type]  # a dict of dtypes is fine
         unit_errors=units_df.cast(UNITS_SCHEMA),  # type: ignore[arg-type]
         unit_requests=requests_df.cast(UNITS_SCHEMA),  # type: ignore[arg-type]
+        timeline=timeline_df.cast(TIMELINE_SCHEMA),  # type: ignore[arg-type]
         units=units,
         bytes_read=bytes_read,
         lines=extracted.lines,
@@ -97,12 +107,14 @@ def merge(tallies: Iterable[Tally]) -> Tally:
     requests = (
         pl.concat([t.unit_requests for t in items]).group_by(UNIT, ROUTE).agg(pl.col(N).sum())
     )
+    timeline = pl.concat([t.timeline for t in items]).group_by(BUCKET, ROUTE).agg(pl.col(N).sum())
     sums = {name: sum(t.scalars()[name] for t in items) for name in items[0].scalars()}
     return replace(
         Tally(),
         counts=_canonical(counts, [ROUTE, STATUS]),
         unit_errors=_canonical(units, [UNIT, ROUTE]),
         unit_requests=_canonical(requests, [UNIT, ROUTE]),
+        timeline=_canonical(timeline, [BUCKET, ROUTE]),
         **sums,
     )
 
@@ -121,5 +133,6 @@ def same_counts(a: Tally, b: Tally) -> bool:
         and _canonical(a.unit_requests, [UNIT, ROUTE]).equals(
             _canonical(b.unit_requests, [UNIT, ROUTE])
         )
+        and _canonical(a.timeline, [BUCKET, ROUTE]).equals(_canonical(b.timeline, [BUCKET, ROUTE]))
         and a.scalars() == b.scalars()
     )

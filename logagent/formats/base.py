@@ -21,6 +21,8 @@ import polars as pl
 
 #: Columns every parser returns.
 PATH, STATUS = "path", "status"
+#: The optional column of a record's time bucket (formats/bucketed.py; the timeline).
+BUCKET = "bucket"
 
 
 class Format(Protocol):

@@ -24,7 +24,7 @@ import numpy as np
 import polars as pl
 import pyarrow as pa
 
-from logagent.formats.base import PATH, STATUS, Format
+from logagent.formats.base import BUCKET, PATH, STATUS, Format
 from logagent.formats.routes import RouteRule, with_routes
 from logagent.sources.batches import I64, Batch
 from logagent.sources.framing import Buffer
@@ -128,17 +128,18 @@ def extract_scanned(
     ok = ok & ~cont
     inside = pl.col(IN_WINDOW).fill_null(False) if IN_WINDOW in fields else pl.lit(True)
     is_5xx = pl.col(STATUS).is_between(500, 599)
+    keys = [UNIT, PATH, STATUS, *([BUCKET] if BUCKET in fields else [])]  # the timeline's bucket
     records = (
         base.filter(ok & inside & is_5xx if errors_only else ok & inside)
         .with_columns(
             pl.when((is_5xx | all_units) & track_units).then(pl.col(UNIT)).otherwise(-1).alias(UNIT)
         )
-        .group_by(UNIT, PATH, STATUS)
+        .group_by(keys)
         .agg(pl.len().cast(pl.Int64).alias(N))
     )
     return Extracted(
         records=with_routes(records, PATH, rules)
-        .group_by(UNIT, ROUTE, STATUS)
+        .group_by([ROUTE if k == PATH else k for k in keys])
         .agg(pl.col(N).sum()),
         valid=base.select(
             ok.sum().alias("valid"),

@@ -1,8 +1,7 @@
 """Small inline SVG charts drawn from a result alone (PURE; no script, works offline).
 
-Each chart draws only what the result holds. ``errors_over_time`` is the
-hook for per-time counts: the result carries none yet (time windows are a
-later issue), so it returns ``None`` rather than invent a series.
+Each chart draws only what the result holds: ``errors_over_time`` draws
+``answer.timeline`` (none when the format has no timestamps).
 """
 
 from __future__ import annotations
@@ -78,9 +77,45 @@ def reading_trace(decisions: list[DecisionRecord]) -> str | None:
     return "".join([*parts, "</svg>"])
 
 
+PALETTE = ("#1d4ed8", "#b91c1c", "#15803d", "#a16207", "#7c3aed", "#0e7490")
+
+
 def errors_over_time(result: Result) -> str | None:
-    """5xx over time for the top routes: needs per-time counts, which the result lacks yet."""
-    return None
+    """Matching events per time bucket: all (grey) and each top key (a line each)."""
+    timeline = result.answer.timeline
+    if timeline is None or len(timeline.buckets) < 2:
+        return None
+    keys = list(timeline.buckets[0].counts)
+    series = [("all", [b.total for b in timeline.buckets])]
+    series += [(k, [b.counts.get(k, 0) for b in timeline.buckets]) for k in keys]
+    peak = max(max(v) for _, v in series) or 1
+    left, plot, top, bottom = 60, WIDTH - 80, 20, 200
+    height = bottom + 40 + 16 * len(series)
+    step = plot / (len(timeline.buckets) - 1)
+    parts = [
+        _svg_open(height, "Matching events per time bucket for the top keys"),
+        f'<line x1="{left}" x2="{left}" y1="{top}" y2="{bottom}" stroke="#9ca3af"/>',
+        f'<line x1="{left}" x2="{left + plot}" y1="{bottom}" y2="{bottom}" stroke="#9ca3af"/>',
+        _text(left - 6, top + 4, f"{peak:,}", anchor="end"),
+        _text(left - 6, bottom + 4, "0", anchor="end"),
+        _text(left, bottom + 16, _when(timeline.buckets[0].start)),
+        _text(left + plot, bottom + 16, _when(timeline.buckets[-1].start), anchor="end"),
+    ]
+    for i, (name, values) in enumerate(series):
+        color = "#9ca3af" if i == 0 else PALETTE[(i - 1) % len(PALETTE)]
+        points = " ".join(
+            f"{left + j * step:.1f},{bottom - (bottom - top) * v / peak:.1f}"
+            for j, v in enumerate(values)
+        )
+        parts.append(f'<polyline points="{points}" fill="none" stroke="{color}" stroke-width="2"/>')
+        y = bottom + 36 + 16 * i
+        parts.append(f'<rect x="{left}" y="{y - 9}" width="10" height="10" fill="{color}"/>')
+        parts.append(_text(left + 16, y, _short(name, 70)))
+    return "".join([*parts, "</svg>"])
+
+
+def _when(iso: str) -> str:
+    return iso.replace("T", " ")[:16] + " UTC"
 
 
 def _axis(y: float, plot: float) -> list[str]:

@@ -56,7 +56,7 @@ def _charts(result: Result) -> list[str]:
         shares = share_intervals(result.answer.top)
     charts = [
         ("Share of all 5xx per route (bar) and its interval (line)", shares),
-        ("5xx over time for the top routes", errors_over_time(result)),
+        ("Matching events per time bucket: all (grey) and each top key", errors_over_time(result)),
         (
             "Fraction of the input read at each decision (hover a point for the decision; "
             "the interval width at each decision is not recorded in the result yet)",

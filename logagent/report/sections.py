@@ -11,6 +11,7 @@ from collections import Counter
 from collections.abc import Callable
 
 from logagent.report.document import Document, Section, Table
+from logagent.report.overtime import over_time
 from logagent.report.words import (
     DASH,
     RECUSE_WHY,
@@ -261,6 +262,7 @@ PARTIAL_WHY = {
 
 SECTIONS: list[Callable[[Result], Section | None]] = [
     top_table,
+    over_time,
     error_types,
     time_window,
     ties,

@@ -176,7 +176,7 @@ def generate(
     """
     check_args(scenario, fmt, size_mb, seed)
     ctx, n_lines = sized_context(scenario, fmt, seed, size_mb)
-    counter = TruthCounter(ctx.model.routes, ctx.plan.prefix_records)
+    counter = TruthCounter(ctx.model.routes, ctx.plan.prefix_records, ctx.n_records)
     with open(path, "wb") as fh:
         if scenario == "garbage":
             written = write_garbage(fh, ctx, counter, n_lines)

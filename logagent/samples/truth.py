@@ -8,13 +8,14 @@ paths of 5xx lines only, grouped with polars at the end.
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from typing import Any
 
 import numpy as np
 import polars as pl
 
 from ._arrow import ArrowArray, pa
-from .fields import I64
+from .fields import DAY_START_MS, I64, record_times_ms
 from .render import Block
 from .routes import Route
 
@@ -25,10 +26,13 @@ TOP_RAW = 20
 class TruthCounter:
     """Running per-route/per-status counts of one generated file."""
 
-    def __init__(self, routes: list[Route], prefix_records: int) -> None:
-        """Start empty counts for ``routes``; prefix = first 90 % records."""
+    def __init__(self, routes: list[Route], prefix_records: int, n_records: int = 0) -> None:
+        """Start empty counts for ``routes``; prefix = first 90 % records; ``n_records`` places
+        each record in time (``fields.record_times_ms``) for the per-hour 5xx counts."""
         self.routes = routes
         self.prefix_records = prefix_records
+        self.n_records = n_records
+        self.hourly = np.zeros((24, len(routes)), dtype=np.int64)  # 5xx per hour of the day
         self.counts = np.zeros((len(routes), N_CODES), dtype=np.int64)
         self.prefix_errors = np.zeros(len(routes), dtype=np.int64)
         self.error_paths: list[ArrowArray] = []
@@ -42,6 +46,20 @@ class TruthCounter:
         early = block.routes[in_prefix & (block.codes >= 500)]
         self.prefix_errors += np.bincount(early, minlength=len(self.routes))
         self.error_paths.append(block.error_paths)
+        if self.n_records:
+            errors = block.codes >= 500
+            hours = record_times_ms(first, len(block.routes), self.n_records)[errors] // 3_600_000
+            np.add.at(self.hourly, (hours, block.routes[errors]), 1)
+
+    def timeline_1h(self) -> dict[str, dict[str, int]]:
+        """5xx per route in each hour of the day (ISO 8601 UTC start -> route -> count)."""
+        out: dict[str, dict[str, int]] = {}
+        for hour in range(24):
+            row = self.hourly[hour]
+            start = (DAY_START_MS // 1000) + hour * 3600
+            stamp = datetime.fromtimestamp(start, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+            out[stamp] = {self.routes[i].template: int(row[i]) for i in np.flatnonzero(row)}
+        return out
 
     def route_table(self) -> dict[str, dict[str, Any]]:
         """Per-route requests, 4xx, 5xx and status histogram (name order)."""
@@ -99,6 +117,8 @@ def truth_dict(counter: TruthCounter, meta: dict[str, Any], with_prefix: bool) -
     truth["routes"] = counter.route_table()
     truth["top_errors"] = top
     truth["top_errors_raw"] = counter.top_errors_raw()
+    if counter.n_records:
+        truth["timeline_5xx_1h"] = counter.timeline_1h()
     if with_prefix:
         truth["prefix_90_lines"] = counter.prefix_records
         truth["prefix_90_top"] = counter.prefix_top()

@@ -1,0 +1,68 @@
+"""The report's "over time" view: sparklines and where each top key's events rise (PURE)."""
+
+from __future__ import annotations
+
+from logagent.report.document import Section
+from logagent.result import Result, Timeline
+
+BLOCKS = "▁▂▃▄▅▆▇█"
+RISE_SHARE = 0.9  # "from HH:MM on, N % of its events": the latest start holding this share
+RISE_SPAN = 0.5  # ... said only if that start leaves at most this part of the range
+
+
+def sparkline(values: list[int]) -> str:
+    """One character per bucket, the height of its count (the key's own maximum is █)."""
+    peak = max(values, default=0)
+    if peak <= 0:
+        return BLOCKS[0] * len(values)
+    return "".join(" " if v == 0 else BLOCKS[min(7, (v * 8 - 1) // peak)] for v in values)
+
+
+def rise(timeline: Timeline, key: str) -> tuple[str, float] | None:
+    """The latest bucket start from which ``key`` has ``RISE_SHARE`` of its events (and that
+    share), if that leaves at most ``RISE_SPAN`` of the range: else the events are spread."""
+    counts = [b.counts.get(key, 0) for b in timeline.buckets]
+    total = sum(counts)
+    if total == 0:
+        return None
+    tail = 0
+    for i in range(len(counts) - 1, -1, -1):
+        tail += counts[i]
+        if tail >= RISE_SHARE * total:
+            late = (len(counts) - i) / len(counts) <= RISE_SPAN
+            return (timeline.buckets[i].start, tail / total) if late else None
+    return None
+
+
+def over_time(result: Result) -> Section | None:
+    """A sparkline per top key over the timeline, and where its events start rising."""
+    timeline = result.answer.timeline
+    if timeline is None or not timeline.buckets:
+        return None
+    first, last = timeline.buckets[0].start, timeline.buckets[-1].start
+    width = _width(timeline.bucket_s)
+    seen = "" if timeline.basis == "exact" else " (counts in the units read, not estimates)"
+    lines = [f"Buckets of {width} from {_stamp(first)} to {_stamp(last)} UTC{seen}."]
+    totals = [b.total for b in timeline.buckets]
+    bullets = [f"all: `{sparkline(totals)}` (peak {max(totals):,} in one bucket)"]
+    for key in timeline.buckets[0].counts:
+        values = [b.counts.get(key, 0) for b in timeline.buckets]
+        found = rise(timeline, key)
+        where = (
+            f"; from {_stamp(found[0])} on, {found[1]:.0%} of its events"
+            if found
+            else "; spread over the whole range"
+        )
+        bullets.append(f"`{key}`: `{sparkline(values)}`{where}")
+    return Section("Over time", lines, bullets)
+
+
+def _stamp(iso: str) -> str:
+    return iso.replace("T", " ").removesuffix(":00Z").removesuffix("Z")
+
+
+def _width(seconds: int) -> str:
+    for unit, size in (("d", 86400), ("h", 3600), ("min", 60)):
+        if seconds % size == 0:
+            return f"{seconds // size} {unit}"
+    return f"{seconds} s"

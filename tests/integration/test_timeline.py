@@ -1,0 +1,70 @@
+"""answer.timeline: matching events per time bucket, exact against the generator's truth."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from logagent import Question, analyze, load_settings
+from logagent.testing import fake_env
+
+
+@pytest.fixture(scope="module")
+def late(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Any]]:
+    """A 12 MB ``late_incident`` log: its top route fails only in the last 10 % of the day."""
+    path = tmp_path_factory.mktemp("timeline") / "late.log"
+    subprocess.run(
+        [sys.executable, "-m", "logagent.samples", "--scenario", "late_incident",
+         "--size-mb", "12", "--seed", "5", "-o", str(path)],
+        check=True, capture_output=True,
+    )  # fmt: skip
+    return path, json.loads(Path(f"{path}.truth.json").read_text())
+
+
+def _run(path: Path, **analysis: Any) -> Any:
+    settings = load_settings(analysis={"bucket": "1h", **analysis}, reader={"unit_size": "4KiB"})
+    return analyze([str(path)], Question(top=3), settings, fake_env())
+
+
+def test_full_read_buckets_equal_the_truth(late: tuple[Path, dict[str, Any]]) -> None:
+    """--full --bucket 1h: every hour's total and each top route's count equal the truth."""
+    path, truth = late
+    r = _run(path, full=True)
+    timeline = r.answer.timeline
+    assert timeline is not None and timeline.basis == "exact" and timeline.bucket_s == 3600
+    hours = truth["timeline_5xx_1h"]
+    assert [b.start for b in timeline.buckets] == list(hours)
+    for bucket in timeline.buckets:
+        want = hours[bucket.start]
+        assert bucket.total == sum(want.values())
+        assert bucket.counts == {k: want.get(k, 0) for k in bucket.counts}
+
+
+def test_the_late_incident_is_zero_before_and_rises_after(
+    late: tuple[Path, dict[str, Any]],
+) -> None:
+    """The incident route has no 5xx before its incident and all of them in the last hours, in a
+    full read and in an early-stopped one (counts seen)."""
+    path, truth = late
+    top = truth["top_errors"][0][0]
+    for settings in ({"full": True}, {"seed": 3}):
+        r = _run(path, **settings)
+        assert r.answer.top[0].key == top
+        counts = [b.counts[top] for b in r.answer.timeline.buckets]
+        assert sum(counts[:20]) == 0 and sum(counts[-3:]) == sum(counts) > 0
+
+
+def test_bucket_off_and_bad_widths() -> None:
+    """--bucket off: no timeline; a width that is not one: a usage error (exit 2)."""
+    log = "sample_logs/nginx_access.log"
+    off = subprocess.run([sys.executable, "-m", "logagent", "analyze", log, "--json",
+                          "--bucket", "off"], capture_output=True, check=False)  # fmt: skip
+    assert off.returncode == 0 and json.loads(off.stdout)["answer"]["timeline"] is None
+    bad = subprocess.run([sys.executable, "-m", "logagent", "analyze", log, "--bucket", "soon"],
+                         capture_output=True, check=False)  # fmt: skip
+    assert bad.returncode == 2 and b"--bucket" in bad.stderr and b"Traceback" not in bad.stderr
