@@ -153,7 +153,7 @@ def _pack(arr: npt.NDArray[np.uint8], starts: I64, ends: I64, offsets: I64, base
     cut = np.flatnonzero(starts[1:] != ends[:-1] + 1) + 1
     first = np.concatenate([[0], cut]).astype(np.int64)
     last = np.concatenate([cut - 1, [len(starts) - 1]]).astype(np.int64)
-    view = memoryview(arr)
+    view = arr.data
     data = b"".join(
         [view[a : b + 1] for a, b in zip(starts[first].tolist(), ends[last].tolist(), strict=True)]
         if len(starts)
