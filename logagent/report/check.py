@@ -63,6 +63,11 @@ def allowed_numbers(result: Result) -> list[float]:
         values.add(value)
         if key in _BYTE_FIELDS:
             values.update(value / s for s in _BYTE_SCALES)
+    timeline = result.answer.timeline
+    if timeline is not None:  # "buckets of 15 min", "from 21:45 on": a time's parts are numbers
+        values.update(timeline.bucket_s / s for s in (1, 60, 3600, 86400))
+        for bucket in timeline.buckets:
+            values.update(float(p) for p in re.findall(r"\d+", bucket.start))
     confidence = 1 - result.question.delta
     values.update({confidence, *range(len(result.answer.top) + 1)})
     values.update([v * 100 for v in values if 0 < abs(v) <= 1])

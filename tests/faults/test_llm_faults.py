@@ -8,6 +8,7 @@ and invalid JSON. Every run must end with the template report and exit 0.
 from __future__ import annotations
 
 import json
+import re
 import signal
 import socket
 import subprocess
@@ -133,7 +134,8 @@ def test_a_slow_drip_is_cut_by_the_whole_stage_deadline(
     """A chat reply trickling a byte every 2 s: the stage ends at timeout_s, template used."""
     url, _ = server(drip)
     proc = cli("analyze", SAMPLE, "--json", env=_env(url, LOGAGENT_LLM__TIMEOUT_S="3"), timeout=40)
-    assert "within 3" in _template_fallback(proc)
+    detail = _template_fallback(proc)
+    assert re.search(r"no complete reply from the LLM within \d+(\.\d)? s", detail), detail
 
 
 def test_invalid_json_gives_the_template(

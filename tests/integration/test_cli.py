@@ -93,7 +93,7 @@ def test_other_questions(write_log: Callable[..., Path], question: str) -> None:
     )
     if question == "status":
         counts = Counter(line.split('"')[2].split()[0] for line in lines)
-        assert {e["key"]: e["count"] for e in r["answer"]["top"]} == dict(counts.most_common(5))
+        assert {e["key"]: e["count"] for e in r["answer"]["top"]} == dict(counts)  # every one
     else:
         rates = [e["rate"] for e in r["answer"]["top"]]
         assert rates == sorted(rates, reverse=True) and all(
