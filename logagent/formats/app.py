@@ -118,6 +118,8 @@ class AppRegexFormat:
     year: int | None = None
     level_words: bool = False
     head_component: bool = False
+    #: Lines (beyond ``detect.CONTINUATION_LIKE``) this layout writes inside a record.
+    continuation: str | None = None
 
     def fields(self, line: pl.Expr) -> dict[str, pl.Expr]:
         """Named groups of the first pattern that matches; normalized level and UTC time."""
@@ -146,8 +148,10 @@ class AppRegexFormat:
         }
 
 
-#: The error kind of a message: up to four leading words (no digits, no quotes).
-HEAD = r"^(?:\[[^\]]*\] )*([A-Za-z_][A-Za-z0-9_./()'-]*(?: [A-Za-z_][A-Za-z0-9_./()'-]*){0,3})"
+#: The error kind of a message: up to four whole leading words (no digit first, no quotes).
+HEAD = (
+    r"^(?:\[[^\]]*\] )*([A-Za-z_][A-Za-z0-9_./()'-]*(?: [A-Za-z_][A-Za-z0-9_./()'-]*){0,3})(?: |$)"
+)
 
 
 def message_head(message: pl.Expr) -> pl.Expr:

@@ -86,7 +86,10 @@ FORMAT_NOTES: dict[str, str] = {
         "the layout was inferred from sampled lines (generic): timestamp, level and component "
         "are guesses; see logagent detect"
     ),
-    **{n: _KIND_NOTE for n in ("apache_error", "nginx_error", "postgres", "cri", "docker_json")},
+    **{
+        n: _KIND_NOTE
+        for n in ("apache_error", "nginx_error", "postgres", "mysql", "cri", "docker_json")
+    },
 }
 
 DESCRIPTIONS: dict[str, str] = {

@@ -126,13 +126,19 @@ def app_share(fmt: AnyFormat, lines: pl.Series) -> float:
     frame = pl.DataFrame({"line": lines}).select(
         start=start_expr(app, line),  # type: ignore[arg-type]
         ok=app.fields(line)[MESSAGE].is_not_null() & (line.str.len_bytes() >= app.min_line_bytes),
-        cont=line.str.contains(CONTINUATION_LIKE),
+        cont=line.str.contains(_continuation_like(app)),
     )
     valid = int((frame["start"] & frame["ok"]).sum())
     folds = app.record_start is not None  # type: ignore[union-attr]
     excused = int((~frame["start"] & frame["cont"]).sum()) if folds else 0
     need = lines.len() - excused
     return min(1.0, valid / need) if need > 0 else 0.0
+
+
+def _continuation_like(fmt: object) -> str:
+    """``CONTINUATION_LIKE``, widened by what the layout itself writes inside a record."""
+    own = getattr(fmt, "continuation", None)
+    return CONTINUATION_LIKE if own is None else f"{CONTINUATION_LIKE}|^(?:{own})"
 
 
 def detect_all(

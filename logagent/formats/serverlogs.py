@@ -98,6 +98,7 @@ POSTGRES = AppRegexFormat(
     time_formats=("%Y-%m-%d %H:%M:%S%.f",),
     # DETAIL/HINT/STATEMENT/CONTEXT lines belong to the message before them
     record_start=_PG_PREFIX + "(?:[^ ]*@[^ ]* )?(?:" + _PG_LEVELS + "):",
+    continuation=_PG_PREFIX + "(?:[^ ]*@[^ ]* )?(?:DETAIL|HINT|STATEMENT|CONTEXT|QUERY|LOCATION):",
     head_component=True,
     description="PostgreSQL stderr log: component = user@db when named, else error kind (msg head)",
     example='2019-03-24 13:44:25.484 UTC [1234] ERROR:  relation "x" does not exist',
@@ -116,10 +117,15 @@ MYSQL = AppRegexFormat(
         r"^" + _MYSQL_TS + r" +(?:[0-9]+ )?" + _MYSQL_LEVEL + r" "
         r"(?:(?P<component>InnoDB|Slave|Plugin|mysqld|WSREP): )?(?P<message>.*)$",
         r"^" + _MYSQL_TS + r" +(?P<component>InnoDB): (?P<message>.*)$",
+        r"^(?P<component>InnoDB): (?P<message>.*)$",  # 5.x InnoDB writes no timestamp
+        r"^(?P<level>ERROR): (?P<message>.*)$",  # 5.x bootstrap errors
     ),
     min_line_bytes=20,
     time_formats=("%Y-%m-%dT%H:%M:%S%.f%#z", "%Y-%m-%d %H:%M:%S", "%y%m%d %H:%M:%S"),
-    record_start=r"(?:" + _D4 + r"[ T]" + _HMS + "|[0-9]{6} +[0-9]{1,2}:[0-9]{2}:[0-9]{2} )",
+    record_start=r"(?:" + _D4 + r"[ T]" + _HMS + "|[0-9]{6} +[0-9]{1,2}:[0-9]{2}:[0-9]{2} "
+    "|InnoDB: |ERROR: )",
+    continuation="Version: ",
+    head_component=True,  # 5.x names no subsystem: the error kind stands in
     description="MySQL/MariaDB error log (8.0 [MY-code] [Subsystem], 5.x): component = subsystem",
     example="2020-01-01T12:00:00.123456Z 0 [Warning] [MY-010068] [Server] CA cert is self signed",
 )
@@ -134,6 +140,7 @@ NGINX_ERROR = AppRegexFormat(
     time_formats=("%Y/%m/%d %H:%M:%S",),
     head_component=True,
     record_start=r"[0-9]{4}/[0-9]{2}/[0-9]{2} " + _HMS + r" \[",
+    continuation="[^0-9]",  # nginx starts every record with its date: the rest is wrapped text
     description="nginx error log: names no component, so component = error kind (message head)",
     example="2020/01/01 12:00:00 [error] 123#0: *1 connect() failed (111: Connection refused)",
 )
