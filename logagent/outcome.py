@@ -9,6 +9,7 @@ from __future__ import annotations
 from logagent.answers import answer, rate_answer, sampled_answer, sketch_note
 from logagent.counters import Tally
 from logagent.formats.adapter import metric_for
+from logagent.formats.catalog import FORMAT_NOTES
 from logagent.formats.detect import Detection
 from logagent.log import get_logger
 from logagent.questions import APP_KINDS, app_answer
@@ -46,6 +47,7 @@ def finish(run: Run, detection: Detection, unit_size: int, units_total: int | No
         )
     if q.kind in APP_KINDS:
         ans = app_answer(ans, q.level)
+        _warn_layout(run, detection)
     info = _input_info(run, detection, unit_size)
     progress = _progress(run, tally, units_total)
     _warn_counts(run, tally)
@@ -121,6 +123,13 @@ def _saving(run: Run, progress: Progress) -> Saving:
 
 
 MALFORMED_WARN_SHARE = 0.01  # more malformed lines than this is always said, with the share
+
+
+def _warn_layout(run: Run, detection: Detection) -> None:
+    """Say what the layout could only infer (levels from words, components from kinds)."""
+    note = FORMAT_NOTES.get(detection.best)
+    if note and note not in run.warnings:
+        run.warnings.append(note)
 
 
 def _warn_counts(run: Run, tally: Tally) -> None:

@@ -2,11 +2,18 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
+
 import click
 
-from logagent.cli.exits import exit_code_for
+from logagent.cli.exits import EXIT_RECUSED, exit_code_for
 from logagent.cli.frontdoor import fail, write_stdout
 from logagent.errors import LogagentError
+
+if TYPE_CHECKING:
+    from logagent.formats.custom import CustomFormat
+    from logagent.formats.detect import Detection
 
 
 @click.command("schema")
@@ -74,8 +81,29 @@ def detect_cmd(paths: tuple[str, ...], formats_dir: str, year: int | None) -> No
     found = detect_all(sample, year=year or datetime.datetime.now().year, custom=custom)
     for name, score in found.scores:
         click.echo(f"{name:<14} {score:.3f}")
+    _echo_best(found, sample, custom)
+
+
+def _echo_best(found: Detection, sample: list[str], custom: Mapping[str, CustomFormat]) -> None:
+    """The best layout and its confidence; exit 3 (recused) when nothing reads the sample."""
+    from logagent.formats.catalog import build_any_format
+    from logagent.formats.detect import LOW_CONFIDENCE
+    from logagent.formats.generic import NAME as GENERIC
+
     flags = [f for f, on in (("ambiguous", found.ambiguous), ("low", found.low_confidence)) if on]
+    best = found.best
+    if best == GENERIC:  # say what was inferred: the guess is only as good as its parts
+        click.echo(getattr(build_any_format(GENERIC, sample, custom=custom), "description", ""))
     click.echo(
-        f"best: {found.best} confidence: {found.confidence:.3f} "
+        f"best: {best} confidence: {found.confidence:.3f} "
         f"sample_lines: {found.sample_lines}" + (f" ({', '.join(flags)})" if flags else "")
     )
+    if found.low_confidence:
+        runner = ", ".join(f"{n} {s:.3f}" for n, s in found.scores[1:3])
+        click.echo(
+            f"unrecognized: no layout reads {LOW_CONFIDENCE:.0%} of the {found.sample_lines} "
+            f"sampled lines; best guess {best} reads {found.confidence:.1%} (then {runner}); "
+            "name one with --format or add a custom format",
+            err=True,
+        )
+        raise SystemExit(EXIT_RECUSED)

@@ -104,6 +104,8 @@ class AppRegexFormat:
     (others are ignored). A line is a record when one pattern matches; the
     first matching pattern gives all fields. ``level_words``: with no level or
     PRI on the line, infer it from the message (syslog without PRI).
+    ``head_component``: a record that names no component gets its error kind,
+    the head of its message (``message_head``), so component questions rank kinds.
     """
 
     name: str
@@ -115,6 +117,9 @@ class AppRegexFormat:
     example: str = ""
     year: int | None = None
     level_words: bool = False
+    head_component: bool = False
+    #: Lines (beyond ``detect.CONTINUATION_LIKE``) this layout writes inside a record.
+    continuation: str | None = None
 
     def fields(self, line: pl.Expr) -> dict[str, pl.Expr]:
         """Named groups of the first pattern that matches; normalized level and UTC time."""
@@ -127,6 +132,9 @@ class AppRegexFormat:
                 level, pl.when(message.is_not_null()).then(level_from_message(message))
             )
         component = cols[COMPONENT].str.strip_chars()
+        if self.head_component:
+            component = pl.when(component.str.len_bytes() > 0).then(component)
+            component = component.otherwise(message_head(message))
         return {
             TS: cols[TS],
             TIME: parse_times(cols[TS], self.time_formats, self.year),
@@ -138,6 +146,17 @@ class AppRegexFormat:
             ),
             MESSAGE: message,
         }
+
+
+#: The error kind of a message: up to four whole leading words (no digit first, no quotes).
+HEAD = (
+    r"^(?:\[[^\]]*\] )*([A-Za-z_][A-Za-z0-9_./()'-]*(?: [A-Za-z_][A-Za-z0-9_./()'-]*){0,3})(?: |$)"
+)
+
+
+def message_head(message: pl.Expr) -> pl.Expr:
+    """The error kind of each message: its first words up to a digit, quote or colon."""
+    return message.str.extract(HEAD, 1).str.replace_all(r"[ :,.;-]+$", "")
 
 
 def group_names(pattern: str) -> tuple[str, ...]:

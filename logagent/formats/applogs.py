@@ -62,7 +62,9 @@ APACHE_ERROR = AppRegexFormat(
     ),
     min_line_bytes=30,
     time_formats=("%a %b %d %H:%M:%S%.f %Y",),
-    description="apache httpd error log (2.2 and 2.4): component = module (core, ssl, proxy...)",
+    head_component=True,
+    description="apache httpd error log (1.3-2.4): component = module (core, ssl, proxy...); "
+    "lines naming none (1.3/2.0/2.2) get the error kind (message head)",
     example="[Wed Oct 11 14:32:52.123 2000] [core:error] [pid 35708:tid 4328] AH00124: ...",
 )
 

@@ -25,12 +25,30 @@ from logagent.formats.applogs import (
 )
 from logagent.formats.base import Format
 from logagent.formats.custom import CustomFormat
+from logagent.formats.generic import NAME as GENERIC
+from logagent.formats.generic import describe as describe_generic
+from logagent.formats.generic import infer_generic
+from logagent.formats.jsonlayouts import JSON_LAYOUTS
+from logagent.formats.serverlogs import (
+    CRI,
+    ELASTICSEARCH,
+    KAFKA,
+    MYSQL,
+    NGINX_ERROR,
+    OSLO,
+    POSTGRES,
+    ZAP,
+    ZOOKEEPER,
+)
 from logagent.formats.structured import JsonAppFormat, LogfmtFormat, auto_app_mapping
 
 AnyFormat: TypeAlias = Format | AppFormat
 
 ACCESS_NAMES = ("combined", "common", "jsonl")
+SERVER_LAYOUTS = (KAFKA, ZOOKEEPER, OSLO, ELASTICSEARCH, POSTGRES, MYSQL, NGINX_ERROR, ZAP, CRI)
+_FIXED: dict[str, AppFormat] = {f.name: f for f in (*SERVER_LAYOUTS, *JSON_LAYOUTS)}
 APP_NAMES = (
+    *(f.name for f in SERVER_LAYOUTS),
     "hadoop",
     "log4j",
     "python",
@@ -38,10 +56,41 @@ APP_NAMES = (
     "apache_error",
     "syslog5424",
     "syslog3164",
+    *(f.name for f in JSON_LAYOUTS),
     "jsonapp",
     "logfmt",
+    GENERIC,
 )
-NESTED = frozenset({("hadoop", "log4j"), ("jsonl", "jsonapp"), ("log4j", "syslog3164")})
+NESTED = frozenset(
+    {
+        ("hadoop", "log4j"),
+        ("jsonl", "jsonapp"),
+        ("log4j", "syslog3164"),
+        *((f.name, "jsonapp") for f in JSON_LAYOUTS),
+        ("bunyan", "pino"),
+        ("bunyan", "slog_json"),
+        ("pino", "slog_json"),
+    }
+)
+#: What a result on each layout must say (levels or components it could only infer).
+_KIND_NOTE = (
+    "lines that name no component are ranked by their error kind (the head of the message) instead"
+)
+FORMAT_NOTES: dict[str, str] = {
+    "syslog3164": (
+        "levels were inferred from words in the message (error, failed, warning...) on lines "
+        "without a <PRI>: syslog wrote no severity there"
+    ),
+    "zeek": "Zeek logs carry no level: level questions do not apply to them",
+    GENERIC: (
+        "the layout was inferred from sampled lines (generic): timestamp, level and component "
+        "are guesses; see logagent detect"
+    ),
+    **{
+        n: _KIND_NOTE
+        for n in ("apache_error", "nginx_error", "postgres", "mysql", "cri", "docker_json")
+    },
+}
 
 DESCRIPTIONS: dict[str, str] = {
     "combined": "nginx/apache combined access log, optional trailing fields",
@@ -52,6 +101,8 @@ DESCRIPTIONS: dict[str, str] = {
     "syslog3164": syslog3164().description,
     "jsonapp": JsonAppFormat().description,
     "logfmt": LogfmtFormat().description,
+    **{f.name: f.description for f in (*SERVER_LAYOUTS, *JSON_LAYOUTS)},
+    GENERIC: describe_generic(),
 }
 
 
@@ -93,7 +144,10 @@ def build_any_format(
         "golog": lambda: golog(year),
         "jsonapp": lambda: JsonAppFormat(mapping=auto_app_mapping(sample, json_keys)),
         "logfmt": lambda: LogfmtFormat(mapping=auto_app_mapping(sample, json_keys, logfmt=True)),
+        GENERIC: lambda: infer_generic(sample),
     }
+    if name in _FIXED:
+        return _FIXED[name]
     if name in builders:
         return builders[name]()
     known = ", ".join(("auto", *ACCESS_NAMES, *APP_NAMES, *custom))

@@ -36,6 +36,8 @@ from logagent.formats.catalog import (
     is_app,
 )
 from logagent.formats.custom import CustomFormat
+from logagent.formats.generic import GENERIC_DISCOUNT
+from logagent.formats.generic import NAME as GENERIC
 from logagent.formats.jsonl import JsonFormat, auto_mapping
 from logagent.formats.records import start_expr
 
@@ -73,7 +75,7 @@ class Detection:
         if len(self.scores) < 2 or self.confidence == 0:
             return False
         (best, top), (second, score) = self.scores[0], self.scores[1]
-        nested = (best, second) in NESTED or (second, best) in NESTED
+        nested = (best, second) in NESTED or (second, best) in NESTED or GENERIC in (best, second)
         return top - score <= AMBIGUOUS_MARGIN and not nested
 
     @property
@@ -124,13 +126,19 @@ def app_share(fmt: AnyFormat, lines: pl.Series) -> float:
     frame = pl.DataFrame({"line": lines}).select(
         start=start_expr(app, line),  # type: ignore[arg-type]
         ok=app.fields(line)[MESSAGE].is_not_null() & (line.str.len_bytes() >= app.min_line_bytes),
-        cont=line.str.contains(CONTINUATION_LIKE),
+        cont=line.str.contains(_continuation_like(app)),
     )
     valid = int((frame["start"] & frame["ok"]).sum())
     folds = app.record_start is not None  # type: ignore[union-attr]
     excused = int((~frame["start"] & frame["cont"]).sum()) if folds else 0
     need = lines.len() - excused
     return min(1.0, valid / need) if need > 0 else 0.0
+
+
+def _continuation_like(fmt: object) -> str:
+    """``CONTINUATION_LIKE``, widened by what the layout itself writes inside a record."""
+    own = getattr(fmt, "continuation", None)
+    return CONTINUATION_LIKE if own is None else f"{CONTINUATION_LIKE}|^(?:{own})"
 
 
 def detect_all(
@@ -146,14 +154,10 @@ def detect_all(
     """
     lines = pl.Series("line", list(sample), dtype=pl.String)
     names = (*custom, *ACCESS_NAMES, *APP_NAMES)
-    scores = [
-        (
-            n,
-            app_share(
-                build_any_format(n, sample, json_keys=json_keys, year=year, custom=custom), lines
-            ),
-        )
-        for n in names
-    ]
+    scores = []
+    for n in names:
+        fmt = build_any_format(n, sample, json_keys=json_keys, year=year, custom=custom)
+        discount = GENERIC_DISCOUNT if n == GENERIC and n not in custom else 1.0
+        scores.append((n, app_share(fmt, lines) * discount))
     ranked = sorted(scores, key=lambda s: -s[1])  # stable: earlier formats win ties
     return Detection(tuple(ranked), int(lines.len()))

@@ -28,7 +28,8 @@ _WORDS: dict[str, tuple[str, ...]] = {
     FATAL: ("FATAL", "CRITICAL", "CRIT", "EMERG", "EMERGENCY", "ALERT", "PANIC", "F"),
     ERROR: ("ERROR", "ERR", "SEVERE", "E"),
     WARN: ("WARN", "WARNING", "W"),
-    INFO: ("INFO", "INFORMATION", "INFORMATIONAL", "NOTICE", "I"),
+    # AUDIT: OpenStack oslo.log; NOTE/SYSTEM: MySQL; LOG: PostgreSQL
+    INFO: ("INFO", "INFORMATION", "INFORMATIONAL", "NOTICE", "I", "AUDIT", "NOTE", "SYSTEM", "LOG"),
     DEBUG: ("DEBUG", "FINE", "CONFIG", "D"),
     TRACE: ("TRACE", "FINER", "FINEST", "VERBOSE", "T", *(f"TRACE{i}" for i in range(1, 9))),
 }

@@ -71,7 +71,7 @@ class JsonAppFormat:
     def fields(self, line: pl.Expr) -> dict[str, pl.Expr]:
         """The mapped keys of each object (a line that is no JSON object is no record)."""
         get = {k: line.str.json_path_match(_jsonpath(v)) for k, v in self.mapping.items()}
-        return _fields(get, is_record=line.str.starts_with("{"))
+        return fields_of(get, is_record=line.str.starts_with("{"))
 
 
 @dataclass(frozen=True)
@@ -88,10 +88,11 @@ class LogfmtFormat:
     def fields(self, line: pl.Expr) -> dict[str, pl.Expr]:
         """The mapped keys of each line made only of key=value pairs."""
         get = {k: _logfmt_value(line, v) for k, v in self.mapping.items()}
-        return _fields(get, is_record=line.str.contains(LOGFMT_LINE))
+        return fields_of(get, is_record=line.str.contains(LOGFMT_LINE))
 
 
-def _fields(get: Mapping[str, pl.Expr], *, is_record: pl.Expr) -> dict[str, pl.Expr]:
+def fields_of(get: Mapping[str, pl.Expr], *, is_record: pl.Expr) -> dict[str, pl.Expr]:
+    """The app columns from the extracted raw fields of the lines that are records."""
     level, message = get.get(LEVEL), get.get(MESSAGE)
     present = [e.is_not_null() for e in (level, message) if e is not None]
     ok = is_record & pl.any_horizontal(present) if present else pl.lit(False)

@@ -19,6 +19,9 @@ import polars as pl
 #: (name, pattern, replacement) applied in this order; order matters (an e-mail
 #: holds dots and digits, a UUID holds hex runs, a duration starts with a number).
 MASKS: tuple[tuple[str, str, str], ...] = (
+    # A word holding U+FFFD was invalid UTF-8 (replaced when read): which bytes were bad
+    # varies, and one error type must not split into as many templates as there are spellings.
+    ("BADUTF8", r"[^\s]*\x{FFFD}[^\s]*", "<BIN>"),
     ("EMAIL", r"[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}", "<EMAIL>"),
     ("URL", r"\b[A-Za-z][A-Za-z0-9+.-]*://\S+", "<URL>"),
     (

@@ -1,0 +1,202 @@
+"""A layout never seen before: the header of a line inferred from sampled lines (PURE).
+
+``infer_generic(sample)`` looks at the sampled lines for
+
+* a timestamp: the shape (``TS_SHAPES``) found in the first ``TS_WINDOW_BYTES``
+  bytes of the most lines;
+* a level word after it (``LEVEL_WORD``: upper or title case, or any case when
+  bracketed, within a few tokens of the timestamp);
+* a component in what follows the level: ``(name)`` at the end, ``Class@line``,
+  ``[name]``, ``name:``, ``name -`` or a dotted logger, whichever shape fits
+  most lines (``COMPONENT_SHAPES``); none fitting, the error kind (message head).
+
+It reports what it inferred and on which share of the sample in its
+``description`` (shown by ``logagent detect`` and ``logagent formats``).
+The parser itself is two regexes built from those choices: vectorized.
+Detection scores it below every known layout (``GENERIC_DISCOUNT``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import polars as pl
+
+from logagent.formats.app import (
+    COMPONENT,
+    LEVEL,
+    MESSAGE,
+    NO_COMPONENT,
+    TIME,
+    TS,
+    message_head,
+    parse_times,
+)
+from logagent.formats.levels import normalize_level
+
+NAME = "generic"
+TS_WINDOW_BYTES = 40
+#: A guessed layout is never as sure as a known one: its detection score is multiplied by this.
+GENERIC_DISCOUNT = 0.9
+TS_SHAPES: tuple[tuple[str, str], ...] = (
+    (
+        "ISO 8601",
+        r"[0-9]{4}-[0-9]{2}-[0-9]{2}[T ][0-9]{2}:[0-9]{2}:[0-9]{2}(?:[.,][0-9]+)?"
+        r"(?:Z|[+-][0-9]{2}:?[0-9]{2})?",
+    ),
+    ("yyyy/mm/dd", r"[0-9]{4}/[0-9]{2}/[0-9]{2}[ T-][0-9]{2}:[0-9]{2}:[0-9]{2}(?:[.,][0-9]+)?"),
+    (
+        "dd/Mon/yyyy",
+        r"[0-9]{2}/[A-Z][a-z]{2}/[0-9]{4}:[0-9]{2}:[0-9]{2}:[0-9]{2}(?: [+-][0-9]{4})?",
+    ),
+    (
+        "ctime",
+        r"[A-Z][a-z]{2} [A-Z][a-z]{2} +[0-9]{1,2} [0-9]{2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]+)? [0-9]{4}",
+    ),
+    ("BSD syslog", r"[A-Z][a-z]{2} +[0-9]{1,2} [0-9]{2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]+)?"),
+    (
+        "dd.mm.yyyy",
+        r"[0-9]{2}[./-][0-9]{2}[./-][0-9]{4}[ T][0-9]{2}:[0-9]{2}:[0-9]{2}(?:[.,][0-9]+)?",
+    ),
+    ("compact date", r"[0-9]{6,8}[ T-][0-9]{2}:?[0-9]{2}:?[0-9]{2}(?:[.,][0-9]+)?"),
+    ("epoch seconds", r"1[0-9]{9}(?:\.[0-9]{1,9})?"),
+    ("time of day", r"[0-9]{2}:[0-9]{2}:[0-9]{2}[.,][0-9]{3,9}"),
+)
+_TS_FORMATS = (
+    "%Y-%m-%dT%H:%M:%S%.f%#z",
+    "%Y-%m-%d %H:%M:%S%.f%#z",
+    "%Y-%m-%d %H:%M:%S,%3f",
+    "%Y-%m-%dT%H:%M:%S,%3f",
+    "%Y-%m-%d %H:%M:%S%.f",
+    "%Y-%m-%dT%H:%M:%S%.f",
+    "%Y/%m/%d %H:%M:%S%.f",
+    "%d/%b/%Y:%H:%M:%S %z",
+    "%a %b %d %H:%M:%S%.f %Y",
+)
+_WORDS = "FATAL|CRITICAL|CRIT|EMERG|ALERT|ERROR|ERR|SEVERE|WARNING|WARN|NOTICE|INFO|DEBUG|TRACE"
+LEVEL_WORD = (
+    r"(?:\[ *(?P<bl>(?i:" + _WORDS + r")) *\]|<(?P<al>(?i:" + _WORDS + r"))>"
+    r"|(?P<wl>" + _WORDS + "|" + _WORDS.title() + r"))"
+)
+_AFTER_LEVEL = r"(?:[ :|]+|-+ |$)"
+#: (name, regex over the text after the level with groups component and message).
+COMPONENT_SHAPES: tuple[tuple[str, str], ...] = (
+    ("(name) at the end", r"^(?P<message>.*?) \((?P<component>[A-Za-z_$][A-Za-z0-9_$.\-]*)\) *$"),
+    (
+        "Class@line",
+        r"^\[(?:.*:)?(?P<component>[A-Za-z_$][A-Za-z0-9_$.]*)@[0-9]+\]:? *-? *(?P<message>.*)$",
+    ),
+    ("[name]", r"^\[(?P<component>[^\] ]+) *\]:? *-? *(?P<message>.*)$"),
+    ("name:", r"^(?P<component>[A-Za-z_][A-Za-z0-9_$.\-/]*)(?:\[[0-9]+\])?: (?P<message>.*)$"),
+    ("name -", r"^(?:\[[^\]]*\] +)?(?P<component>[A-Za-z_$][A-Za-z0-9_$.]*) +- (?P<message>.*)$"),
+    ("dotted logger", r"^(?P<component>[a-z][A-Za-z0-9_$]*(?:\.[A-Za-z0-9_$]+)+) (?P<message>.*)$"),
+)
+MIN_COMPONENT_SHARE = 0.6
+
+
+@dataclass(frozen=True)
+class GenericFormat:
+    """The inferred layout: a timestamp shape, a level word and a component shape."""
+
+    ts_shape: str | None
+    ts_pattern: str | None
+    component_shape: str | None
+    component_pattern: str | None
+    description: str
+    name: str = NAME
+    min_line_bytes: int = 8
+
+    @property
+    def record_start(self) -> str | None:
+        """A line starts a record when the timestamp is in its first bytes (stack traces fold)."""
+        if self.ts_pattern is None:
+            return None
+        return "[^\\n]{0," + str(TS_WINDOW_BYTES) + "}?" + self.ts_pattern
+
+    def fields(self, line: pl.Expr) -> dict[str, pl.Expr]:
+        """Timestamp, level word, component and message of the inferred header."""
+        head = header_regex(self.ts_pattern)
+        groups = line.str.extract_groups(head)
+        ts, rest = groups.struct.field("ts"), groups.struct.field("rest")
+        raw = pl.coalesce(*(groups.struct.field(g) for g in ("bl", "al", "wl")))
+        ok = raw.is_not_null()
+        component, message = pl.lit(None, dtype=pl.String), rest
+        if self.component_pattern is not None:
+            parts = rest.str.extract_groups(self.component_pattern)
+            component = parts.struct.field(COMPONENT)
+            message = pl.coalesce(parts.struct.field(MESSAGE), rest)
+        component = pl.coalesce(component, message_head(message), pl.lit(NO_COMPONENT))
+        return {
+            TS: pl.when(ok).then(ts),
+            TIME: pl.when(ok).then(parse_times(ts, _TS_FORMATS)),
+            LEVEL: pl.when(ok).then(normalize_level(raw)),
+            COMPONENT: pl.when(ok).then(component),
+            MESSAGE: pl.when(ok).then(message.fill_null("")),
+        }
+
+
+def header_regex(ts_pattern: str | None) -> str:
+    """Timestamp in the first bytes, a few tokens, then the level word and the rest."""
+    gap = r"[^A-Za-z]{0,24}?(?:[^ ]+ +){0,2}?[\[(<|]?"
+    if ts_pattern is None:
+        return (
+            r"^(?P<ts>)[^ ]{0,40}?(?:[^ ]+ +){0,2}?" + LEVEL_WORD + _AFTER_LEVEL + r"(?P<rest>.*)$"
+        )
+    return (
+        r"^.{0,"
+        + str(TS_WINDOW_BYTES)
+        + r"}?(?P<ts>"
+        + ts_pattern
+        + ")"
+        + gap
+        + LEVEL_WORD
+        + r"[\])>|]?"
+        + _AFTER_LEVEL
+        + r"(?P<rest>.*)$"
+    )
+
+
+def infer_generic(sample: Sequence[str]) -> GenericFormat:
+    """Infer the header of the sampled lines; what was chosen and how often it fits."""
+    lines = pl.Series("line", [x for x in sample if x.strip()], dtype=pl.String)
+    n = max(lines.len(), 1)
+    ts_name, ts_pattern, ts_share = _best_ts(lines)
+    frame = pl.DataFrame({"line": lines}).select(
+        g=pl.col("line").str.extract_groups(header_regex(ts_pattern))
+    )
+    rest = frame["g"].struct.field("rest").drop_nulls()
+    level_share = rest.len() / n
+    comp_name, comp_pattern, comp_share = _best_component(rest)
+    where = f"{ts_name} in {ts_share:.0%} of sampled lines" if ts_name else "none"
+    comp = f"{comp_name} ({comp_share:.0%})" if comp_name else "error kind (message head)"
+    description = (
+        f"generic, inferred from the sample: timestamp {where}; level word in {level_share:.0%}; "
+        f"component = {comp}"
+    )
+    return GenericFormat(ts_name, ts_pattern, comp_name, comp_pattern, description)
+
+
+def _best_ts(lines: pl.Series) -> tuple[str | None, str | None, float]:
+    n = max(lines.len(), 1)
+    best: tuple[str | None, str | None, float] = (None, None, 0.0)
+    for name, pattern in TS_SHAPES:
+        hits = int(lines.str.contains("^.{0," + str(TS_WINDOW_BYTES) + "}?" + pattern).sum())
+        if hits / n > best[2]:
+            best = (name, pattern, hits / n)
+    return best if best[2] >= 0.5 else (None, None, best[2])
+
+
+def _best_component(rest: pl.Series) -> tuple[str | None, str | None, float]:
+    n = max(rest.len(), 1)
+    best: tuple[str | None, str | None, float] = (None, None, 0.0)
+    for name, pattern in COMPONENT_SHAPES:
+        share = int(rest.str.contains(pattern).sum()) / n
+        if share > best[2] + 0.05:  # an earlier, more specific shape wins near-ties
+            best = (name, pattern, share)
+    return best if best[2] >= MIN_COMPONENT_SHARE else (None, None, best[2])
+
+
+def describe() -> str:
+    """The catalog line of the generic layout (before it has seen a sample)."""
+    return "generic: timestamp, level word and component inferred from sampled lines"

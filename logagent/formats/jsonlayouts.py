@@ -1,0 +1,127 @@
+"""Named JSON-lines layouts with fixed keys: Docker json-file, journald, zap, pino, bunyan,
+slog, ECS and Zeek (PURE).
+
+``jsonapp`` finds keys by itself; these layouts are recognized by the keys
+that only they write (``signature``), so ``logagent detect`` names the
+system, and they map its fields the way that system means them (journald's
+``PRIORITY`` is a syslog severity, pino's ``level`` a number). Each is nested
+in ``jsonapp`` (a tie between them is expected, ``catalog.NESTED``).
+
+A layout with ``level_from_message`` takes the level from the words the
+wrapped program wrote (Docker's ``log``), as ``serverlogs.CRI`` does.
+Zeek's logs carry no level at all: level questions do not apply to them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+import polars as pl
+
+from logagent.formats.app import COMPONENT, LEVEL, MESSAGE, TS, message_head
+from logagent.formats.structured import fields_of
+
+_INNER_LEVEL = (
+    r"^(?:[IWEF][0-9]{4} |(?:[^ ]+ ){0,3}?(?:\[|level=|lvl=)?\"?"
+    r"(TRACE|DEBUG|INFO|NOTICE|WARN|WARNING|ERROR|FATAL|CRITICAL|PANIC|"
+    r"trace|debug|info|warn|warning|error|fatal|critical|panic)\b)"
+)
+
+
+@dataclass(frozen=True)
+class JsonLayout:
+    """A JSON-lines layout: fixed key mapping, and the keys that must all be present."""
+
+    name: str
+    mapping: Mapping[str, str]
+    signature: tuple[str, ...]
+    description: str
+    level_from_message: bool = False
+    head_component: bool = False
+    min_line_bytes: int = 20
+    record_start: str | None = None
+    example: str = field(default="", compare=False)
+
+    def fields(self, line: pl.Expr) -> dict[str, pl.Expr]:
+        """The mapped keys of each object holding every signature key."""
+        get = {k: line.str.json_path_match(_path(v)) for k, v in self.mapping.items()}
+        message = get.get(MESSAGE)
+        if self.level_from_message and message is not None:
+            get[LEVEL] = _inner_level(message)
+        if self.head_component and message is not None:
+            get[COMPONENT] = message_head(message)
+        signed = [line.str.json_path_match(_path(k)).is_not_null() for k in self.signature]
+        return fields_of(get, is_record=line.str.starts_with("{") & pl.all_horizontal(signed))
+
+
+def _path(key: str) -> str:
+    """A JSONPath: ``$…`` as given, else the key taken literally (ECS writes "log.level")."""
+    return key if key.startswith("$") else f"$['{key}']"
+
+
+def _inner_level(message: pl.Expr) -> pl.Expr:
+    """The level word (or klog letter) a wrapped program's message starts with."""
+    word = message.str.extract(_INNER_LEVEL, 1)
+    letter = message.str.extract(r"^([IWEF])[0-9]{4} ", 1)
+    return pl.coalesce(word, letter)
+
+
+DOCKER_JSON = JsonLayout(
+    name="docker_json",
+    mapping={TS: "time", MESSAGE: "log"},
+    signature=("log", "stream", "time"),
+    level_from_message=True,
+    head_component=True,
+    description="Docker json-file container log: level from the message; component = error kind",
+    example='{"log":"ERROR failed\\n","stream":"stderr","time":"2024-01-01T00:00:00Z"}',
+)
+JOURNALD = JsonLayout(
+    name="journald",
+    mapping={
+        TS: "__REALTIME_TIMESTAMP",
+        LEVEL: "PRIORITY",
+        COMPONENT: "SYSLOG_IDENTIFIER",
+        MESSAGE: "MESSAGE",
+    },
+    signature=("MESSAGE", "__REALTIME_TIMESTAMP"),
+    description="journald JSON export: level = PRIORITY (syslog severity), component = identifier",
+)
+ZAP_JSON = JsonLayout(
+    name="zap_json",
+    mapping={TS: "ts", LEVEL: "level", COMPONENT: "caller", MESSAGE: "msg"},
+    signature=("level", "ts", "caller", "msg"),
+    description="zap JSON (production config): component = caller",
+)
+PINO = JsonLayout(
+    name="pino",
+    mapping={TS: "time", LEVEL: "level", COMPONENT: "name", MESSAGE: "msg"},
+    signature=("level", "time", "pid", "hostname"),
+    description="pino JSON (numeric levels 10-60): component = name (or '-')",
+)
+BUNYAN = JsonLayout(
+    name="bunyan",
+    mapping={TS: "time", LEVEL: "level", COMPONENT: "name", MESSAGE: "msg"},
+    signature=("v", "level", "name", "hostname", "pid", "msg"),
+    description="bunyan JSON (numeric levels 10-60, v:0): component = name",
+)
+SLOG_JSON = JsonLayout(
+    name="slog_json",
+    mapping={TS: "time", LEVEL: "level", COMPONENT: "$.source.file", MESSAGE: "msg"},
+    signature=("time", "level", "msg"),
+    description="Go slog JSONHandler: component = source file (AddSource) or '-'",
+)
+ECS_JSON = JsonLayout(
+    name="ecs_json",
+    mapping={TS: "@timestamp", LEVEL: "log.level", COMPONENT: "log.logger", MESSAGE: "message"},
+    signature=("@timestamp", "log.level", "message"),
+    description="Elastic Common Schema JSON (ecs-logging): component = log.logger",
+)
+ZEEK_JSON = JsonLayout(
+    name="zeek",
+    mapping={TS: "ts", COMPONENT: "_path", MESSAGE: "uid"},  # no message either: the uid
+    signature=("ts", "uid"),
+    description="Zeek JSON logs (conn, dns, http...): no level, so level questions do not apply",
+)
+
+JSON_LAYOUTS = (DOCKER_JSON, JOURNALD, ZAP_JSON, BUNYAN, PINO, ECS_JSON, SLOG_JSON, ZEEK_JSON)

@@ -1,0 +1,184 @@
+"""Built-in layouts of servers' own logs: Kafka, ZooKeeper, OpenStack, Elasticsearch,
+PostgreSQL, MySQL, the nginx error log, zap's console encoder and CRI container logs (PURE).
+
+Each is an ``AppRegexFormat`` (one vectorized regex per layout, tried in
+order) with an example line and what becomes its component and level.
+Layouts whose lines name no component (PostgreSQL, nginx, CRI) use the
+*error kind* instead: the head of the message (``message_head``), so that a
+component question still ranks something meaningful; their descriptions say so.
+"""
+
+from __future__ import annotations
+
+from logagent.formats.app import AppRegexFormat
+
+_D4 = r"[0-9]{4}-[0-9]{2}-[0-9]{2}"
+_HMS = r"[0-9]{2}:[0-9]{2}:[0-9]{2}"
+_MS = r"[,.][0-9]{3}"
+_LEVEL = r"(?P<level>TRACE|DEBUG|INFO|NOTICE|WARN|WARNING|ERROR|SEVERE|FATAL|CRITICAL|AUDIT)"
+_JAVA_NAME = r"[A-Za-z_$][A-Za-z0-9_$.\-]*"
+_ISO_TIMES = (
+    "%Y-%m-%dT%H:%M:%S%.f%#z",
+    "%Y-%m-%d %H:%M:%S%.f%#z",
+    "%Y-%m-%d %H:%M:%S,%3f",
+    "%Y-%m-%dT%H:%M:%S,%3f",
+    "%Y-%m-%d %H:%M:%S%.f",
+    "%Y-%m-%dT%H:%M:%S%.f",
+)
+
+KAFKA = AppRegexFormat(
+    name="kafka",
+    patterns=(
+        r"^\[(?P<ts>" + _D4 + " " + _HMS + _MS + r")\] " + _LEVEL + r" "
+        r"(?P<message>.*?)(?: \((?P<component>" + _JAVA_NAME + r")\))? *$",
+        # state-change.log of 2.2+: [ts] [LEVEL] [thread] [logger] - msg
+        r"^\[(?P<ts>" + _D4 + " " + _HMS + _MS + r")\] \[" + _LEVEL + r" *\] \[[^\]]*\] "
+        r"\[(?P<component>[^\]]+)\] - (?P<message>.*)$",
+    ),
+    min_line_bytes=28,
+    time_formats=_ISO_TIMES,
+    record_start=r"\[" + _D4 + " " + _HMS + ",[0-9]{3}\\] ",
+    description="Kafka server/controller/state-change: component = logger in (parentheses)",
+    example="[2016-12-19 16:31:47,437] WARN message (kafka.controller.KafkaController)",
+)
+
+ZOOKEEPER = AppRegexFormat(
+    name="zookeeper",
+    patterns=(
+        r"^(?P<ts>" + _D4 + " " + _HMS + _MS + r") - " + _LEVEL + r" +\[(?:.*:)?"
+        r"(?P<component>[A-Za-z_$][A-Za-z0-9_$.]*)@[0-9]+\] - (?P<message>.*)$",
+    ),
+    min_line_bytes=30,
+    time_formats=_ISO_TIMES,
+    record_start=_D4 + " " + _HMS + ",[0-9]{3} - ",
+    description="ZooKeeper (log4j 'ts - LEVEL [thread:Class@line] - msg'): component = Class",
+    example="2015-07-29 17:41:44,747 - WARN  [QuorumPeer[myid=1]/0.0.0.0:2181:Learner@233] - msg",
+)
+
+OSLO = AppRegexFormat(
+    name="oslo",
+    patterns=(
+        r"^(?:[^ ]+ )?(?P<ts>" + _D4 + " " + _HMS + r"\.[0-9]{3,6}) [0-9]+ " + _LEVEL + " "
+        r"(?P<component>[A-Za-z_][A-Za-z0-9_.]*) (?:\[[^\]]*\] ?)?(?P<message>.*)$",
+    ),
+    min_line_bytes=30,
+    time_formats=_ISO_TIMES,
+    description="OpenStack oslo.log (nova...; a file-name prefix allowed): component = module",
+    example="2017-05-16 00:00:00.008 25746 WARNING nova.virt.libvirt.imagecache [req-1] m",
+)
+
+ELASTICSEARCH = AppRegexFormat(
+    name="elasticsearch",
+    patterns=(
+        r"^\[(?P<ts>"
+        + _D4
+        + "T"
+        + _HMS
+        + _MS
+        + r"(?:Z|[+-][0-9]{2}:?[0-9]{2})?)\]\["
+        + _LEVEL
+        + r" *\]\[(?P<component>[^\] ]+) *\] ?(?:\[[^\]]*\] )?(?P<message>.*)$",
+    ),
+    min_line_bytes=30,
+    time_formats=_ISO_TIMES,
+    record_start=r"\[" + _D4 + "T" + _HMS,
+    description="Elasticsearch (log4j2 '[ts][LEVEL][logger] [node] msg'): component = logger",
+    example="[2018-05-17T08:20:18,871][WARN ][o.e.c.r.a.DiskThresholdMonitor] [node-1] msg",
+)
+
+_PG_LEVELS = "LOG|ERROR|FATAL|PANIC|WARNING|NOTICE|INFO|DEBUG[1-5]?"
+_PG_PREFIX = _D4 + " " + _HMS + r"(?:\.[0-9]+)? [A-Za-z0-9+\-]+ \[[0-9]+(?:-[0-9]+)?\] "
+POSTGRES = AppRegexFormat(
+    name="postgres",
+    patterns=(
+        r"^(?P<ts>" + _D4 + " " + _HMS + r"(?:\.[0-9]+)?) [A-Za-z0-9+\-]+ \[[0-9]+(?:-[0-9]+)?\] "
+        r"(?:(?P<component>[^ ]*@[^ ]*) )?(?P<level>" + _PG_LEVELS + r"):  (?P<message>.*)$",
+    ),
+    min_line_bytes=30,
+    time_formats=("%Y-%m-%d %H:%M:%S%.f",),
+    # DETAIL/HINT/STATEMENT/CONTEXT lines belong to the message before them
+    record_start=_PG_PREFIX + "(?:[^ ]*@[^ ]* )?(?:" + _PG_LEVELS + "):",
+    continuation=_PG_PREFIX + "(?:[^ ]*@[^ ]* )?(?:DETAIL|HINT|STATEMENT|CONTEXT|QUERY|LOCATION):",
+    head_component=True,
+    description="PostgreSQL stderr log: component = user@db when named, else error kind (msg head)",
+    example='2019-03-24 13:44:25.484 UTC [1234] ERROR:  relation "x" does not exist',
+)
+
+_MYSQL_TS = (
+    r"(?P<ts>" + _D4 + r"[ T]" + _HMS + r"(?:\.[0-9]+)?(?:Z|[+-][0-9]{2}:[0-9]{2})?|"
+    r"[0-9]{6} +[0-9]{1,2}:[0-9]{2}:[0-9]{2})"
+)
+_MYSQL_LEVEL = r"\[(?P<level>Note|Warning|ERROR|Error|System|Info|Debug)\]"
+MYSQL = AppRegexFormat(
+    name="mysql",
+    patterns=(
+        r"^" + _MYSQL_TS + r" +(?:[0-9]+ )?" + _MYSQL_LEVEL + r" \[MY-[0-9]+\] "
+        r"\[(?P<component>[A-Za-z]+)\] (?P<message>.*)$",
+        r"^" + _MYSQL_TS + r" +(?:[0-9]+ )?" + _MYSQL_LEVEL + r" "
+        r"(?:(?P<component>InnoDB|Slave|Plugin|mysqld|WSREP): )?(?P<message>.*)$",
+        r"^" + _MYSQL_TS + r" +(?P<component>InnoDB): (?P<message>.*)$",
+        r"^(?P<component>InnoDB): (?P<message>.*)$",  # 5.x InnoDB writes no timestamp
+        r"^(?P<level>ERROR): (?P<message>.*)$",  # 5.x bootstrap errors
+    ),
+    min_line_bytes=20,
+    time_formats=("%Y-%m-%dT%H:%M:%S%.f%#z", "%Y-%m-%d %H:%M:%S", "%y%m%d %H:%M:%S"),
+    record_start=r"(?:" + _D4 + r"[ T]" + _HMS + "|[0-9]{6} +[0-9]{1,2}:[0-9]{2}:[0-9]{2} "
+    "|InnoDB: |ERROR: )",
+    continuation="Version: ",
+    head_component=True,  # 5.x names no subsystem: the error kind stands in
+    description="MySQL/MariaDB error log (8.0 [MY-code] [Subsystem], 5.x): component = subsystem",
+    example="2020-01-01T12:00:00.123456Z 0 [Warning] [MY-010068] [Server] CA cert is self signed",
+)
+
+NGINX_ERROR = AppRegexFormat(
+    name="nginx_error",
+    patterns=(
+        r"^(?P<ts>[0-9]{4}/[0-9]{2}/[0-9]{2} " + _HMS + r") \[(?P<level>[a-z]+)\] "
+        r"[0-9]+#[0-9]+: (?:\*[0-9]+ )?(?P<message>.*)$",
+    ),
+    min_line_bytes=30,
+    time_formats=("%Y/%m/%d %H:%M:%S",),
+    head_component=True,
+    record_start=r"[0-9]{4}/[0-9]{2}/[0-9]{2} " + _HMS + r" \[",
+    continuation="[^0-9]",  # nginx starts every record with its date: the rest is wrapped text
+    description="nginx error log: names no component, so component = error kind (message head)",
+    example="2020/01/01 12:00:00 [error] 123#0: *1 connect() failed (111: Connection refused)",
+)
+
+ZAP = AppRegexFormat(
+    name="zap",
+    patterns=(
+        r"^(?P<ts>" + _D4 + "T" + _HMS + r"(?:\.[0-9]+)?(?:Z|[+-][0-9]{2}:?[0-9]{2})?)\t"
+        r"(?P<level>[A-Za-z]+)\t(?:(?P<component>[^\t ]+)\t)?(?P<message>[^\t]*)(?:\t.*)?$",
+    ),
+    min_line_bytes=24,
+    time_formats=_ISO_TIMES,
+    record_start=_D4 + "T" + _HMS,
+    description="zap console encoder (ts TAB LEVEL TAB caller TAB msg): component = caller/logger",
+    example="2024-01-01T00:00:00.000Z\tERROR\tpkg/file.go:12\tmsg",
+)
+
+#: A container's own message: klog's letter, or a level word among its first words.
+_INNER_KLOG = r"(?P<level>[IWEF])[0-9]{4} "
+_INNER_WORD = (
+    r"(?:[^ ]+ ){0,3}?(?:\[|level=|lvl=)?\"?"
+    r"(?P<level>TRACE|DEBUG|INFO|NOTICE|WARN|WARNING|ERROR|FATAL|CRITICAL|PANIC|"
+    r"trace|debug|info|warn|warning|error|fatal|critical|panic)\b"
+)
+_CRI_HEAD = (
+    r"^(?P<ts>" + _D4 + "T" + _HMS + r"\.[0-9]+(?:Z|[+-][0-9]{2}:[0-9]{2})) (?:stdout|stderr) [FP] "
+)
+CRI = AppRegexFormat(
+    name="cri",
+    patterns=(
+        _CRI_HEAD + r"(?P<message>" + _INNER_KLOG + r".*)$",
+        _CRI_HEAD + r"(?P<message>" + _INNER_WORD + r".*)$",
+        _CRI_HEAD + r"(?P<message>.*)$",
+    ),
+    min_line_bytes=36,
+    time_formats=_ISO_TIMES,
+    head_component=True,
+    description="Kubernetes CRI container log: level from the container's message; "
+    "component = error kind (message head)",
+    example="2024-01-01T00:00:00.000000000Z stderr F E0101 00:00:00.000 1 x.go:1] failed",
+)

@@ -1,0 +1,100 @@
+"""A layout never seen before is inferred; invalid UTF-8 does not split templates; layouts
+that name no component rank error kinds; logagent detect exits 3 on an unknown layout."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+from logagent.formats.applogs import APACHE_ERROR
+from logagent.formats.catalog import FORMAT_NOTES
+from logagent.formats.detect import detect_all
+from logagent.formats.generic import infer_generic
+from logagent.formats.records import fold_records
+from logagent.templates.masking import mask
+
+ROOT = Path(__file__).resolve().parents[2]
+
+#: Hand-made variants no built-in layout parses: (lines, component of line 0, level of line 0).
+VARIANTS = {
+    "pipes, (name) at the end": (
+        [f"{i:02d}.03.2024 10:00:{i:02d}.123 | {lv} | job {i} done (billing.Invoices)" for i, lv in
+         enumerate(["ERROR", "INFO", "WARN", "INFO"] * 5)],
+        "billing.Invoices",
+        "ERROR",
+    ),
+    "epoch, [name]": (
+        [f"ts=1700000{i:03d} <warn> [cache] evicted {i} keys" for i in range(20)],
+        "cache",
+        "WARN",
+    ),
+    "slashed date, Class@line": (
+        [f"2024/03/05-10:00:{i:02d} Error [worker-{i}:Scheduler@88] - tick {i} late" for i in
+         range(20)],
+        "Scheduler",
+        "ERROR",
+    ),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("variant", sorted(VARIANTS))
+def test_generic_infers_an_unseen_header(variant: str) -> None:
+    """detect picks generic (discounted, unambiguous); component and level come out right."""
+    lines, component, level = VARIANTS[variant]
+    found = detect_all(lines, year=2024)
+    assert found.best == "generic" and 0.5 <= found.confidence <= 0.9
+    assert not found.ambiguous
+    fmt = infer_generic(lines)
+    assert "inferred" in fmt.description and "%" in fmt.description
+    rows = fold_records(pl.Series("line", lines), fmt)
+    assert rows["component"][0] == component and rows["level"][0] == level
+    assert rows["valid"].all()
+
+
+def test_generic_folds_stack_traces_into_their_record() -> None:
+    """Lines without the inferred timestamp continue the record before them."""
+    lines = [
+        "2024-03-05 10:00:00 ERROR [db] boom",
+        "\tat x.y(Z.java:1)",
+        "2024-03-05 10:00:01 INFO [db] ok",
+    ]
+    rows = fold_records(pl.Series("line", lines * 5), infer_generic(lines * 5))
+    assert rows.height == 10 and rows["lines"][0] == 2
+
+
+def test_replacement_characters_do_not_split_a_template() -> None:
+    """Words holding U+FFFD (invalid UTF-8 replaced) mask alike: one template, not four."""
+    names = ["J\ufffdr\ufffdme", "\ufffd\ufffd", "Jo\ufffd", "Ren\ufffd"]
+    masked = mask(pl.Series([f"login failed for user {n} from host" for n in names]))
+    assert masked.n_unique() == 1
+
+
+def test_apache13_lines_without_module_rank_by_error_kind() -> None:
+    """An Apache 1.3 error line names no module: the error kind stands in, and a note says so."""
+    line = (
+        "[Sun Dec 04 04:47:44 2005] [error] [client 1.2.3.4] Directory index forbidden by rule: /x"
+    )
+    rows = fold_records(pl.Series("line", [line]), APACHE_ERROR)
+    assert rows["component"][0] == "Directory index forbidden by"
+    assert "error kind" in FORMAT_NOTES["apache_error"]
+
+
+def test_syslog_note_says_levels_are_inferred() -> None:
+    """Syslog without severities: the result's note says levels were inferred from words."""
+    assert "inferred" in FORMAT_NOTES["syslog3164"]
+
+
+def test_detect_exits_3_with_the_best_guess_on_an_unknown_layout(tmp_path: Path) -> None:
+    """logagent detect on lines nothing reads exits 3 and says the best guess and why."""
+    path = tmp_path / "junk.log"
+    path.write_text("".join(f"hello there number {i}\n" for i in range(30)))
+    proc = subprocess.run(
+        [sys.executable, "-m", "logagent", "detect", str(path)],
+        capture_output=True, timeout=120, check=False, cwd=ROOT,
+    )  # fmt: skip
+    assert proc.returncode == 3
+    assert b"best guess" in proc.stderr and b"unrecognized" in proc.stderr
