@@ -19,7 +19,6 @@ from typing import Any
 import numpy as np
 import polars as pl
 
-from logagent import phases
 from logagent.checkpoint import Checkpoint, CheckpointError, fingerprint
 from logagent.config import Settings, memory_budget_bytes
 from logagent.counters import Accumulator
@@ -485,12 +484,7 @@ def _read_all(run: Run, fmt: Format, parse_rate: float) -> tuple[int, int | None
         mode = _early_stop(run, plan)
     else:
         mode = "random_units" if cp.phase == "sampled" else None
-    full_plan = plan
-    degrade = False
-    if mode is not None:
-        degrade, plan = _read_early(run, fmt, plan, mode, parse_rate)
-    if degrade:  # the full read goes over the input's default units
-        plan, run.unit_size = full_plan, full_plan.unit_size
+    degrade = mode is not None and _read_early(run, fmt, plan, mode, parse_rate)
     if degrade:  # Router-Mem: an exact read in file order is cheaper than more evidence
         run.acc, run.reading = Accumulator(), "sequential"
         run.env.release_memory()
@@ -510,7 +504,7 @@ def _read_all(run: Run, fmt: Format, parse_rate: float) -> tuple[int, int | None
     if damaged and not run.partial:
         _stop_partial(run, str(damaged), Reason.INPUT_DAMAGED.value)
     streams = any(not s.seekable for s in run.sources)
-    return plan.unit_size, None if streams else plan.total_units
+    return unit_size, None if streams else plan.total_units
 
 
 def batch_bytes_for(run: Run) -> int:
@@ -542,31 +536,14 @@ def _pool(run: Run, fmt: Format, *, sampling: bool = False) -> ParsePool:
     )
 
 
-def _read_early(
-    run: Run, fmt: Format, plan: UnitPlan, mode: str, parse_rate: float
-) -> tuple[bool, UnitPlan]:
-    """The early-stop read; returns whether Router-Mem degrades to a full read, and the plan read.
-
-    Seekable input with an automatic unit size: a pilot chooses the unit size, then a fresh
-    keyed permutation of the new units is read (``phases``); a checkpoint of that phase
-    (order ``keyed``) resumes it; a forced ``--unit-size`` or an older checkpoint reads
-    today's units in a seeded permutation.
-    """
+def _read_early(run: Run, fmt: Format, plan: UnitPlan, mode: str, parse_rate: float) -> bool:
+    """The early-stop read; returns True when Router-Mem degrades to a full read."""
     seekable = [s for s in run.sources if s.seekable]
-    cp = run.resume
-    order_name = "random"
     if mode == "random_units":
         run.reading = mode
-        start = cp.units_read if cp is not None else 0
-        known = sum(s.size or 0 for s in seekable)
-        if cp is None and phases.adaptive(run):
-            plan = phases.start_phase_two(run, fmt, plan, seekable, _pool(run, fmt), known)
-        if (cp is None and phases.adaptive(run)) or (cp is not None and cp.order == phases.KEYED):
-            batches = phases.keyed_batches(run, plan, seekable, start=start)
-            order_name = phases.KEYED
-        else:
-            order = unit_order(plan.total_units, Order.RANDOM, run.seed or 0)
-            batches = seekable_batches(run, plan, order, seekable, start=start)
+        order = unit_order(plan.total_units, Order.RANDOM, run.seed or 0)
+        start = run.resume.units_read if run.resume is not None else 0
+        batches = seekable_batches(run, plan, order, seekable, start=start)
         population = plan.total_units
     else:  # a stream under --assume-exchangeable
         run.reading = "stream"
@@ -580,12 +557,11 @@ def _read_early(
         population=population,
         unit_size=plan.unit_size,
         parse_rate=parse_rate,
-        replay=cp.batches if cp is not None else (),
-        order_name=order_name,
+        replay=run.resume.batches if run.resume is not None else (),
     )
     if mode != "random_units":
         _label_model_based(run)
-    return degrade, plan
+    return degrade
 
 
 def _early_stop(run: Run, plan: UnitPlan) -> str | None:

@@ -62,7 +62,6 @@ class Reason(StrEnum):
     MEMORY = "memory_forecast"
     MEMORY_STEP = "memory_step"
     FULL_READ_CHEAPER = "full_read_cheaper"
-    UNIT_SIZE = "unit_size_chosen"  # the engine's: phase 2's unit size, chosen after the pilot
     UNRECOGNIZED_FORMAT = "UNRECOGNIZED_FORMAT"
     NO_MATCHING_EVENTS = "NO_MATCHING_EVENTS"
 

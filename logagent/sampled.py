@@ -103,7 +103,6 @@ def read_sampled(
     unit_size: int,
     parse_rate: float,
     replay: tuple[I64, ...] = (),
-    order_name: str = "random",
 ) -> bool:
     """Read batches until Router-Mem says stop; the evidence stays in ``run``.
 
@@ -135,7 +134,7 @@ def read_sampled(
         decision = decide(view, memory, budget, loop.progress())
         run.evidence_s += time.thread_time() - tick
         if decision.action is Action.STOP_PARTIAL and seekable:
-            run.save("sampled", order_name, batches=loop.read_units)  # before the stop is traced
+            run.save("sampled", "random", batches=loop.read_units)  # before the stop is traced
         run.record(decision, loop.read, population)
         if run.env.on_progress:
             run.env.on_progress(ProgressEvent(done[0], total_bytes, lines))
@@ -148,9 +147,7 @@ def read_sampled(
     pending = bool(replay) and traced != loop.read
     batch_iter = iter_prefetched(batches, depth=1)
     try:
-        return _loop_batches(
-            run, loop, batch_iter, pool, pending, after_batch, every, seekable, order_name
-        )
+        return _loop_batches(run, loop, batch_iter, pool, pending, after_batch, every, seekable)
     except ReadStopped as exc:  # a signal or budget inside a batch (one very long line)
         _stop_unread(run, loop, population, exc.message, Reason(exc.reason))
         return False
@@ -184,7 +181,6 @@ def _loop_batches(
     after_batch: Callable[[int, int, int, float], Decision],
     every: int,
     seekable: bool,
-    order_name: str = "random",
 ) -> bool:
     """The loop of ``read_sampled``: batch, evidence, decision, until a stop or the end."""
     while True:
@@ -208,7 +204,7 @@ def _loop_batches(
             loop.conclude(decision)
             return False
         if seekable and run.env.checkpoint is not None and len(loop.read_units) % every == 0:
-            run.save("sampled", order_name, batches=loop.read_units)
+            run.save("sampled", "random", batches=loop.read_units)
     loop.conclude(
         Decision(Action.STOP_SETTLED, Reason.EXHAUSTED, "every unit read"), exhausted=True
     )

@@ -98,9 +98,6 @@ def test_without_key_a_partial_first_step_claims_no_error_types(
     settings = load_settings(
         analysis={"seed": 4, "question": "error-types", "degrade_above": 1.0},
         budget={"max_fraction": 0.02},
-        # units of the size this log had before sizes were chosen per question: with the
-        # chosen ones the top component settles inside 2 %, and the budget would not bind
-        reader={"unit_size": "4KiB"},
     )
     q = Question(kind=QuestionKind.ERROR_TYPES)
     result = analyze([str(path)], q, settings, fake_env())
