@@ -37,6 +37,7 @@ from logagent.counters.tally import (
     ROUTE,
     TIMELINE_SCHEMA,
     UNIT,
+    UNIT_BUCKETS_SCHEMA,
     UNITS_SCHEMA,
     N,
     Tally,
@@ -54,7 +55,7 @@ _ARROW_MAGIC = b"ARROW1"
 _META = b"logagent"
 KIND = "kind"
 _COUNT, _ERRORS, _REQUESTS, _BATCH, _DONE = "count", "unit_error", "unit_request", "batch", "done"
-_TIMELINE = "timeline"
+_TIMELINE, _UNIT_BUCKET = "timeline", "unit_bucket"
 HEAD_BYTES = 64 << 10
 
 if TYPE_CHECKING:
@@ -128,6 +129,10 @@ def encode(cp: Checkpoint) -> pa.Table:
         _unit_rows(t.unit_errors, _ERRORS),
         _unit_rows(t.unit_requests, _REQUESTS),
         _unit_rows(t.timeline.rename({BUCKET: UNIT}), _TIMELINE),  # the bucket in the unit column
+        _unit_rows(  # the bucket as text in the route column
+            t.unit_buckets.select(UNIT, pl.col(BUCKET).cast(pl.String).alias(ROUTE), N),
+            _UNIT_BUCKET,
+        ),
         _positions(cp.batches, _BATCH),
         _positions((cp.done,), _DONE),
     ]
@@ -176,6 +181,9 @@ def decode(table: pa.Table) -> Checkpoint:
         unit_errors=part(_ERRORS).select(UNIT, ROUTE, N).cast(UNITS_SCHEMA),  # type: ignore[arg-type]
         unit_requests=part(_REQUESTS).select(UNIT, ROUTE, N).cast(UNITS_SCHEMA),  # type: ignore[arg-type]
         timeline=part(_TIMELINE).select(pl.col(UNIT).alias(BUCKET), ROUTE, N).cast(TIMELINE_SCHEMA),  # type: ignore[arg-type]
+        unit_buckets=part(_UNIT_BUCKET)
+        .select(UNIT, pl.col(ROUTE).cast(pl.Int64).alias(BUCKET), N)
+        .cast(UNIT_BUCKETS_SCHEMA),  # type: ignore[arg-type]
         **{k: int(v) for k, v in meta["scalars"].items()},
     )
     batch_rows = part(_BATCH)

@@ -266,6 +266,7 @@ def _analyze(run: Run) -> Result:
     for source in run.sources:  # from here on, a read may be cut short inside a batch
         source.stop_check = _stop_check(run)
     unit_size, units_total = _read_all(run, fmt, parse_rate)
+    run.event_bound = float(-(-unit_size // max(fmt.min_line_bytes, 1)))
     return finish(run, detection, unit_size, units_total)
 
 

@@ -85,7 +85,15 @@ def finish(run: Run, detection: Detection, unit_size: int, units_total: int | No
     status = Status.PARTIAL if run.partial else Status.EXACT if exact else Status.SETTLED
     if run.bucket_s is not None:
         keys = [e.key for e in ans.top] if q.kind is not QuestionKind.STATUS else []
-        line = timeline_answer(tally, keys, run.bucket_s, exact=status is Status.EXACT)
+        line = timeline_answer(
+            tally,
+            keys,
+            run.bucket_s,
+            exact=status is Status.EXACT,
+            population=units_total,
+            delta=q.delta,
+            bound=run.event_bound,
+        )
         ans = ans.model_copy(update={"timeline": line})
     return _with_report(
         Result(

@@ -99,8 +99,11 @@ class TimelineBucket(_Frozen):
     """One time bucket: its start, all matching events in it, and each top key's."""
 
     start: str  # ISO 8601, UTC
-    total: int
-    counts: dict[str, int] = Field(default_factory=dict)
+    total: int  # seen, when sampled
+    counts: dict[str, int] = Field(default_factory=dict)  # seen, when sampled
+    estimate: float | None = None  # sampled: the bucket's full-input total, and its interval
+    low: float | None = None
+    high: float | None = None
 
 
 class Timeline(_Frozen):
@@ -109,6 +112,7 @@ class Timeline(_Frozen):
     bucket_s: int
     basis: Literal["exact", "seen"]  # seen: counts in the units read by an early-stopped run
     buckets: list[TimelineBucket] = Field(default_factory=list)
+    interval: str | None = None  # how a sampled run's bucket intervals were made (an approximation)
 
 
 class Answer(_Frozen):

@@ -94,5 +94,11 @@ class Accumulator:
 
 def _rows(tally: Tally) -> int:
     """Rows a tally holds (what compaction is paced by)."""
-    frames = (tally.counts, tally.unit_errors, tally.unit_requests, tally.timeline)
+    frames = (
+        tally.counts,
+        tally.unit_errors,
+        tally.unit_requests,
+        tally.timeline,
+        tally.unit_buckets,
+    )
     return sum(f.height for f in frames)

@@ -23,6 +23,8 @@ COUNTS_SCHEMA: dict[str, pl.DataType] = {ROUTE: pl.String(), STATUS: pl.Int32(),
 UNITS_SCHEMA: dict[str, pl.DataType] = {UNIT: pl.Int64(), ROUTE: pl.String(), N: pl.Int64()}
 #: The timeline: matching events per (time bucket start in epoch s, route).
 TIMELINE_SCHEMA: dict[str, pl.DataType] = {BUCKET: pl.Int64(), ROUTE: pl.String(), N: pl.Int64()}
+#: Matching events per (unit, time bucket) of the units a sampled run read (bucket intervals).
+UNIT_BUCKETS_SCHEMA: dict[str, pl.DataType] = {UNIT: pl.Int64(), BUCKET: pl.Int64(), N: pl.Int64()}
 
 
 def _empty(schema: dict[str, pl.DataType]) -> pl.DataFrame:
@@ -37,6 +39,7 @@ class Tally:
     unit_errors: pl.DataFrame = field(default_factory=lambda: _empty(UNITS_SCHEMA))
     unit_requests: pl.DataFrame = field(default_factory=lambda: _empty(UNITS_SCHEMA))
     timeline: pl.DataFrame = field(default_factory=lambda: _empty(TIMELINE_SCHEMA))
+    unit_buckets: pl.DataFrame = field(default_factory=lambda: _empty(UNIT_BUCKETS_SCHEMA))
     units: int = 0
     bytes_read: int = 0
     lines: int = 0
@@ -67,19 +70,26 @@ def tally_batch(extracted: Extracted, *, units: int, bytes_read: int, truncated:
         records.filter(pl.lit(extracted.all_units)).group_by(UNIT, ROUTE).agg(pl.col(N).sum())
     )
     bucketed = BUCKET in records.collect_schema().names()
+    timed = errors.filter(pl.col(BUCKET).is_not_null()) if bucketed else None
     timeline = (
-        errors.filter(pl.col(BUCKET).is_not_null()).group_by(BUCKET, ROUTE).agg(pl.col(N).sum())
-        if bucketed
+        timed.group_by(BUCKET, ROUTE).agg(pl.col(N).sum())
+        if timed is not None
         else pl.LazyFrame(schema=TIMELINE_SCHEMA)
     )
-    counts_df, units_df, requests_df, timeline_df, valid = pl.collect_all(
-        [counts, unit_errors, requests, timeline, extracted.valid]
+    unit_buckets = (  # only a sampled read tracks units (a full read's are all -1)
+        timed.filter(pl.col(UNIT) >= 0).group_by(UNIT, BUCKET).agg(pl.col(N).sum())
+        if timed is not None
+        else pl.LazyFrame(schema=UNIT_BUCKETS_SCHEMA)
+    )
+    counts_df, units_df, requests_df, timeline_df, unit_buckets_df, valid = pl.collect_all(
+        [counts, unit_errors, requests, timeline, unit_buckets, extracted.valid]
     )
     return Tally(
         counts=counts_df.cast(COUNTS_SCHEMA),  # type: ignore[arg-type]  # a dict of dtypes is fine
         unit_errors=units_df.cast(UNITS_SCHEMA),  # type: ignore[arg-type]
         unit_requests=requests_df.cast(UNITS_SCHEMA),  # type: ignore[arg-type]
         timeline=timeline_df.cast(TIMELINE_SCHEMA),  # type: ignore[arg-type]
+        unit_buckets=unit_buckets_df.cast(UNIT_BUCKETS_SCHEMA),  # type: ignore[arg-type]
         units=units,
         bytes_read=bytes_read,
         lines=extracted.lines,
@@ -108,6 +118,9 @@ def merge(tallies: Iterable[Tally]) -> Tally:
         pl.concat([t.unit_requests for t in items]).group_by(UNIT, ROUTE).agg(pl.col(N).sum())
     )
     timeline = pl.concat([t.timeline for t in items]).group_by(BUCKET, ROUTE).agg(pl.col(N).sum())
+    unit_buckets = (
+        pl.concat([t.unit_buckets for t in items]).group_by(UNIT, BUCKET).agg(pl.col(N).sum())
+    )
     sums = {name: sum(t.scalars()[name] for t in items) for name in items[0].scalars()}
     return replace(
         Tally(),
@@ -115,6 +128,7 @@ def merge(tallies: Iterable[Tally]) -> Tally:
         unit_errors=_canonical(units, [UNIT, ROUTE]),
         unit_requests=_canonical(requests, [UNIT, ROUTE]),
         timeline=_canonical(timeline, [BUCKET, ROUTE]),
+        unit_buckets=_canonical(unit_buckets, [UNIT, BUCKET]),
         **sums,
     )
 
@@ -134,5 +148,8 @@ def same_counts(a: Tally, b: Tally) -> bool:
             _canonical(b.unit_requests, [UNIT, ROUTE])
         )
         and _canonical(a.timeline, [BUCKET, ROUTE]).equals(_canonical(b.timeline, [BUCKET, ROUTE]))
+        and _canonical(a.unit_buckets, [UNIT, BUCKET]).equals(
+            _canonical(b.unit_buckets, [UNIT, BUCKET])
+        )
         and a.scalars() == b.scalars()
     )

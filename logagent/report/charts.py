@@ -101,6 +101,20 @@ def errors_over_time(result: Result) -> str | None:
         _text(left, bottom + 16, _when(timeline.buckets[0].start)),
         _text(left + plot, bottom + 16, _when(timeline.buckets[-1].start), anchor="end"),
     ]
+    band = [(b.low, b.high) for b in timeline.buckets]
+    if all(lo is not None and hi is not None for lo, hi in band):  # a sampled run's intervals
+        peak = max(peak, *(hi or 0 for _, hi in band))
+        span = bottom - top
+        ys = [
+            (bottom - span * (lo or 0) / peak, bottom - span * (hi or 0) / peak) for lo, hi in band
+        ]
+        upper = [f"{left + j * step:.1f},{y[1]:.1f}" for j, y in enumerate(ys)]
+        lower = [f"{left + j * step:.1f},{y[0]:.1f}" for j, y in reversed(list(enumerate(ys)))]
+        parts[3] = _text(left - 6, top + 4, f"{peak:,.0f}", anchor="end")
+        parts.append(
+            f'<polygon points="{" ".join(upper + lower)}" fill="#d1d5db" fill-opacity="0.6">'
+            "<title>interval of each bucket's full-input total</title></polygon>"
+        )
     for i, (name, values) in enumerate(series):
         color = "#9ca3af" if i == 0 else PALETTE[(i - 1) % len(PALETTE)]
         points = " ".join(

@@ -43,6 +43,8 @@ def over_time(result: Result) -> Section | None:
     width = _width(timeline.bucket_s)
     seen = "" if timeline.basis == "exact" else " (counts in the units read, not estimates)"
     lines = [f"Buckets of {width} from {_stamp(first)} to {_stamp(last)} UTC{seen}."]
+    if timeline.interval:
+        lines.append(f"Each bucket's full-input total has an interval: {timeline.interval}.")
     totals = [b.total for b in timeline.buckets]
     bullets = [f"all: `{sparkline(totals)}` (peak {max(totals):,} in one bucket)"]
     for key in timeline.buckets[0].counts:
