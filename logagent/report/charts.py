@@ -86,9 +86,16 @@ def errors_over_time(result: Result) -> str | None:
     if timeline is None or len(timeline.buckets) < 2:
         return None
     keys = list(timeline.buckets[0].counts)
-    series = [("all", [b.total for b in timeline.buckets])]
-    series += [(k, [b.counts.get(k, 0) for b in timeline.buckets]) for k in keys]
-    peak = max(max(v) for _, v in series) or 1
+    estimated = all(b.estimate is not None for b in timeline.buckets)
+    if estimated:  # a sampled run: the estimated total with its band; keys as seen
+        series = [("all, estimated total (band: its interval)",
+                   [b.estimate or 0.0 for b in timeline.buckets])]  # fmt: skip
+        series += [(f"{k} (seen in the units read)", [b.counts.get(k, 0) for b in timeline.buckets])
+                   for k in keys]  # fmt: skip
+    else:
+        series = [("all", [float(b.total) for b in timeline.buckets])]
+        series += [(k, [float(b.counts.get(k, 0)) for b in timeline.buckets]) for k in keys]
+    peak: float = max(max(v) for _, v in series) or 1
     left, plot, top, bottom = 60, WIDTH - 80, 20, 200
     height = bottom + 40 + 16 * len(series)
     step = plot / (len(timeline.buckets) - 1)
