@@ -26,6 +26,7 @@ bench: $(STAMP)
 	@$(BIN)/python -m compileall -q logagent >/dev/null
 	$(BIN)/python benchmarks/bench.py $(BENCH_ARGS)
 	$(BIN)/python benchmarks/window_bench.py $(WINDOW_BENCH_ARGS)
+	$(BIN)/python benchmarks/timeline_bench.py $(TIMELINE_BENCH_ARGS)
 
 calibrate: $(STAMP)
 	$(BIN)/python benchmarks/calibrate.py $(CALIBRATE_ARGS)
