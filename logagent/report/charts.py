@@ -103,7 +103,7 @@ def errors_over_time(result: Result) -> str | None:
         _svg_open(height, "Matching events per time bucket for the top keys"),
         f'<line x1="{left}" x2="{left}" y1="{top}" y2="{bottom}" stroke="#9ca3af"/>',
         f'<line x1="{left}" x2="{left + plot}" y1="{bottom}" y2="{bottom}" stroke="#9ca3af"/>',
-        _text(left - 6, top + 4, f"{peak:,}", anchor="end"),
+        _text(left - 6, top + 4, f"{peak:,.0f}", anchor="end"),
         _text(left - 6, bottom + 4, "0", anchor="end"),
         _text(left, bottom + 16, _when(timeline.buckets[0].start)),
         _text(left + plot, bottom + 16, _when(timeline.buckets[-1].start), anchor="end"),
