@@ -34,6 +34,7 @@ from logagent.formats.app import (
     parse_times,
 )
 from logagent.formats.levels import normalize_level
+from logagent.formats.serverlogs import ISO_TIMES
 
 NAME = "generic"
 TS_WINDOW_BYTES = 40
@@ -64,12 +65,7 @@ TS_SHAPES: tuple[tuple[str, str], ...] = (
     ("time of day", r"[0-9]{2}:[0-9]{2}:[0-9]{2}[.,][0-9]{3,9}"),
 )
 _TS_FORMATS = (
-    "%Y-%m-%dT%H:%M:%S%.f%#z",
-    "%Y-%m-%d %H:%M:%S%.f%#z",
-    "%Y-%m-%d %H:%M:%S,%3f",
-    "%Y-%m-%dT%H:%M:%S,%3f",
-    "%Y-%m-%d %H:%M:%S%.f",
-    "%Y-%m-%dT%H:%M:%S%.f",
+    *ISO_TIMES,
     "%Y/%m/%d %H:%M:%S%.f",
     "%d/%b/%Y:%H:%M:%S %z",
     "%a %b %d %H:%M:%S%.f %Y",

@@ -17,7 +17,7 @@ _HMS = r"[0-9]{2}:[0-9]{2}:[0-9]{2}"
 _MS = r"[,.][0-9]{3}"
 _LEVEL = r"(?P<level>TRACE|DEBUG|INFO|NOTICE|WARN|WARNING|ERROR|SEVERE|FATAL|CRITICAL|AUDIT)"
 _JAVA_NAME = r"[A-Za-z_$][A-Za-z0-9_$.\-]*"
-_ISO_TIMES = (
+ISO_TIMES = (  # the ISO 8601 shapes of server logs (generic.py reads them too)
     "%Y-%m-%dT%H:%M:%S%.f%#z",
     "%Y-%m-%d %H:%M:%S%.f%#z",
     "%Y-%m-%d %H:%M:%S,%3f",
@@ -36,7 +36,7 @@ KAFKA = AppRegexFormat(
         r"\[(?P<component>[^\]]+)\] - (?P<message>.*)$",
     ),
     min_line_bytes=28,
-    time_formats=_ISO_TIMES,
+    time_formats=ISO_TIMES,
     record_start=r"\[" + _D4 + " " + _HMS + ",[0-9]{3}\\] ",
     description="Kafka server/controller/state-change: component = logger in (parentheses)",
     example="[2016-12-19 16:31:47,437] WARN message (kafka.controller.KafkaController)",
@@ -49,7 +49,7 @@ ZOOKEEPER = AppRegexFormat(
         r"(?P<component>[A-Za-z_$][A-Za-z0-9_$.]*)@[0-9]+\] - (?P<message>.*)$",
     ),
     min_line_bytes=30,
-    time_formats=_ISO_TIMES,
+    time_formats=ISO_TIMES,
     record_start=_D4 + " " + _HMS + ",[0-9]{3} - ",
     description="ZooKeeper (log4j 'ts - LEVEL [thread:Class@line] - msg'): component = Class",
     example="2015-07-29 17:41:44,747 - WARN  [QuorumPeer[myid=1]/0.0.0.0:2181:Learner@233] - msg",
@@ -62,7 +62,7 @@ OSLO = AppRegexFormat(
         r"(?P<component>[A-Za-z_][A-Za-z0-9_.]*) (?:\[[^\]]*\] ?)?(?P<message>.*)$",
     ),
     min_line_bytes=30,
-    time_formats=_ISO_TIMES,
+    time_formats=ISO_TIMES,
     description="OpenStack oslo.log (nova...; a file-name prefix allowed): component = module",
     example="2017-05-16 00:00:00.008 25746 WARNING nova.virt.libvirt.imagecache [req-1] m",
 )
@@ -80,7 +80,7 @@ ELASTICSEARCH = AppRegexFormat(
         + r" *\]\[(?P<component>[^\] ]+) *\] ?(?:\[[^\]]*\] )?(?P<message>.*)$",
     ),
     min_line_bytes=30,
-    time_formats=_ISO_TIMES,
+    time_formats=ISO_TIMES,
     record_start=r"\[" + _D4 + "T" + _HMS,
     description="Elasticsearch (log4j2 '[ts][LEVEL][logger] [node] msg'): component = logger",
     example="[2018-05-17T08:20:18,871][WARN ][o.e.c.r.a.DiskThresholdMonitor] [node-1] msg",
@@ -152,7 +152,7 @@ ZAP = AppRegexFormat(
         r"(?P<level>[A-Za-z]+)\t(?:(?P<component>[^\t ]+)\t)?(?P<message>[^\t]*)(?:\t.*)?$",
     ),
     min_line_bytes=24,
-    time_formats=_ISO_TIMES,
+    time_formats=ISO_TIMES,
     record_start=_D4 + "T" + _HMS,
     description="zap console encoder (ts TAB LEVEL TAB caller TAB msg): component = caller/logger",
     example="2024-01-01T00:00:00.000Z\tERROR\tpkg/file.go:12\tmsg",
@@ -176,7 +176,7 @@ CRI = AppRegexFormat(
         _CRI_HEAD + r"(?P<message>.*)$",
     ),
     min_line_bytes=36,
-    time_formats=_ISO_TIMES,
+    time_formats=ISO_TIMES,
     head_component=True,
     description="Kubernetes CRI container log: level from the container's message; "
     "component = error kind (message head)",
