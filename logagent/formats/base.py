@@ -70,3 +70,26 @@ class RegexFormat:
             PATH: groups.struct.field(PATH),
             STATUS: groups.struct.field(STATUS).cast(pl.Int32, strict=False),
         }
+
+
+@dataclass(frozen=True)
+class Wrapped:
+    """A format around ``inner`` that adds columns (a time window, a time bucket): the same
+    name, l_min and prefilter as ``inner``; subclasses extend ``fields``."""
+
+    inner: Format
+
+    @property
+    def name(self) -> str:
+        """The inner format's name."""
+        return self.inner.name
+
+    @property
+    def min_line_bytes(self) -> int:
+        """The inner format's l_min."""
+        return self.inner.min_line_bytes
+
+    @property
+    def error_prefilter(self) -> re.Pattern[bytes] | None:
+        """The inner prefilter: the added columns change no record."""
+        return self.inner.error_prefilter

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 import polars as pl
 
-from logagent.formats.base import BUCKET, Format
+from logagent.formats.base import BUCKET, Wrapped
 
 MAX_BUCKETS = 100
 #: Round bucket widths in seconds, smallest first: 1m 5m 10m 15m 30m 1h 3h 6h 12h 1d 7d.
@@ -27,27 +27,11 @@ TimeOf = Callable[[pl.Expr], pl.Expr]
 
 
 @dataclass(frozen=True)
-class Bucketed:
+class Bucketed(Wrapped):
     """``inner`` with each record's time bucket (see module doc)."""
 
-    inner: Format
     time: TimeOf
     bucket_s: int
-
-    @property
-    def name(self) -> str:
-        """The inner format's name."""
-        return self.inner.name
-
-    @property
-    def min_line_bytes(self) -> int:
-        """The inner format's l_min."""
-        return self.inner.min_line_bytes
-
-    @property
-    def error_prefilter(self) -> re.Pattern[bytes] | None:
-        """The inner prefilter (a bucket changes no record)."""
-        return self.inner.error_prefilter
 
     def fields(self, line: pl.Expr) -> dict[str, pl.Expr]:
         """The inner fields plus ``bucket``."""

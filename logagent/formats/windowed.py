@@ -14,7 +14,6 @@ for ``combined``/``common``, the mapped ``ts`` key for JSON lines.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
@@ -23,7 +22,7 @@ import polars as pl
 
 from logagent.formats.adapter import AppAsAccess
 from logagent.formats.app import TIME
-from logagent.formats.base import Format
+from logagent.formats.base import Format, Wrapped
 from logagent.formats.jsonl import JsonFormat
 from logagent.timewindow import FORMAT_KINDS, in_window_expr
 from logagent.timewindow.columns import stamp_expr
@@ -66,28 +65,12 @@ def _json_time(value: pl.Expr, tz: str) -> pl.Expr:
 
 
 @dataclass(frozen=True)
-class Windowed:
+class Windowed(Wrapped):
     """``inner`` with records outside ``[since, until]`` dropped (see module doc)."""
 
-    inner: Format
     time: TimeOf
     since: datetime | None
     until: datetime | None
-
-    @property
-    def name(self) -> str:
-        """The inner format's name."""
-        return self.inner.name
-
-    @property
-    def min_line_bytes(self) -> int:
-        """The inner format's l_min."""
-        return self.inner.min_line_bytes
-
-    @property
-    def error_prefilter(self) -> re.Pattern[bytes] | None:
-        """The inner prefilter: a line it rejects holds no event, in the window or not."""
-        return self.inner.error_prefilter
 
     def fields(self, line: pl.Expr) -> dict[str, pl.Expr]:
         """The inner fields plus ``in_window``."""
