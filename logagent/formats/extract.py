@@ -28,7 +28,7 @@ from logagent.formats.base import BUCKET, PATH, STATUS, Format
 from logagent.formats.routes import RouteRule, with_routes
 from logagent.sources.batches import I64, Batch
 from logagent.sources.framing import Buffer
-from logagent.sources.locate import find_hits, is_utf8
+from logagent.sources.locate import arrow_series, find_hits, is_utf8
 
 REPLACEMENT = "\ufffd"
 #: Lines per parallel slice of a parse: fewer lines are parsed in one call.
@@ -211,14 +211,24 @@ def candidate_lines(batch: Batch, prefilter: re.Pattern[bytes]) -> tuple[Lines, 
     if len(hits) * 8 < count:
         return _rare_candidates(data, hits), count
     ends = line_ends(data, size)
-    index = np.unique(np.searchsorted(ends, np.asarray(hits, dtype=np.int64)))
+    index = _distinct_sorted(np.searchsorted(ends, np.asarray(hits, dtype=np.int64)))
     starts = line_starts(ends)[index]
     if batch.utf8 if batch.utf8 is not None else is_utf8(data, size):
-        text = pl.from_arrow(_arrow_lines(data, ends, pa.string()).take(pa.array(index)))
-        assert isinstance(text, pl.Series)
-        return Lines(_strip(text.rename("line")), starts, 0), count
+        text = arrow_series(_arrow_lines(data, ends, pa.string()), "line").gather(index)
+        return Lines(_strip(text), starts, 0), count
     bounds = zip(starts.tolist(), ends[index].tolist(), strict=True)
     return _decode_lines([data[s:e] for s, e in bounds], starts), count
+
+
+def _distinct_sorted(values: I64) -> I64:
+    """``np.unique`` of an ascending array (which imports numpy.ma: start-up time)."""
+    if len(values) < 2:
+        return values
+    keep = np.empty(len(values), dtype=bool)
+    keep[0] = True
+    np.not_equal(values[1:], values[:-1], out=keep[1:])
+    out: I64 = values[keep]
+    return out
 
 
 def _rare_candidates(data: Buffer, hits: list[int]) -> Lines:
@@ -260,9 +270,7 @@ def _arrow_lines(data: Buffer, ends: I64, kind: pa.DataType) -> pa.Array:
 
 
 def _string_lines(data: Buffer, ends: I64) -> pl.Series:
-    series = pl.from_arrow(_arrow_lines(data, ends, pa.string()))
-    assert isinstance(series, pl.Series)
-    return series.rename("line")
+    return arrow_series(_arrow_lines(data, ends, pa.string()), "line")
 
 
 def _strip(lines: pl.Series) -> pl.Series:
