@@ -134,8 +134,8 @@ def _shares(fmts: Mapping[str, AnyFormat], lines: pl.Series) -> dict[str, float]
     row = pl.DataFrame({"line": lines}).select(exprs).row(0)
     out: dict[str, float] = {}
     for i, name in enumerate(fmts):
-        valid, need = int(row[2 * i] or 0), int(row[2 * i + 1] or 0)
-        out[name] = min(1.0, valid / need) if need > 0 else 0.0
+        explained, needed = int(row[2 * i] or 0), int(row[2 * i + 1] or 0)
+        out[name] = min(1.0, explained / needed) if needed > 0 else 0.0
     return out
 
 
