@@ -17,15 +17,15 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from logagent.config import Settings, load_settings
     from logagent.engine import analyze
+    from logagent.engine.run import RunEnv
     from logagent.result import Question, QuestionKind, Result, Status
-    from logagent.run import RunEnv
 
 _WHERE = {
     "Question": "logagent.result",
     "QuestionKind": "logagent.result",
     "Result": "logagent.result",
     "Status": "logagent.result",
-    "RunEnv": "logagent.run",
+    "RunEnv": "logagent.engine.run",
     "Settings": "logagent.config",
     "load_settings": "logagent.config",
     "analyze": "logagent.engine",

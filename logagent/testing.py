@@ -5,7 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from logagent.checkpoint import Checkpoint
+from logagent.engine.checkpoint import Checkpoint
+from logagent.engine.run import RunEnv
 from logagent.errors import LLMUnavailable
 from logagent.result import (
     Answer,
@@ -20,7 +21,6 @@ from logagent.result import (
     Status,
     TopEntry,
 )
-from logagent.run import RunEnv
 
 
 @dataclass

@@ -225,10 +225,10 @@ def analyze_cmd(paths: tuple[str, ...], **opts: Any) -> None:
 
 def check_settings(settings: Settings) -> None:
     """Settings that can never be met are usage errors before anything is read."""
-    from logagent import memory
     from logagent.cli.output import check_target
     from logagent.config import memory_budget_bytes
     from logagent.limits import check_start
+    from logagent.routermem import memory
 
     budget = memory_budget_bytes(settings.budget.memory, memory.available_bytes())
     check_start(budget, memory.rss_bytes())
@@ -306,9 +306,9 @@ def parse_now(text: str | None) -> datetime.datetime | None:
 def run_analysis(
     paths: list[str], settings: Settings, *, quiet: bool, now: datetime.datetime | None = None
 ) -> Result:
-    from logagent.checkpoint import CheckpointFile
     from logagent.engine import analyze
-    from logagent.run import RunEnv
+    from logagent.engine.checkpoint import CheckpointFile
+    from logagent.engine.run import RunEnv
 
     check_settings(settings)  # after the imports: the process is at its starting size
     path = settings.checkpoint.path

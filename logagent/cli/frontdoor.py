@@ -24,8 +24,8 @@ from logagent.errors import LLMUnavailable, LogagentError, OutputError
 
 if TYPE_CHECKING:
     from logagent.config import LLMSettings, Settings
+    from logagent.engine.run import ProgressEvent
     from logagent.result import Result
-    from logagent.run import ProgressEvent
 
 Runner = Callable[[], "tuple[Result, Settings]"]
 

@@ -41,11 +41,11 @@ def resume_cmd(checkpoint_file: str, **opts: Any) -> None:
     configure_logging()
 
     def run() -> tuple[Result, Settings]:
-        from logagent.checkpoint import CheckpointFile
-        from logagent.checkpoint import load as load_checkpoint
         from logagent.engine import analyze
+        from logagent.engine.checkpoint import CheckpointFile
+        from logagent.engine.checkpoint import load as load_checkpoint
+        from logagent.engine.run import RunEnv
         from logagent.result import Question
-        from logagent.run import RunEnv
 
         cp = load_checkpoint(checkpoint_file)
         budget = {k: opts[k] for k in ("max_seconds", "max_cpu_seconds", "max_fraction")}
@@ -66,8 +66,8 @@ def resume_cmd(checkpoint_file: str, **opts: Any) -> None:
 
 def resumed_settings(saved: dict[str, Any], path: str, budget: dict[str, Any]) -> Settings:
     """The saved settings of a run, with new budgets and its checkpoint file."""
-    from logagent.checkpoint import CheckpointError
     from logagent.config import Settings
+    from logagent.engine.checkpoint import CheckpointError
 
     try:
         values = dict(saved)

@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from logagent import Question, analyze, load_settings
-from logagent.checkpoint import CheckpointError, load, save
+from logagent.engine.checkpoint import CheckpointError, load, save
 from logagent.result import QuestionKind, Result, Status
 from logagent.samples import generate
 from logagent.testing import MemorySink, fake_env

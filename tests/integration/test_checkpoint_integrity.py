@@ -15,7 +15,8 @@ import pyarrow as pa
 import pyarrow.ipc as ipc
 import pytest
 
-from logagent.checkpoint import (
+from logagent.counters.tally import COUNTS_SCHEMA, UNITS_SCHEMA, Tally
+from logagent.engine.checkpoint import (
     _META,
     Checkpoint,
     CheckpointError,
@@ -25,7 +26,6 @@ from logagent.checkpoint import (
     save,
     seal,
 )
-from logagent.counters.tally import COUNTS_SCHEMA, UNITS_SCHEMA, Tally
 from logagent.result import Question
 
 

@@ -10,7 +10,7 @@ import pytest
 
 from logagent import Question, analyze, load_settings
 from logagent.result import QuestionKind, Status
-from logagent.router import LADDER
+from logagent.routermem.router import LADDER
 from logagent.samples import generate
 from logagent.testing import MemorySink, fake_env
 
@@ -100,8 +100,8 @@ def test_memory_error_becomes_a_partial_answer_or_a_memory_recusal(
     high_card: tuple[Path, dict[str, Any]], monkeypatch: pytest.MonkeyPatch, fail_on: int
 ) -> None:
     """A MemoryError never crashes: with counts it is a partial answer; with none, a recusal."""
+    from logagent.engine.run import ParsePool
     from logagent.result import RecuseCode
-    from logagent.run import ParsePool
 
     path, _ = high_card
     calls = [0]

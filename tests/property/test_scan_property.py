@@ -12,8 +12,8 @@ import numpy as np
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
+from logagent.engine.run import ParsePool
 from logagent.formats.access import ACCESS_5XX_PREFILTER, COMBINED
-from logagent.run import ParsePool
 from logagent.sources import (
     Order,
     iter_seekable_batches,

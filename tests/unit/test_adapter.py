@@ -5,7 +5,7 @@ from __future__ import annotations
 import polars as pl
 import pytest
 
-from logagent.answers import exact_entry
+from logagent.engine.answers import exact_entry
 from logagent.formats.adapter import AppAsAccess, level_of_code
 from logagent.formats.applogs import LOG4J
 from logagent.formats.base import parse

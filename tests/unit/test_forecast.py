@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from logagent.forecast import PRIOR_PER_BYTE, Forecast
+from logagent.routermem.forecast import PRIOR_PER_BYTE, Forecast
 
 MIB = 1 << 20
 

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from logagent.router import (
+from logagent.routermem.router import (
     LADDER,
     Action,
     Budget,

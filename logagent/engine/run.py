@@ -14,10 +14,9 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from logagent import memory
-from logagent.checkpoint import Checkpoint, Fingerprint
 from logagent.config import Settings
 from logagent.counters import Accumulator, Tally, tally_batch
+from logagent.engine.checkpoint import Checkpoint, Fingerprint
 from logagent.evidence.race import Estimate
 from logagent.evidence.rates import RateEntry
 from logagent.formats import Format
@@ -25,7 +24,8 @@ from logagent.formats.extract import Scanned, extract_scanned, scan
 from logagent.formats.routes import RouteRule
 from logagent.log import get_logger
 from logagent.result import DecisionRecord, Question
-from logagent.router import Decision
+from logagent.routermem import memory
+from logagent.routermem.router import Decision
 from logagent.sources import Batch, Source
 from logagent.sources.batches import I64
 

@@ -19,14 +19,15 @@ import polars as pl
 from logagent.config import memory_budget_bytes
 from logagent.counters import sketch
 from logagent.counters.tally import ROUTE, UNIT, N, Tally
+from logagent.engine.run import ParsePool, ProgressEvent, Run
 from logagent.errors import InputCorrupt
 from logagent.evidence import race, rates
 from logagent.evidence.matrix import UnitCounts, unit_counts
-from logagent.forecast import Forecast
 from logagent.formats import STATUS, Format
 from logagent.questions import counts_events
 from logagent.result import QuestionKind
-from logagent.router import (
+from logagent.routermem.forecast import Forecast
+from logagent.routermem.router import (
     Action,
     Budget,
     Decision,
@@ -37,7 +38,6 @@ from logagent.router import (
     Reason,
     decide,
 )
-from logagent.run import ParsePool, ProgressEvent, Run
 from logagent.sources import Batch, Source, UnitPlan, iter_seekable_batches
 from logagent.sources.batches import I64
 from logagent.sources.files import InputChanged, ReadStopped

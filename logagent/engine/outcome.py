@@ -6,8 +6,9 @@ with its template report out.
 
 from __future__ import annotations
 
-from logagent.answers import answer, rate_answer, sampled_answer, sketch_note
 from logagent.counters import Tally
+from logagent.engine.answers import answer, rate_answer, sampled_answer, sketch_note
+from logagent.engine.run import Run
 from logagent.formats.adapter import metric_for
 from logagent.formats.catalog import FORMAT_NOTES
 from logagent.formats.detect import Detection
@@ -28,7 +29,6 @@ from logagent.result import (
     Saving,
     Status,
 )
-from logagent.run import Run
 from logagent.timeline import timeline_answer
 
 log = get_logger("logagent.engine")

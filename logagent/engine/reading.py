@@ -1,0 +1,349 @@
+"""The read itself: the early-stop read or the read of everything, in batches.
+
+``read_all`` picks the unit size and the reading order, runs the sampled
+(early-stop) read when the question allows one, and reads everything when it
+does not or when Router-Mem degrades to an exact read; budgets, memory steps,
+signals and changed inputs stop it with a partial answer and a checkpoint.
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Iterator
+from dataclasses import replace
+
+import numpy as np
+import polars as pl
+
+from logagent.config import memory_budget_bytes
+from logagent.counters import Accumulator
+from logagent.engine.run import ParsePool, ProgressEvent, Run
+from logagent.engine.sampled import (
+    STREAM_POPULATION,
+    FullReadGuard,
+    pilot_units,
+    read_sampled,
+    reapply_steps,
+    seekable_batches,
+    take_step,
+)
+from logagent.errors import InputCorrupt
+from logagent.formats import Format
+from logagent.formats.routes import RouteRule
+from logagent.log import get_logger
+from logagent.questions import APP_KINDS, counts_events
+from logagent.result import (
+    DecisionRecord,
+    QuestionKind,
+)
+from logagent.routermem.router import Action, Decision, Reason
+from logagent.sources import (
+    Batch,
+    Order,
+    Source,
+    UnitPlan,
+    choose_unit_size,
+    iter_seekable_batches,
+    iter_stream_batches,
+    plan_units,
+    unit_order,
+)
+from logagent.sources.batches import I64
+from logagent.sources.files import InputChanged, ReadStopped
+from logagent.sources.prefetch import iter_prefetched
+
+log = get_logger("logagent.engine")
+STREAM_UNIT = 64 << 10
+BATCH_COST = 24
+MIN_BATCH_BYTES = 256 << 10
+
+
+def read_all(run: Run, fmt: Format, parse_rate: float) -> tuple[int, int | None]:
+    """Read the units the answer needs, tallying as it goes; returns unit size and unit count."""
+    seekable = [s for s in run.sources if s.seekable]
+    known = sum(s.size or 0 for s in seekable)
+    unit_size = run.settings.reader.unit_size
+    if unit_size == "auto":
+        unit_size = choose_unit_size(known or STREAM_UNIT * 1024)
+    cp = run.resume
+    if cp is not None:
+        unit_size = cp.unit_size
+    plan = plan_units([s.size or 0 for s in seekable], unit_size)
+    run.unit_size = unit_size
+    run.seed = cp.seed if cp is not None else _seed(run)
+    run.batch_bytes = batch_bytes_for(run)
+    if cp is None:
+        mode = _early_stop(run, plan)
+    else:
+        mode = "random_units" if cp.phase == "sampled" else None
+    degrade = mode is not None and _read_early(run, fmt, plan, mode, parse_rate)
+    if degrade:  # Router-Mem: an exact read in file order is cheaper than more evidence
+        run.acc, run.reading = Accumulator(), "sequential"
+        run.env.release_memory()
+        reapply_steps(run)
+    if degrade or mode is None:
+        random = run.settings.reader.order == "random" and not degrade
+        if cp is not None and cp.phase != "sampled":
+            random, degrade = cp.order == Order.RANDOM, cp.phase == "degraded"
+        order = Order.RANDOM if random else Order.SEQUENTIAL
+        phase = "degraded" if degrade else "full"
+        skip = cp.done if cp is not None and cp.phase != "sampled" else None
+        _read_everything(run, plan, seekable, _pool(run, fmt), known, order, phase, skip)
+    if degrade and not run.partial:
+        done = Decision(Action.STOP_SETTLED, Reason.EXHAUSTED, "read in file order after DEGRADE")
+        run.record(done, plan.total_units, plan.total_units)
+    damaged = next((s.error for s in run.sources if s.error), None)
+    if damaged and not run.partial:
+        _stop_partial(run, str(damaged), Reason.INPUT_DAMAGED.value)
+    streams = any(not s.seekable for s in run.sources)
+    return unit_size, None if streams else plan.total_units
+
+
+def batch_bytes_for(run: Run) -> int:
+    """The batch size: the configured one, smaller when the memory budget leaves little room.
+
+    A batch costs about ``BATCH_COST`` times its size at its peak (buffers read
+    ahead, the parse, the allocator's slack, measured on this engine), so the
+    first batches fit the room the budget leaves; Router-Mem's forecast then
+    takes over.
+    """
+    env = run.env
+    limit = memory_budget_bytes(run.settings.budget.memory, env.available_memory())
+    room = max(0, limit - env.rss())
+    fitted = max(MIN_BATCH_BYTES, room // BATCH_COST)  # never below a useful size for the room
+    return int(min(run.settings.reader.batch_bytes, fitted))  # never above the configured size
+
+
+def _pool(run: Run, fmt: Format, *, sampling: bool = False) -> ParsePool:
+    kind = run.question.kind
+    # Components are names, not paths: never normalized.
+    rules = _rules(run) if run.question.normalize and kind not in APP_KINDS else None
+    rate_units = sampling and kind is QuestionKind.ERROR_RATE  # its evidence needs requests/unit
+    return ParsePool(
+        fmt,
+        errors_only=counts_events(kind),
+        rules=rules,
+        all_units=rate_units,
+        track_units=sampling,  # only the evidence needs per-unit counts
+    )
+
+
+def _read_early(run: Run, fmt: Format, plan: UnitPlan, mode: str, parse_rate: float) -> bool:
+    """The early-stop read; returns True when Router-Mem degrades to a full read."""
+    seekable = [s for s in run.sources if s.seekable]
+    if mode == "random_units":
+        run.reading = mode
+        order = unit_order(plan.total_units, Order.RANDOM, run.seed or 0)
+        start = run.resume.units_read if run.resume is not None else 0
+        batches = seekable_batches(run, plan, order, seekable, start=start)
+        population = plan.total_units
+    else:  # a stream under --assume-exchangeable
+        run.reading = "stream"
+        batches = _iter_batches(run, plan, seekable, Order.SEQUENTIAL)
+        population = STREAM_POPULATION
+    degrade = read_sampled(
+        run,
+        fmt,
+        batches,
+        _pool(run, fmt, sampling=True),
+        population=population,
+        unit_size=plan.unit_size,
+        parse_rate=parse_rate,
+        replay=run.resume.batches if run.resume is not None else (),
+    )
+    if mode != "random_units":
+        _label_model_based(run)
+    return degrade
+
+
+def _early_stop(run: Run, plan: UnitPlan) -> str | None:
+    """How to stop early: random units (seekable), a model-based stream race, or not at all."""
+    a = run.settings.analysis
+    if a.full or run.question.kind is QuestionKind.STATUS:
+        return None
+    if any(not s.seekable for s in run.sources):
+        run.reading = "stream"
+        if a.assume_exchangeable and counts_events(run.question.kind):
+            return "stream_model"
+        run.warnings.append(
+            "input read in order (a stream): no early stop, since a prefix of a stream is not "
+            "a random sample of it (--assume-exchangeable allows a model-based one)"
+        )
+        return None
+    return "random_units" if plan.total_units > pilot_units(plan.total_units) else None
+
+
+def _label_model_based(run: Run) -> None:
+    """A stream's early answer rests on a model: say so, and extrapolate nothing."""
+    if not run.estimates:
+        return
+    run.warnings.append(
+        "model-based answer: the stream was read in order and stopped early assuming its units "
+        "are exchangeable (a stationary log); this is not guaranteed at delta. Counts are those "
+        "of the prefix read; shares are of the stationary model"
+    )
+    run.estimates = [
+        replace(e, estimate=float(e.count), low=float(e.count), high=float(e.count))
+        for e in run.estimates
+    ]
+
+
+def _read_everything(
+    run: Run,
+    plan: UnitPlan,
+    seekable: list[Source],
+    pool: ParsePool,
+    known: int,
+    order: Order,
+    phase: str,
+    done: I64 | None,
+) -> None:
+    """Read every unit (in ``order``), then streams, in batches; budgets and memory still apply.
+
+    ``done``: units already counted (a resumed run), skipped. Checkpoints are
+    written every ``checkpoint.every`` batches and when the read stops early.
+    """
+    if run.reading != "stream":
+        run.reading = "random_units" if order is Order.RANDOM else "sequential"
+    guard = FullReadGuard(run, plan.total_units, len(done) if done is not None else 0)
+    if done is not None:
+        reapply_steps(run)  # a resumed read: its counts stay as bounded as they were
+    counted = Counted(done)
+    nbytes = run.acc.snapshot().bytes_read if done is not None else 0
+    every = run.settings.checkpoint.every
+
+    def flush() -> None:
+        run.acc.add(pool.flush())
+        counted.flushed()
+
+    def stop(why: str, reason: str = "interrupted") -> None:
+        flush()
+        run.save(phase, order.value, done=counted.units())  # before the stop enters the trace
+        _stop_partial(run, why, reason)
+
+    try:
+        batches = _iter_batches(run, plan, seekable, order, skip=counted.skip)
+        for i, batch in enumerate(iter_prefetched(batches, depth=1), start=1):
+            nbytes += batch.bytes_read
+            lines = pool.add(batch)
+            counted.add(batch.units)
+            if pool.due():
+                flush()
+            if run.env.on_progress:
+                run.env.on_progress(ProgressEvent(nbytes, known or None, lines))
+            decision = guard.check(batch)
+            if decision is not None and decision.step:
+                take_step(run, decision.step, _heaviest(run))
+            elif decision is not None:
+                stop(decision.detail, decision.reason.value)
+                break
+            if run.env.checkpoint is not None and i % every == 0:
+                flush()
+                run.save(phase, order.value, done=counted.units())
+    except ReadStopped as exc:  # inside a batch (one very long line): stop now
+        stop(exc.message, exc.reason)
+    except InputChanged as exc:
+        stop(str(exc), Reason.INPUT_CHANGED.value)
+    except InputCorrupt as exc:
+        stop(str(exc), Reason.INPUT_DAMAGED.value)
+    except MemoryError:
+        stop("out of memory while reading (MemoryError)", Reason.MEMORY.value)
+    flush()
+
+
+def _heaviest(run: Run) -> tuple[str, ...]:
+    """A full read's "candidates" for the memory ladder: its heaviest routes so far."""
+    counts = run.acc.snapshot().counts
+    if counts_events(run.question.kind):
+        counts = counts.filter(pl.col("status").is_between(500, 599))
+    per_route = (
+        counts.group_by("route")
+        .agg(pl.col("n").sum())
+        .sort(["n", "route"], descending=[True, False])
+    )
+    return tuple(per_route["route"].head(run.settings.analysis.max_candidates * 2).to_list())
+
+
+class Counted:
+    """Units whose counts are in the accumulator (pending ones wait in the parse pool)."""
+
+    def __init__(self, done: I64 | None) -> None:
+        self.skip = done if done is not None and len(done) else None
+        self._groups: list[I64] = [self.skip] if self.skip is not None else []
+        self._pending: list[I64] = []
+
+    def add(self, units: I64) -> None:
+        """A batch was handed to the parse pool."""
+        self._pending.append(units)
+
+    def flushed(self) -> None:
+        """The pool was parsed: its batches are counted."""
+        self._groups.extend(self._pending)
+        self._pending = []
+
+    def units(self) -> I64:
+        """Every counted unit."""
+        return np.concatenate(self._groups) if self._groups else np.zeros(0, np.int64)
+
+
+def _iter_batches(
+    run: Run, plan: UnitPlan, seekable: list[Source], order: Order, skip: I64 | None = None
+) -> Iterator[Batch]:
+    """Batches of every unit in ``order``, then of the streams; units in ``skip`` are left out."""
+    reader = run.settings.reader
+    unit_size = plan.unit_size
+    seed = run.seed if run.seed is not None else _seed(run)
+    batch_units = max(1, run.batch_bytes // unit_size)
+    units = unit_order(plan.total_units, order, seed)
+    if skip is not None:
+        units = units[~np.isin(units, skip)]
+    yield from iter_seekable_batches(
+        seekable, plan, units, batch_units=batch_units, cap=reader.line_cap, scale=run.batch_scale
+    )
+    next_unit = plan.total_units
+    for source in (s for s in run.sources if not s.seekable):
+        for batch in iter_stream_batches(
+            source,
+            unit_size=unit_size,
+            first_unit=next_unit,
+            batch_bytes=run.batch_bytes,
+            cap=reader.line_cap,
+        ):
+            next_unit = int(batch.units[-1]) + 1 if len(batch.units) else next_unit
+            if skip is not None and len(batch.units) and np.isin(batch.units, skip).all():
+                continue  # counted before the checkpoint: read again (a stream), not counted
+            yield batch
+
+
+def _seed(run: Run) -> int:
+    seed = run.settings.analysis.seed
+    return seed if seed is not None else secrets.randbits(63)
+
+
+def _rules(run: Run) -> list[RouteRule]:
+    return [RouteRule(r.name, r.pattern, r.replacement) for r in run.settings.routes.rules]
+
+
+def _stop_partial(run: Run, why: str, reason: str = "interrupted") -> None:
+    run.partial = True
+    run.warnings.append(f"partial answer: {why}; counts cover only what was read")
+    tally = run.acc.snapshot()
+    total = sum(s.size or 0 for s in run.sources)
+    fraction = tally.bytes_read / total if total and all(s.seekable for s in run.sources) else 0.0
+    run.decisions.append(
+        DecisionRecord(
+            units_read=tally.units,
+            fraction_read=round(fraction, 6),
+            action="STOP_PARTIAL",
+            reason=reason,
+            detail=why,
+        )
+    )
+    log.warning("stop_partial", reason=why, units_read=tally.units)
+    _resume_hint(run)
+
+
+def _resume_hint(run: Run) -> None:
+    sink = run.env.checkpoint
+    if sink is not None and run.saved:
+        run.warnings.append(f"progress saved: `logagent resume {sink.path}` goes on from here")
