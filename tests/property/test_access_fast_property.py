@@ -1,0 +1,72 @@
+"""``combined``/``common`` find the same path and status without capture groups as with them.
+
+The fast parser (``formats.access.AccessFormat``) trusts the split at the first
+two quotes only on "plain" lines; these lines are built to attack that: quotes,
+escaped quotes, brackets and spaces in every field, a vhost or not, trailing
+fields, digits that are not ASCII, truncated lines.
+"""
+
+from __future__ import annotations
+
+import polars as pl
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from logagent.formats.access import COMBINED, COMMON
+from logagent.formats.base import RegexFormat, parse
+
+# Fragments chosen to move quotes, brackets and blanks around.
+BITS = ["a", "-", '"', '\\"', "\\", "[", "]", " ", "5", "\u0665", "/x", "?q=1", "é"]
+BITS += ["] [", '" ', ' "']
+TEXT = st.lists(st.sampled_from(BITS), max_size=6).map("".join)
+WORD = st.one_of(st.sampled_from(["1.2.3.4", "-", "frank", "host:80"]), TEXT)
+STAMP = st.one_of(st.just("10/Oct/2000:13:55:36 -0700"), TEXT)
+REQUEST = st.one_of(
+    st.tuples(
+        st.sampled_from(["GET", "POST", "get", "G3T"]),
+        st.one_of(st.sampled_from(["/a/1", "/b?c=d", "/" + "y" * 300]), TEXT),
+        st.sampled_from(["", " HTTP/1.1", " HTTP/1.1 x", ' HTTP/1.1"']),
+    ).map(lambda t: f"{t[0]} {t[1]}{t[2]}"),
+    TEXT,
+)
+STATUS = st.one_of(st.sampled_from(["200", "503", "599", "5x3", "\u0665\u0660\u0663", "50"]), TEXT)
+SIZE = st.sampled_from(["123", "-", "", "1 2"])
+QUOTED = st.one_of(st.sampled_from(['"-"', '"Mozilla/5.0 (X11)"', '"a\\"b"', '""']), TEXT)
+TAIL = st.sampled_from(["", " 0.123", ' "x" 1', "\t", " [z]"])
+
+
+@st.composite
+def lines(draw: st.DrawFn) -> str:
+    vhost = draw(st.sampled_from(["", "vh:443 "]))
+    words = " ".join(draw(WORD) for _ in range(3))
+    line = (
+        f'{vhost}{words} [{draw(STAMP)}] "{draw(REQUEST)}" {draw(STATUS)} {draw(SIZE)}'
+        f" {draw(QUOTED)} {draw(QUOTED)}{draw(TAIL)}"
+    )
+    cut = draw(st.one_of(st.none(), st.integers(0, len(line))))
+    return line if cut is None else line[:cut]
+
+
+def _groups(fmt: RegexFormat) -> RegexFormat:
+    """The same format parsed with its capture groups (the reference)."""
+    return RegexFormat(fmt.name, fmt.pattern, fmt.min_line_bytes, fmt.error_prefilter)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(lines(), min_size=1, max_size=30))
+def test_fast_fields_equal_capture_groups(sample: list[str]) -> None:
+    series = pl.Series("line", sample, dtype=pl.String)
+    for fmt in (COMBINED, COMMON):
+        fast = parse(fmt, series)
+        reference = parse(_groups(fmt), series)
+        assert fast.equals(reference), (fmt.name, fast, reference, sample)
+
+
+def test_plain_lines_do_take_the_fast_branch_and_others_do_not_break() -> None:
+    """A sanity check that the sample above is not trivially empty of records."""
+    plain = '1.2.3.4 - - [10/Oct/2000:13:55:36 -0700] "GET /a/1 HTTP/1.1" 503 12 "-" "ua"'
+    escaped = '1.2.3.4 - - [10/Oct/2000:13:55:36 -0700] "GET /a\\"b HTTP/1.1" 500 12 "-" "ua"'
+    quoted_user = '1.2.3.4 - "x" [10/Oct/2000:13:55:36 -0700] "GET /c HTTP/1.1" 502 1 "-" "u"'
+    got = parse(COMBINED, pl.Series("line", [plain, escaped, quoted_user, "junk"]))
+    assert got["status"].to_list() == [503, 500, 502, None]
+    assert got["path"].to_list() == ["/a/1", '/a\\"b', "/c", None]
