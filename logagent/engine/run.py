@@ -194,9 +194,10 @@ class ParsePool:
         rules: list[RouteRule] | None,
         all_units: bool = False,
         track_units: bool = True,
+        keyed: bool = True,
     ) -> None:
         self._fmt, self._errors_only, self._rules = fmt, errors_only, rules
-        self._all_units, self._track_units = all_units, track_units
+        self._all_units, self._track_units, self._keyed = all_units, track_units, keyed
         self._scans: list[Scanned] = []
         self._units = self._bytes = self._truncated = 0  # never keep a batch: its buffer is large
 
@@ -225,6 +226,7 @@ class ParsePool:
             rules=self._rules,
             all_units=self._all_units,
             track_units=self._track_units,
+            keyed=self._keyed,
         )
         tally = tally_batch(
             extracted, units=self._units, bytes_read=self._bytes, truncated=self._truncated

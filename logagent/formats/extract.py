@@ -36,6 +36,8 @@ PARSE_SLICE_LINES = 4096
 UNIT, ROUTE, N = "unit", "route", "n"
 #: Optional columns of ``Format.fields`` (see formats/adapter.py) and what ``valid`` counts.
 CONTINUATION, IN_WINDOW, OUTSIDE = "continuation", "in_window", "outside_window"
+#: The route of every record when the question has no key (``extract_scanned(keyed=False)``).
+ANY_ROUTE = "*"
 
 
 @dataclass(frozen=True)
@@ -109,6 +111,7 @@ def extract_scanned(
     rules: Sequence[RouteRule] | None,
     all_units: bool = False,
     track_units: bool = True,
+    keyed: bool = True,
 ) -> Extracted:
     """Plan one parse over the lines of several scanned batches (Polars' cost is per call).
 
@@ -116,10 +119,14 @@ def extract_scanned(
     error-rate evidence needs every unit's requests per route). A read of
     everything needs no per-unit counts at all (``track_units=False``: every
     unit is -1), which keeps its memory flat however long the input.
+    ``keyed=False`` (a status distribution): no path is parsed or grouped;
+    every record counts under the one route ``ANY_ROUTE``.
     """
     text = pl.concat([s.text for s in scans]) if len(scans) > 1 else scans[0].text
     units = np.concatenate([s.units for s in scans]) if len(scans) > 1 else scans[0].units
     fields = fmt.fields(pl.col("line"))
+    if not keyed:  # nothing reads the path: Polars then never computes it
+        fields = {**fields, PATH: pl.lit(ANY_ROUTE, dtype=pl.String)}
     base = _parse(pl.LazyFrame({"line": text, UNIT: units}), len(text), fields).lazy()
     ok = pl.col(STATUS).is_not_null() & (pl.col("nbytes") >= fmt.min_line_bytes)
     # Optional columns (formats/adapter.py): a continuation line is neither a record nor
