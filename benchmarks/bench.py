@@ -211,7 +211,33 @@ def main() -> int:
     sizes = [int(x) for x in args.rss_sizes.split(",") if x.strip()]
     if sizes:
         memory_growth(sizes, args.seed)
+    startup(args.repeat)
     return 0
+
+
+def startup(repeat: int) -> None:
+    """Start-up figures: `--help` and `analyze` of a 1-line file, and the ten slowest imports."""
+    py = sys.executable
+    one = DATA / "one_line.log"
+    one.write_text('1.2.3.4 - - [01/Dec/2026:10:00:00 +0000] "GET /a/1 HTTP/1.1" 503 12 "-" "x"\n')
+    bare = measure("python -c pass", [py, "-c", "pass"], lambda out: [], repeat)
+    core = [py, "-c", "import polars, numpy"]
+    libs = measure("import polars, numpy", core, lambda out: [], repeat)
+    helped = measure("logagent --help", [py, "-m", "logagent", "--help"], lambda out: [], repeat)
+    la = [py, "-m", "logagent", "analyze", str(one), "--json", "--quiet", "--llm", "off"]
+    tiny = measure("analyze (1 line)", la, lambda out: [], repeat)
+    print("\nstart-up (median wall s, peak RSS MiB)")
+    for m in (bare, libs, helped, tiny):
+        print(f"  {m.name:<24}{m.median_s:>7.2f} s {m.peak_rss / 2**20:>6.0f} MiB")
+    done = subprocess.run([py, "-X", "importtime", *la[1:]], capture_output=True, text=True)
+    rows = []
+    for line in done.stderr.splitlines():
+        parts = line.removeprefix("import time:").split("|")
+        if len(parts) == 3 and parts[0].strip().isdigit():
+            rows.append((int(parts[0]), int(parts[1]), parts[2].rstrip()))
+    print("ten slowest imports of `analyze` (self / cumulative ms):")
+    for own, total, name in sorted(rows, reverse=True)[:10]:
+        print(f"  {own / 1000:>7.1f} {total / 1000:>8.1f}  {name}")
 
 
 def memory_growth(sizes: list[int], seed: int) -> None:
