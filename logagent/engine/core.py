@@ -25,10 +25,11 @@ from logagent.engine.reading import read_all
 from logagent.engine.run import Run, RunEnv
 from logagent.errors import ConfigError
 from logagent.formats import Format
-from logagent.formats.adapter import AppAsAccess, literal_prefilter
+from logagent.formats.adapter import THRESHOLDS, AppAsAccess, literal_prefilter
 from logagent.formats.catalog import ACCESS_NAMES, APP_NAMES, AnyFormat, build_any_format, is_app
 from logagent.formats.custom import load_custom_formats
 from logagent.formats.detect import Detection, app_share, detect_all
+from logagent.formats.levelfilter import level_prefilter
 from logagent.formats.mixed import FirstOf
 from logagent.formats.windowed import Windowed, line_kind, time_of
 from logagent.limits import check_fixed_costs
@@ -336,7 +337,12 @@ def _as_access(question: Question, fmt: AnyFormat) -> Format:
     app = is_app(fmt)
     check_fits(question.kind, fmt_name=fmt.name, app=app)
     if app:
-        return AppAsAccess(fmt, level=question.level)  # type: ignore[arg-type]  # is_app: an AppFormat
+        levels = THRESHOLDS.get(question.level, ())
+        return AppAsAccess(
+            fmt,  # type: ignore[arg-type]  # is_app: an AppFormat
+            level=question.level,
+            error_prefilter=level_prefilter(fmt, levels),  # JSON logs: only candidate lines
+        )
     return fmt  # type: ignore[return-value]  # not app: an access Format
 
 
