@@ -28,7 +28,7 @@ from logagent.formats.base import BUCKET, PATH, STATUS, Format
 from logagent.formats.routes import RouteRule, with_routes
 from logagent.sources.batches import I64, Batch
 from logagent.sources.framing import Buffer
-from logagent.sources.locate import arrow_series, find_hits, is_utf8
+from logagent.sources.locate import arrow_series, find_hits, is_utf8, polars_pattern
 
 REPLACEMENT = "\ufffd"
 #: Lines per parallel slice of a parse: fewer lines are parsed in one call.
@@ -212,6 +212,10 @@ def candidate_lines(batch: Batch, prefilter: re.Pattern[bytes]) -> tuple[Lines, 
     hits = find_hits(
         data, size, prefilter, utf8=batch.utf8
     )  # memory speed, GIL-free: see sources.locate
+    if hits is None and (batch.utf8 if batch.utf8 is not None else is_utf8(data, size)):
+        text_pattern = polars_pattern(prefilter)
+        if text_pattern is not None:  # no literal to find: Rust's regex tests each line
+            return _matching_lines(batch, text_pattern), batch.lines
     if hits is None:
         hits = [m.start() for m in prefilter.finditer(data, 0, size)]
     count = batch.lines
@@ -225,6 +229,14 @@ def candidate_lines(batch: Batch, prefilter: re.Pattern[bytes]) -> tuple[Lines, 
         return Lines(_strip(text), starts, 0), count
     bounds = zip(starts.tolist(), ends[index].tolist(), strict=True)
     return _decode_lines([data[s:e] for s, e in bounds], starts), count
+
+
+def _matching_lines(batch: Batch, pattern: str) -> Lines:
+    """The lines of a UTF-8 batch that ``pattern`` (a Polars regex) matches, decoded."""
+    ends = line_ends(batch.data, batch.size)
+    text = arrow_series(_arrow_lines(batch.data, ends, pa.string()), "line")
+    index = np.flatnonzero(text.str.contains(pattern).to_numpy())
+    return Lines(_strip(text.gather(index)), line_starts(ends)[index], 0)
 
 
 def _distinct_sorted(values: I64) -> I64:
