@@ -33,6 +33,12 @@ ACCESS_5XX_PREFILTER = re.compile(rb'" 5\d\d(?=[ \t\r\n])')
 _PLAIN_HEAD = r'^(?:[^\s"\[\]]+ )?[^\s"\[\]]+ [^\s"\[\]]+ [^\s"\[\]]+ \[[^\]"\[]+\] $'
 #: A request the first branch of ``_REQUEST`` covers whole (no quote or backslash inside).
 _PLAIN_REQUEST = r"^[A-Za-z]+ [^ ]+(?: [^ ]+)?$"
+#: The path of a request read greedily (it may hold bare quotes): ``METHOD PATH [PROTOCOL]``.
+_GREEDY_PATH = r"^[A-Za-z]+ ([^ ]+)(?: [^ ]+)?$"
+#: Referrer and user agent, the agent perhaps cut before its closing quote.
+_LOOSE_AGENT = rf' {_QUOTED} "(?:[^"\\]|\\.)*(?:"(?:\s.*)?)?$'
+#: A request read up to the last ``" <status> <size>`` (servers that do not escape quotes).
+_GREEDY_REQUEST = r'"(?P<request>.*)" '
 
 
 @dataclass(frozen=True)
@@ -49,7 +55,14 @@ class AccessFormat(RegexFormat):
     fields the groups capture (``tests/property/test_access_fast_property.py``
     checks this on adversarial lines). Other valid lines (escaped quotes,
     quotes in the user field) take the capture groups, on those lines alone.
+
+    Lines the regex refuses but ``greedy`` accepts are records too: a request
+    with a bare quote inside (``"GET" /x/?page=' HTTP/1.0" 501``), a user
+    agent cut before its closing quote. Their request runs to the *last*
+    ``" <status> <size>``, as the servers' own parsers read them.
     """
+
+    greedy: str | None = None
 
     def fields(self, line: pl.Expr) -> dict[str, pl.Expr]:
         """``path`` and ``status`` as ``RegexFormat.fields`` gives them, mostly without groups."""
@@ -65,15 +78,28 @@ class AccessFormat(RegexFormat):
         hard = pl.when(valid & ~plain).then(line).otherwise(pl.lit(""))
         groups = hard.str.extract_groups(self.pattern)
         slow_status = groups.struct.field(STATUS).cast(pl.Int32, strict=False)
+        path = pl.when(plain).then(fast_path).otherwise(groups.struct.field(PATH))
+        status = pl.when(plain).then(fast_status).otherwise(slow_status)
+        if self.greedy is None:
+            return {PATH: path, STATUS: status}
+        refused = pl.when(valid).then(pl.lit("")).otherwise(line)  # the rare lines only
+        loose = ~valid & refused.str.contains(self.greedy)
+        found = pl.when(loose).then(line).otherwise(pl.lit("")).str.extract_groups(self.greedy)
+        loose_path = found.struct.field("request").str.extract(_GREEDY_PATH, 1)
+        loose_status = found.struct.field(STATUS).cast(pl.Int32, strict=False)
         return {
-            PATH: pl.when(plain).then(fast_path).otherwise(groups.struct.field(PATH)),
-            STATUS: pl.when(plain).then(fast_status).otherwise(slow_status),
+            PATH: pl.when(loose).then(loose_path).otherwise(path),
+            STATUS: pl.when(loose).then(loose_status).otherwise(status),
         }
 
 
 COMBINED = AccessFormat(
     name="combined",
     pattern=_HEAD + _REQUEST + _STATUS + rf" {_QUOTED} {_QUOTED}(?:\s.*)?$",
+    greedy=_HEAD
+    + _GREEDY_REQUEST
+    + _STATUS
+    + r' "(?:[^"\\]|\\.)*" "(?:[^"\\]|\\.)*(?:"(?:\s.*)?)?$',
     min_line_bytes=50,
     error_prefilter=ACCESS_5XX_PREFILTER,
     description="nginx/apache combined, optional trailing fields (e.g. $request_time)",
@@ -82,6 +108,7 @@ COMBINED = AccessFormat(
 COMMON = AccessFormat(
     name="common",
     pattern=_HEAD + _REQUEST + _STATUS + r"\s*$",
+    greedy=_HEAD + _GREEDY_REQUEST + _STATUS + r"\s*$",
     min_line_bytes=44,
     error_prefilter=ACCESS_5XX_PREFILTER,
     description="apache/nginx common log format (CLF)",

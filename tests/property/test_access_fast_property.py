@@ -1,19 +1,23 @@
-"""``combined``/``common`` find the same path and status without capture groups as with them.
+"""``combined``/``common`` find the same path and status without capture groups as a plain
+per-line reader with Python's ``re`` does.
 
 The fast parser (``formats.access.AccessFormat``) trusts the split at the first
 two quotes only on "plain" lines; these lines are built to attack that: quotes,
-escaped quotes, brackets and spaces in every field, a vhost or not, trailing
-fields, digits that are not ASCII, truncated lines.
+escaped quotes, bare quotes, brackets and spaces in every field, a vhost or
+not, trailing fields, digits that are not ASCII, truncated lines. The
+reference reads a line with the strict regex, else with the greedy one.
 """
 
 from __future__ import annotations
+
+import re
 
 import polars as pl
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from logagent.formats.access import COMBINED, COMMON
-from logagent.formats.base import RegexFormat, parse
+from logagent.formats.access import COMBINED, COMMON, AccessFormat
+from logagent.formats.base import parse
 
 # Fragments chosen to move quotes, brackets and blanks around.
 BITS = ["a", "-", '"', '\\"', "\\", "[", "]", " ", "5", "\u0665", "/x", "?q=1", "é"]
@@ -47,9 +51,24 @@ def lines(draw: st.DrawFn) -> str:
     return line if cut is None else line[:cut]
 
 
-def _groups(fmt: RegexFormat) -> RegexFormat:
-    """The same format parsed with its capture groups (the reference)."""
-    return RegexFormat(fmt.name, fmt.pattern, fmt.min_line_bytes, fmt.error_prefilter)
+def _reference(fmt: AccessFormat, lines: list[str]) -> pl.DataFrame:
+    """Path and status of each line, read one by one with Python's ``re``."""
+    strict, greedy = re.compile(fmt.pattern), re.compile(fmt.greedy or "(?!)")
+    paths: list[str | None] = []
+    statuses: list[int | None] = []
+    for line in lines:
+        m = strict.match(line)
+        if m is not None:
+            path = m.group("path")
+        elif (m := greedy.match(line)) is not None:
+            req = re.fullmatch(r"[A-Za-z]+ ([^ ]+)(?: [^ ]+)?", m.group("request"))
+            path = req.group(1) if req else None
+        paths.append(path if m is not None else None)
+        status = m.group("status") if m is not None else None
+        statuses.append(int(status) if status is not None and status.isascii() else None)
+    return pl.DataFrame(
+        {"path": pl.Series(paths, dtype=pl.String), "status": pl.Series(statuses, dtype=pl.Int32)}
+    )
 
 
 @settings(max_examples=300, deadline=None)
@@ -58,8 +77,21 @@ def test_fast_fields_equal_capture_groups(sample: list[str]) -> None:
     series = pl.Series("line", sample, dtype=pl.String)
     for fmt in (COMBINED, COMMON):
         fast = parse(fmt, series)
-        reference = parse(_groups(fmt), series)
+        reference = _reference(fmt, sample)
         assert fast.equals(reference), (fmt.name, fast, reference, sample)
+
+
+def test_bare_quotes_and_an_unclosed_user_agent_are_records() -> None:
+    """Real servers write these (issue 13): read greedily to the last ``" <status> <size>``."""
+    head = "1.2.3.4 - - [10/Oct/2000:13:55:36 -0700] "
+    lines = [
+        head + '"GET" /x/?page=\' HTTP/1.0" 501 12 "-" "ua"',
+        head + '"GET /a"b HTTP/1.1" 503 12 "-" "ua"',
+        head + '"GET /c HTTP/1.1" 500 12 "-" "Mozilla/5.0 (X11',
+    ]
+    got = parse(COMBINED, pl.Series("line", lines))
+    assert got["status"].to_list() == [501, 503, 500]
+    assert got["path"].to_list() == [None, '/a"b', "/c"]  # no usable path: counted apart
 
 
 def test_plain_lines_do_take_the_fast_branch_and_others_do_not_break() -> None:
