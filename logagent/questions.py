@@ -11,11 +11,13 @@ into level names.
 from __future__ import annotations
 
 from logagent.errors import ConfigError
-from logagent.formats.adapter import level_of_code, metric_for
+from logagent.formats.adapter import level_of_any_code, level_of_code, metric_for
 from logagent.result import Answer, QuestionKind
 
 APP_KINDS = frozenset({QuestionKind.TOP_ERROR_COMPONENTS, QuestionKind.ERROR_TYPES})
 ACCESS_KINDS = frozenset({QuestionKind.TOP_ERRORS, QuestionKind.ERROR_RATE})
+#: The metric of a level distribution (``-q status`` on an application log).
+LEVEL_METRIC = "records by level"
 
 
 def counts_events(kind: QuestionKind) -> bool:
@@ -39,6 +41,12 @@ def check_fits(kind: QuestionKind, *, fmt_name: str, app: bool) -> None:
             "(or error-rate) instead",
             format=fmt_name,
         )
+
+
+def level_distribution(ans: Answer) -> Answer:
+    """A status distribution over level codes, as levels: keys are level names, no classes."""
+    top = [e.model_copy(update={"key": level_of_any_code(e.key)}) for e in ans.top]
+    return ans.model_copy(update={"top": top, "classes": {}, "metric": LEVEL_METRIC})
 
 
 def app_answer(ans: Answer, level: str) -> Answer:

@@ -222,6 +222,7 @@ def _analyze(run: Run) -> Result:
     auto = run.settings.analysis.format == "auto"
     if auto and detection.confidence < run.settings.analysis.min_format_confidence:
         return unrecognized(run, detection, sample)
+    run.app_log = is_app(found)
     fmt = _within_window(run, _as_access(run.question, found))
     if run.question.kind is QuestionKind.ERROR_TYPES:
         fmt = _with_templates(run, fmt, sample)
@@ -337,6 +338,8 @@ def _as_access(question: Question, fmt: AnyFormat) -> Format:
     app = is_app(fmt)
     check_fits(question.kind, fmt_name=fmt.name, app=app)
     if app:
+        if question.kind is QuestionKind.STATUS:  # on an app log: the distribution of levels
+            return AppAsAccess(fmt, level=question.level, every_level=True)  # type: ignore[arg-type]
         levels = THRESHOLDS.get(question.level, ())
         return AppAsAccess(
             fmt,  # type: ignore[arg-type]  # is_app: an AppFormat

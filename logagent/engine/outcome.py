@@ -13,7 +13,7 @@ from logagent.formats.adapter import metric_for
 from logagent.formats.catalog import FORMAT_NOTES
 from logagent.formats.detect import Detection
 from logagent.log import get_logger
-from logagent.questions import APP_KINDS, app_answer
+from logagent.questions import APP_KINDS, app_answer, level_distribution
 from logagent.report.markdown import render
 from logagent.result import (
     Answer,
@@ -48,6 +48,8 @@ def finish(run: Run, detection: Detection, unit_size: int, units_total: int | No
     if q.kind in APP_KINDS:
         ans = app_answer(ans, q.level)
         _warn_layout(run, detection)
+    elif q.kind is QuestionKind.STATUS and run.app_log:
+        ans = level_distribution(ans)
     info = _input_info(run, detection, unit_size)
     progress = _progress(run, tally, units_total)
     _warn_counts(run, tally)

@@ -109,6 +109,7 @@ class Run:
     known_keys: list[str] = field(default_factory=list)  # error-types: components in the sample
     bucket_s: int | None = None  # the timeline's bucket width (None: no timeline)
     event_bound: float = 1.0  # M: the most events one unit of the plan read can hold
+    app_log: bool = False  # the format is an application log (levels, not HTTP statuses)
 
     def batch_scale(self) -> float:
         """Batch size factor: a quarter once Router-Mem took the "smaller batches" step."""

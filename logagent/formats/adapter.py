@@ -27,7 +27,7 @@ import polars as pl
 from logagent.formats.app import COMPONENT, LEVEL, MESSAGE, AppFormat
 from logagent.formats.base import PATH, STATUS
 from logagent.formats.extract import CONTINUATION
-from logagent.formats.levels import ERROR, FATAL, WARN
+from logagent.formats.levels import DEBUG, ERROR, FATAL, INFO, TRACE, WARN
 from logagent.formats.records import start_expr
 from logagent.templates import OTHER, TemplateSet, match_expr
 
@@ -35,6 +35,15 @@ from logagent.templates import OTHER, TemplateSet, match_expr
 LEVEL_CODES: dict[str, int] = {FATAL: 500, ERROR: 501, WARN: 502}
 #: Status of a record below the question's level.
 OTHER_CODE = 200
+#: Codes of every level, for a level distribution (``-q status`` on an app log).
+EVERY_LEVEL_CODES: dict[str, int] = {
+    **LEVEL_CODES,
+    INFO: 200,
+    DEBUG: 201,
+    TRACE: 202,
+}
+#: A record without a (known) level, in a level distribution.
+NO_LEVEL_CODE, NO_LEVEL = 299, "(no level)"
 #: Levels counted for each ``--level``.
 THRESHOLDS: dict[str, tuple[str, ...]] = {"error": (FATAL, ERROR), "warn": (FATAL, ERROR, WARN)}
 
@@ -42,6 +51,12 @@ THRESHOLDS: dict[str, tuple[str, ...]] = {"error": (FATAL, ERROR), "warn": (FATA
 def level_of_code(code: str) -> str:
     """The level name of an event code as written in a breakdown ("501" -> "ERROR")."""
     names = {str(v): k for k, v in LEVEL_CODES.items()}
+    return names.get(code, code)
+
+
+def level_of_any_code(code: str) -> str:
+    """The level name of a code of ``EVERY_LEVEL_CODES`` ("200" -> "INFO")."""
+    names = {str(v): k for k, v in EVERY_LEVEL_CODES.items()} | {str(NO_LEVEL_CODE): NO_LEVEL}
     return names.get(code, code)
 
 
@@ -85,6 +100,7 @@ class AppAsAccess:
     error_prefilter: re.Pattern[bytes] | None = None
     component: str | None = None  # error-types: only this component's records are events
     templates: TemplateSet | None = None  # error-types: path = the message's template text
+    every_level: bool = False  # a level distribution: each level its own code (no threshold)
 
     def __post_init__(self) -> None:
         if self.level not in THRESHOLDS:
@@ -107,6 +123,12 @@ class AppAsAccess:
         code: pl.Expr = pl.lit(OTHER_CODE, dtype=pl.Int32)
         for level in reversed(THRESHOLDS[self.level]):
             code = pl.when(cols[LEVEL] == level).then(pl.lit(LEVEL_CODES[level])).otherwise(code)
+        if self.every_level:
+            code = (
+                cols[LEVEL]
+                .cast(pl.String)
+                .replace_strict(EVERY_LEVEL_CODES, default=NO_LEVEL_CODE, return_dtype=pl.Int32)
+            )
         key = cols[COMPONENT]
         if self.component is not None:
             code = pl.when(cols[COMPONENT] == self.component).then(code).otherwise(OTHER_CODE)

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable
 
+from logagent.questions import LEVEL_METRIC
 from logagent.report.document import Document, Section, Table
 from logagent.report.overtime import over_time
 from logagent.report.words import (
@@ -35,9 +36,15 @@ _TITLES = {
 }
 
 
+def _by_level(result: Result) -> bool:
+    """A status question asked of an application log: a distribution of levels."""
+    return result.question.kind is QuestionKind.STATUS and result.answer.metric == LEVEL_METRIC
+
+
 def build(result: Result) -> Document:
     """The report of ``result`` as a document."""
-    title = f"logagent: {_TITLES[result.question.kind]}"
+    name = "Level distribution" if _by_level(result) else _TITLES[result.question.kind]
+    title = f"logagent: {name}"
     if result.recuse:
         return Document(title, _recuse_headline(result), _recuse_sections(result), footer(result))
     sections = [s for make in SECTIONS if (s := make(result)) is not None]
@@ -58,7 +65,8 @@ def headline(result: Result) -> str:
     ev = nouns(result)[1]
     if kind is QuestionKind.STATUS:
         total = result.answer.total
-        claim = f"status {top.key} is the most common, {pct(top.share)} of {total:,} lines"
+        what, noun = ("level", "records") if _by_level(result) else ("status", "lines")
+        claim = f"{what} {top.key} is the most common, {pct(top.share)} of {total:,} {noun}"
     elif kind is QuestionKind.ERROR_RATE:
         seen = "" if result.status is Status.EXACT else " seen"
         claim = (
@@ -102,6 +110,10 @@ def top_table(result: Result) -> Section | None:
             f"{name} {n:,} ({pct(n / total if total else 0.0, 1)})"
             for name, n in result.answer.classes.items()
         )
+        if _by_level(result):
+            return Section(
+                "Levels", [], table=Table(["level", "records", "share"], rows, ["l", "r", "r"])
+            )
         return Section(
             "Statuses",
             [f"By class: {classes}."] if classes else [],

@@ -79,3 +79,33 @@ def test_zeek_says_level_questions_do_not_apply() -> None:
     code, out = answer("zeek_handmade.jsonl", "--full")
     assert out["input"]["format"] == "zeek" and code == 3
     assert any("level questions do not apply" in w for w in out["warnings"])
+
+
+def _levels(text: str, fmt: str) -> dict[str, int]:
+    """Records per level, by the independent reader (no level: ``(no level)``)."""
+    from tests.real_reference import READERS
+
+    out: dict[str, int] = {}
+    for line in text.split("\n"):
+        found = READERS[fmt](line.removesuffix("\r")) if line.strip() else None
+        if found is not None:
+            name = found[0] or "(no level)"
+            out[name] = out.get(name, 0) + 1
+    return out
+
+
+@pytest.mark.parametrize("name", sorted(SAMPLES))
+def test_status_on_an_app_log_is_its_level_distribution(name: str) -> None:
+    """`-q status` of an application log counts records per level, never HTTP codes."""
+    from logagent import Question, analyze, load_settings
+    from logagent.result import QuestionKind
+    from logagent.testing import fake_env
+
+    path = DIR / name
+    question = Question(kind=QuestionKind.STATUS, top=100)
+    result = analyze([str(path)], question, load_settings(analysis={"full": True}), fake_env())
+    assert result.recuse is None, result.recuse
+    got = {e.key: e.count for e in result.answer.top}
+    assert got == _levels(path.read_text(encoding="utf-8", errors="replace"), SAMPLES[name])
+    assert result.answer.classes == {}  # no 2xx..5xx classes on levels
+    assert "Level distribution" in (result.report.markdown if result.report else "")
