@@ -13,7 +13,7 @@ import datetime
 import secrets
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import ExitStack
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -21,7 +21,7 @@ import polars as pl
 
 from logagent.checkpoint import Checkpoint, CheckpointError, fingerprint
 from logagent.config import Settings, memory_budget_bytes
-from logagent.counters import Accumulator
+from logagent.counters import Accumulator, Tally
 from logagent.errors import ConfigError, InputCorrupt
 from logagent.formats import Format
 from logagent.formats.adapter import AppAsAccess, literal_prefilter
@@ -119,6 +119,53 @@ def analyze(
             env.checkpoint.discard()  # finished: nothing is left to resume
         return result
     raise AssertionError("unreachable")  # pragma: no cover - ExitStack re-raises
+
+
+@dataclass(frozen=True)
+class ExactCount:
+    """A full read of some sources: its result, and its tally (None if the read stopped early)."""
+
+    result: Result
+    tally: Tally | None
+    bucket_s: int | None  # the timeline's bucket width the tally's timeline is cut by
+
+
+def count_exactly(
+    sources: Sequence[Source], question: Question, settings: Settings, env: RunEnv | None = None
+) -> ExactCount:
+    """Read all of ``sources`` (opened by the caller, e.g. ``sources.slices``) and count exactly.
+
+    The front door for incremental runs: the same loop as ``analyze`` with
+    ``--full``, giving back the tally so the caller can store and merge it.
+    The caller closes the sources.
+    """
+    env = env or RunEnv()
+    analysis = settings.analysis.model_copy(update={"full": True})
+    settings = settings.model_copy(update={"analysis": analysis})
+    _check_fixed_costs(settings, env, list(sources))
+    run = Run(question, settings, env, list(sources), env.clock(), env.cpu_clock())
+    result = _analyze(run)
+    tally = None if run.partial else run.acc.snapshot()
+    return ExactCount(result, tally, run.bucket_s)
+
+
+def answer_tally(
+    tally: Tally,
+    question: Question,
+    settings: Settings,
+    *,
+    fmt: str,
+    bucket_s: int | None,
+    paths: Sequence[str],
+) -> Result:
+    """The exact result over a tally merged from stored ones, as a full read would report it."""
+    env = RunEnv()
+    run = Run(question, settings, env, [], env.clock(), env.cpu_clock())
+    run.acc, run.bucket_s = Accumulator(tally), bucket_s
+    result = finish(run, Detection(((fmt, 1.0),), 0), 0, tally.units)
+    info = result.input.model_copy(update={"paths": list(paths), "bytes_total": tally.bytes_read})
+    result = result.model_copy(update={"input": info})
+    return result.model_copy(update={"report": Report(source="template", markdown=render(result))})
 
 
 def _stop_check(run: Run) -> Callable[[], tuple[str, str] | None]:

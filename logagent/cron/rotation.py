@@ -1,0 +1,172 @@
+"""Which bytes of which files a run reads: file identity across rotation (EDGE: stats, reads).
+
+A watched path names *a file* only for a while: logrotate renames it
+(``access.log`` -> ``access.log.1``, ``.1.gz``, ``-20261201``), copies and
+truncates it (``copytruncate``), compresses it, or a new file takes its name
+(and sometimes its inode). So a file is known by its identity, not its name:
+device, inode, and a SHA-256 of the first bytes of its *content*
+(decompressed, up to ``HEAD_BYTES``) with how many bytes were hashed.
+
+``plan_path`` compares the stored state of a watched path with what is there
+now and returns the slices to read, in order:
+
+* the same file (same inode, same head, not shorter than the offset): its
+  new complete lines, from the stored offset;
+* otherwise the file followed was rotated, truncated or replaced: the old
+  file is looked for among the path's siblings (``PATH.*``, ``PATH-*``) by
+  identity — the same inode first (a rename), else the same content head
+  with at least ``offset`` bytes (a copy, a compressed copy) — and finished
+  from the stored offset to its end; then the file now at the path is read
+  from 0. An old file that cannot be found is said in a warning (the lines
+  appended to it after the last run are lost).
+"""
+
+from __future__ import annotations
+
+import glob
+import hashlib
+import os
+from dataclasses import dataclass, field
+
+from logagent.cron.state import FileState
+from logagent.errors import InputError
+from logagent.sources.files import open_source
+
+HEAD_BYTES = 4096
+
+
+@dataclass(frozen=True)
+class Slice:
+    """Content bytes of ``path`` from ``start``: to the last complete line, or (``to_end``) all."""
+
+    path: str
+    start: int
+    to_end: bool
+    role: str  # "appended" | "rotated" (finishing the old file) | "new"
+
+
+@dataclass
+class Plan:
+    """What to read for one watched path, and what happened to it since the last run."""
+
+    watched: str
+    slices: list[Slice] = field(default_factory=list)
+    rotation: str | None = None  # rename | copytruncate | replaced | vanished
+    old_found: str | None = None  # where the old file was found
+    warnings: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Identity:
+    """A file's identity (see the module)."""
+
+    dev: int
+    ino: int
+    head_hash: str
+    head_size: int
+
+
+def content_head(path: str, n: int) -> bytes:
+    """The first ``n`` content bytes of ``path`` (decompressed), fewer if it is shorter."""
+    source = open_source(path)
+    try:
+        return source.read_at(0, n) if n > 0 else b""
+    finally:
+        source.close()
+
+
+def identify(path: str, upto: int | None = None) -> Identity:
+    """The identity of the file at ``path``, its head hashed up to ``min(HEAD_BYTES, upto)``."""
+    st = os.stat(path)
+    n = HEAD_BYTES if upto is None else min(HEAD_BYTES, upto)
+    head = content_head(path, n)
+    return Identity(st.st_dev, st.st_ino, hashlib.sha256(head).hexdigest(), len(head))
+
+
+def same_content(path: str, stored: FileState) -> bool:
+    """Whether ``path`` begins with the content the stored head hash was taken of."""
+    try:
+        head = content_head(path, stored.head_size)
+    except (InputError, OSError):
+        return False
+    return len(head) == stored.head_size and hashlib.sha256(head).hexdigest() == stored.head_hash
+
+
+def content_reaches(path: str, offset: int) -> bool:
+    """Whether ``path`` holds at least ``offset`` content bytes."""
+    if offset == 0:
+        return True
+    try:
+        source = open_source(path)
+    except (InputError, OSError):
+        return False
+    try:
+        if source.seekable:
+            return (source.size or 0) >= offset
+        return len(source.read_at(offset - 1, 1)) == 1
+    finally:
+        source.close()
+
+
+def siblings(watched: str) -> list[str]:
+    """Where logrotate puts a rotated ``watched``: ``PATH.*`` and ``PATH-*``, newest first."""
+    found = set(glob.glob(glob.escape(watched) + ".*") + glob.glob(glob.escape(watched) + "-*"))
+    files = [p for p in found if os.path.isfile(p)]
+    return sorted(files, key=lambda p: (-os.stat(p).st_mtime_ns, p))
+
+
+def find_old(watched: str, stored: FileState) -> str | None:
+    """The file followed last time, among the siblings of ``watched`` (see the module)."""
+    candidates = siblings(watched)
+    for path in candidates:  # a rename keeps the inode
+        st = os.stat(path)
+        if (st.st_dev, st.st_ino) == (stored.dev, stored.ino) and same_content(path, stored):
+            return path
+    for path in candidates:  # a copy (copytruncate), or a compressed copy
+        if same_content(path, stored) and content_reaches(path, stored.offset):
+            return path
+    return None
+
+
+def plan_path(watched: str, stored: FileState | None) -> Plan:
+    """The slices to read for ``watched`` given its stored state (see the module)."""
+    plan = Plan(watched)
+    exists = os.path.isfile(watched)
+    if stored is None:
+        if exists:
+            plan.slices.append(Slice(watched, 0, False, "new"))
+        return plan
+    if exists and _unchanged(watched, stored):
+        plan.slices.append(Slice(watched, stored.offset, False, "appended"))
+        return plan
+    plan.rotation = _rotation_kind(watched, stored, exists)
+    old = find_old(watched, stored)
+    plan.old_found = old
+    if old is not None:
+        plan.slices.append(Slice(old, stored.offset, True, "rotated"))
+    else:
+        plan.warnings.append(
+            f"{watched}: the file read up to byte {stored.offset:,} was {plan.rotation} and is "
+            "not found among its rotated names (PATH.*, PATH-*): lines appended to it after "
+            "the last run, if any, were not counted"
+        )
+    if exists:
+        plan.slices.append(Slice(watched, 0, False, "new"))
+    return plan
+
+
+def _unchanged(watched: str, stored: FileState) -> bool:
+    """Same inode, same head, and at least as long as what was read of it."""
+    st = os.stat(watched)
+    if (st.st_dev, st.st_ino) != (stored.dev, stored.ino):
+        return False
+    return same_content(watched, stored) and content_reaches(watched, stored.offset)
+
+
+def _rotation_kind(watched: str, stored: FileState, exists: bool) -> str:
+    if not exists:
+        return "vanished"
+    st = os.stat(watched)
+    if (st.st_dev, st.st_ino) == (stored.dev, stored.ino):
+        return "copytruncate"  # or a new file that reused the inode: the same handling
+    return "rename"
