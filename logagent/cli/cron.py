@@ -135,11 +135,15 @@ def cron_cmd(paths: tuple[str, ...], **opts: Any) -> None:
 
 
 def _fail(exc: LogagentError, nagios: bool) -> None:
-    from logagent.cron.runner import CronStopped
-    from logagent.cron.state import StateLocked
+    from logagent.cron.runner import CronRecused, CronStopped
+    from logagent.cron.state import StateError, StateLocked
 
     if isinstance(exc, StateLocked):
         code = EXIT_TEMPFAIL
+    elif isinstance(exc, StateError):
+        code = EXIT_USAGE
+    elif isinstance(exc, CronRecused):
+        code = 3
     elif isinstance(exc, CronStopped):
         code = EXIT_PARTIAL
     else:

@@ -32,6 +32,10 @@ class CronStopped(LogagentError):
     """A run stopped before its slices were counted (a signal, a budget): nothing was committed."""
 
 
+class CronRecused(CronStopped):
+    """A slice cannot be read as a log (unrecognized, unreadable): nothing was committed."""
+
+
 @dataclass(frozen=True)
 class CronJob:
     """What one run is asked: the paths, where the state is, the window, how to start."""
@@ -273,7 +277,7 @@ def _count_slice(
         why = next((w for w in result.warnings if w.startswith("partial")), "the read stopped")
         raise CronStopped(f"{why}; nothing was committed (the next run reads it again)")
     if result.recuse is not None and result.recuse.reason_code.value in UNREADABLE:
-        raise CronStopped(
+        raise CronRecused(
             f"{piece.path}: {result.recuse.detail}; nothing was committed (name the "
             "format with --format)",
             path=piece.path,

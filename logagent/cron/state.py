@@ -29,7 +29,7 @@ import fcntl
 import json
 import os
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
@@ -54,7 +54,9 @@ CREATE TABLE IF NOT EXISTS counts (
 CREATE TABLE IF NOT EXISTS timeline (
     run_id INTEGER NOT NULL, bucket INTEGER NOT NULL, route TEXT NOT NULL, n INTEGER NOT NULL
 );
-CREATE TABLE IF NOT EXISTS scalars (run_id INTEGER NOT NULL, name TEXT NOT NULL, n INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS scalars (
+    run_id INTEGER NOT NULL, name TEXT NOT NULL, n INTEGER NOT NULL
+);
 CREATE INDEX IF NOT EXISTS counts_run ON counts (run_id);
 CREATE INDEX IF NOT EXISTS timeline_run ON timeline (run_id);
 CREATE INDEX IF NOT EXISTS scalars_run ON scalars (run_id);
@@ -134,7 +136,7 @@ class State:
 
     # -- runs -------------------------------------------------------------
     def commit_run(
-        self, run: RunRecord, files: list[FileState], meta: list[tuple[str, str]] = ()
+        self, run: RunRecord, files: list[FileState], meta: Sequence[tuple[str, str]] = ()
     ) -> int:
         """Store a run's tally, the new offsets (and ``meta``) in one transaction; its run id."""
         with self.db:  # BEGIN ... COMMIT, or ROLLBACK on any failure (or none, if killed)
@@ -268,11 +270,11 @@ def _connect(path: str) -> sqlite3.Connection:
     try:
         db = sqlite3.connect(path, isolation_level=None, timeout=0)
         db.isolation_level = "DEFERRED"  # `with db:` opens and commits transactions
+        names = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+        if names:  # checked before anything is written: a foreign file stays byte for byte
+            _check_meta(db)
         db.execute("PRAGMA journal_mode=WAL")
         db.execute("PRAGMA synchronous=FULL")
-        names = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
-        if names and "meta" not in names:
-            raise StateError("a SQLite file, but not a logagent cron state; it was left as it is")
         if not names:  # one transaction: a run killed here leaves an empty, new state
             db.executescript(
                 f"BEGIN; {TABLES} INSERT INTO meta VALUES ('app', '{APP}'), "
@@ -291,6 +293,9 @@ def _connect(path: str) -> sqlite3.Connection:
 
 
 def _check_meta(db: sqlite3.Connection) -> None:
+    names = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+    if "meta" not in names:
+        raise StateError("a SQLite file, but not a logagent cron state; it was left as it is")
     meta = dict(db.execute("SELECT key, value FROM meta").fetchall())
     if meta.get("app") != APP:
         raise StateError("a SQLite file, but not a logagent cron state; it was left as it is")

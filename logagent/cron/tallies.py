@@ -32,5 +32,5 @@ def tally_of(counts: list[CountRow], timeline: list[TimelineRow], scalars: dict[
     timeline_df = pl.DataFrame(timeline, schema=TIMELINE_SCHEMA, orient="row").sort(
         ["bucket", "route"]
     )
-    known = {k: v for k, v in scalars.items() if k in SCALARS}
-    return replace(Tally(), counts=counts_df, timeline=timeline_df, **known)
+    known: dict[str, int] = {k: v for k, v in scalars.items() if k in SCALARS}
+    return replace(Tally(), counts=counts_df, timeline=timeline_df, **known)  # type: ignore[arg-type]  # the scalars are the int fields

@@ -65,7 +65,7 @@ class OwnedWindow(WindowView):
 
 
 def complete_end(source: Source, start: int, size: int) -> int:
-    """The end of the last complete line of ``[start, size)`` of a seekable source (``start`` if none)."""
+    """Where the last complete line of ``[start, size)`` ends (``start`` if none is complete)."""
     pos = size
     while pos > start:
         lo = max(start, pos - BACK_CHUNK)
@@ -77,7 +77,9 @@ def complete_end(source: Source, start: int, size: int) -> int:
     return start
 
 
-def open_slice(path: str, start: int, *, end: int | None = None, whole_lines: bool = True) -> Source:
+def open_slice(
+    path: str, start: int, *, end: int | None = None, whole_lines: bool = True
+) -> Source:
     """The content of ``path`` from ``start`` (see the module); the caller closes it.
 
     ``whole_lines`` (plain files, ``end`` not given): stop at the end of the
