@@ -18,7 +18,7 @@ import click
 from logagent.cli.analyze import QUESTION_KINDS, parse_now
 from logagent.cli.exits import EXIT_INTERNAL, EXIT_PARTIAL, EXIT_USAGE, exit_code_for
 from logagent.cli.frontdoor import configure_logging, fail, interrupt_flag, say, write_stdout
-from logagent.errors import ConfigError, LogagentError
+from logagent.errors import ConfigError, LogagentError, OutputError
 
 if TYPE_CHECKING:
     from logagent.cron.alerts import Alert, Fired
@@ -131,6 +131,15 @@ def cron_cmd(paths: tuple[str, ...], **opts: Any) -> None:
         _fail(exc, nagios)
     except KeyboardInterrupt:
         fail("interrupted; nothing was committed", 3 if nagios else 130)
+    except Exception as exc:  # a bug: one clear line, the traceback in the log (not swallowed)
+        from logagent import log
+
+        log.get_logger("logagent").debug("internal_error", exc_info=True)
+        fail(
+            f"internal error: {type(exc).__name__}: {exc} "
+            "(a bug: please report it with LOGAGENT_LOG_LEVEL=debug output)",
+            3 if nagios else EXIT_INTERNAL,
+        )
     sys.exit(code)
 
 
@@ -158,8 +167,8 @@ def _main(paths: list[str], opts: dict[str, Any]) -> int:
     from logagent.cron.state import default_state_path
 
     watched = [os.path.abspath(p) for p in paths]
-    if not watched and not opts["show_status"]:
-        raise ConfigError("name the log files to follow (PATH...)")
+    if not watched and not (opts["show_status"] and opts["state_path"]):
+        raise ConfigError("name the log files to follow (PATH...), or --state FILE for --status")
     state_path = opts["state_path"] or default_state_path(_job_name(watched))
     if opts["show_status"]:
         from logagent.cron.status import render_status
@@ -249,8 +258,15 @@ def _emit(
 
         text = nagios(alerts, fired, outcome.result)[1] + "\n"
     if opts["history"]:
-        with open(opts["history"], "a", encoding="utf-8") as f:
-            f.write(history_line(outcome, fired))
+        try:
+            with open(opts["history"], "a", encoding="utf-8") as f:
+                f.write(history_line(outcome, fired))
+        except OSError as exc:
+            write_stdout(text)  # the run is committed: never lose its result
+            raise OutputError(
+                f"cannot append to the history ({exc.strerror or exc}); the result was printed",
+                path=opts["history"],
+            ) from exc
     if opts["out"]:
         safe_write(opts["out"], text, "the output")
     else:
@@ -272,4 +288,4 @@ def _exit_code(
     return 0 if outcome.result.status.value != "partial" else EXIT_PARTIAL
 
 
-__all__ = ["EXIT_INTERNAL", "EXIT_USAGE", "cron_cmd"]
+__all__ = ["cron_cmd"]

@@ -18,7 +18,9 @@ now and returns the slices to read, in order:
   with at least ``offset`` bytes (a copy, a compressed copy) — and finished
   from the stored offset to its end; then the file now at the path is read
   from 0. An old file that cannot be found is said in a warning (the lines
-  appended to it after the last run are lost).
+  appended to it after the last run are lost). A sibling written since the
+  last run whose head is not among the heads read before (a file born and
+  rotated away between two runs) is read whole.
 """
 
 from __future__ import annotations
@@ -115,20 +117,84 @@ def siblings(watched: str) -> list[str]:
     return sorted(files, key=lambda p: (-os.stat(p).st_mtime_ns, p))
 
 
+def copied_away(watched: str, stored: FileState) -> str | None:
+    """A copy of a file whose head was short when read, written since (``copytruncate``).
+
+    With a full ``HEAD_BYTES`` head, a truncated and refilled file shows a
+    new head. A file that was shorter (or empty) when last read may begin
+    the same after ``copytruncate`` and new writes, so a sibling written
+    since that begins with the stored head and holds the offset is taken for
+    its copy (the newest such; logrotate shifts older files first).
+    """
+    if stored.head_size >= HEAD_BYTES:
+        return None
+    for path in siblings(watched):
+        if os.stat(path).st_mtime_ns <= stored.seen_ns:
+            continue
+        if same_content(path, stored) and content_reaches(path, stored.offset):
+            return path
+    return None
+
+
 def find_old(watched: str, stored: FileState) -> str | None:
-    """The file followed last time, among the siblings of ``watched`` (see the module)."""
+    """The file followed last time, among the siblings of ``watched`` (see the module).
+
+    None for a file that was empty when read: nothing of it was counted, and
+    whatever it became is read whole as an unseen file.
+    """
+    if stored.head_size == 0:
+        return None
     candidates = siblings(watched)
     for path in candidates:  # a rename keeps the inode
         st = os.stat(path)
         if (st.st_dev, st.st_ino) == (stored.dev, stored.ino) and same_content(path, stored):
             return path
+    copy = copied_away(watched, stored)
+    if copy is not None:  # a short head matches too much: the copy written since, first
+        return copy
     for path in candidates:  # a copy (copytruncate), or a compressed copy
         if same_content(path, stored) and content_reaches(path, stored.offset):
             return path
     return None
 
 
-def plan_path(watched: str, stored: FileState | None) -> Plan:
+def is_known(path: str, known: list[tuple[str, int]]) -> bool:
+    """Whether ``path`` begins with the head of a file read before."""
+    heads: dict[int, str] = {}
+    for head_hash, size in known:
+        if size <= 0:
+            continue  # an empty head matches every file: it tells nothing
+        if size not in heads:
+            try:
+                heads[size] = hashlib.sha256(content_head(path, size)).hexdigest()
+            except (InputError, OSError):
+                return False
+        if heads[size] == head_hash:
+            return True
+    return False
+
+
+def unseen(
+    watched: str, stored: FileState, old: str | None, known: list[tuple[str, int]]
+) -> list[str]:
+    """Siblings written since the last run whose head was never read: born and rotated since.
+
+    Without ``create``, logrotate leaves no file at the path until the logger
+    writes again; that new file may be rotated away before the next run.
+    Files logrotate only moved or compressed begin with a known head.
+    """
+    out = []
+    for path in siblings(watched):
+        if path == old or os.stat(path).st_mtime_ns <= stored.seen_ns:
+            continue
+        if not is_known(path, [*known, (stored.head_hash, stored.head_size)]):
+            out.append(path)
+    return out[::-1]  # oldest first
+
+
+def plan_path(
+    watched: str, stored: FileState | None, known: list[tuple[str, int]] | None = None
+) -> Plan:
     """The slices to read for ``watched`` given its stored state (see the module)."""
     plan = Plan(watched)
     exists = os.path.isfile(watched)
@@ -136,7 +202,7 @@ def plan_path(watched: str, stored: FileState | None) -> Plan:
         if exists:
             plan.slices.append(Slice(watched, 0, False, "new"))
         return plan
-    if exists and _unchanged(watched, stored):
+    if exists and _unchanged(watched, stored) and copied_away(watched, stored) is None:
         plan.slices.append(Slice(watched, stored.offset, False, "appended"))
         return plan
     plan.rotation = _rotation_kind(watched, stored, exists)
@@ -144,12 +210,14 @@ def plan_path(watched: str, stored: FileState | None) -> Plan:
     plan.old_found = old
     if old is not None:
         plan.slices.append(Slice(old, stored.offset, True, "rotated"))
-    else:
+    elif stored.head_size > 0:
         plan.warnings.append(
             f"{watched}: the file read up to byte {stored.offset:,} was {plan.rotation} and is "
             "not found among its rotated names (PATH.*, PATH-*): lines appended to it after "
             "the last run, if any, were not counted"
         )
+    for path in unseen(watched, stored, old, known or []):
+        plan.slices.append(Slice(path, 0, True, "unseen"))
     if exists:
         plan.slices.append(Slice(watched, 0, False, "new"))
     return plan

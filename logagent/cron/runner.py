@@ -13,7 +13,7 @@ import time
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
-from logagent.cron.rotation import Plan, Slice, identify, plan_path
+from logagent.cron.rotation import Identity, Plan, Slice, identify, plan_path
 from logagent.cron.state import FileState, RunRecord, State, open_state
 from logagent.cron.tallies import rows_of, tally_of
 from logagent.errors import ConfigError, LogagentError
@@ -58,10 +58,11 @@ class FileReport:
     rotated_from: str | None = None
     slices: list[dict[str, Any]] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    heads: list[Identity] = field(default_factory=list)  # of the files read (state.known)
 
     def as_dict(self) -> dict[str, Any]:
         """The ``incremental.files`` entry."""
-        return dict(self.__dict__)
+        return {k: v for k, v in self.__dict__.items() if k != "heads"}
 
 
 @dataclass(frozen=True)
@@ -124,6 +125,7 @@ def run_cron(job: CronJob, question: Question, settings: Settings, env: RunEnv) 
             read_settings = settings.model_copy(update={"analysis": analysis})
         now_s = job.now_s if job.now_s is not None else time.time()
         stored = state.files()
+        known = state.known()
         reports: list[FileReport] = []
         tallies: list[Tally] = []
         files: list[FileState] = []
@@ -131,7 +133,7 @@ def run_cron(job: CronJob, question: Question, settings: Settings, env: RunEnv) 
         found = pinned
         for watched in job.paths:
             report, got, new_state, fmt = _read_path(
-                watched, stored.get(watched), job, question, read_settings, env
+                watched, stored.get(watched), known, job, question, read_settings, env
             )
             reports.append(report)
             tallies.extend(got)
@@ -200,47 +202,64 @@ def _commit(
         scalars=scalars,
     )
     extra = [("format", detected)] if detected else []
-    return state.commit_run(record, files, meta=extra)
+    now_ns = time.time_ns()
+    heads = [(h.head_hash, h.head_size, now_ns) for r in reports for h in r.heads if h.head_size]
+    return state.commit_run(record, files, meta=extra, known=heads)
 
 
 def _read_path(
     watched: str,
     stored: FileState | None,
+    known: list[tuple[str, int]],
     job: CronJob,
     question: Question,
     settings: Settings,
     env: RunEnv,
 ) -> tuple[FileReport, list[Tally], list[FileState], str | None]:
-    """Read one watched path's slices; its report, tallies, new state and detected format."""
+    """Read one watched path's slices; its report, tallies, new state and detected format.
+
+    The heads of the files read go in ``report.heads`` (the state's ``known``).
+    """
     report = FileReport(watched)
     if stored is None and job.start_at_end and os.path.isfile(watched):
         return report, [], [_state_at_end(watched)], None
-    plan: Plan = plan_path(watched, stored)
+    plan: Plan = plan_path(watched, stored, known)
     report.rotation, report.rotated_from = plan.rotation, plan.old_found
     report.warnings.extend(plan.warnings)
-    tallies, fmt, end = [], None, 0
+    tallies, fmt, ends = [], None, {}
+    newest: FileState | None = None
     for piece in plan.slices:
         tally, end, found = _count_slice(piece, question, settings, env)
         tallies.append(tally)
         fmt = fmt or found
+        ends[piece.role] = end
         report.bytes_new += end - piece.start
         report.lines_new += tally.lines
         report.slices.append(
             {"path": piece.path, "role": piece.role, "start": piece.start, "end": end}
         )
-    new_state = _followed(watched, stored, plan, end)
+        if piece.role == "unseen":
+            report.heads.append(identify(piece.path))
+            newest = _file_state(watched, identify(piece.path), end)  # what the path was last
+            ends["unseen"] = end
+    new_state = _followed(watched, stored, ends, newest)
+    if new_state is not None:
+        report.heads.append(Identity(0, 0, new_state.head_hash, new_state.head_size))
     return report, tallies, [new_state] if new_state else [], fmt
 
 
-def _followed(watched: str, stored: FileState | None, plan: Plan, end: int) -> FileState | None:
-    """The state to keep: the file now at ``watched`` read to ``end``, else the old one."""
-    last = plan.slices[-1] if plan.slices else None
-    if last is not None and last.path == watched:
-        ident = identify(watched, upto=end)
-        return FileState(watched, ident.dev, ident.ino, ident.head_hash, ident.head_size, end)
-    if stored is not None and last is not None:  # vanished: the rotated file was finished
-        return replace(stored, offset=end)
-    return stored
+def _followed(
+    watched: str, stored: FileState | None, ends: dict[str, int], newest: FileState | None
+) -> FileState | None:
+    """The state to keep: the file now at ``watched`` read to its end, else the last one read."""
+    if os.path.isfile(watched) and ("new" in ends or "appended" in ends):
+        end = ends.get("new", ends.get("appended", 0))
+        return _file_state(watched, identify(watched, upto=end), end)
+    if newest is not None:  # the path is gone; the newest file read is what it was last
+        return newest
+    if stored is not None:  # the path is gone: its rotated file was finished (if found)
+        return replace(stored, offset=ends.get("rotated", stored.offset), seen_ns=time.time_ns())
+    return None
 
 
 def _state_at_end(watched: str) -> FileState:
@@ -252,8 +271,13 @@ def _state_at_end(watched: str) -> FileState:
         end = source.size or 0
     finally:
         source.close()
-    ident = identify(watched, upto=end)
-    return FileState(watched, ident.dev, ident.ino, ident.head_hash, ident.head_size, end)
+    return _file_state(watched, identify(watched, upto=end), end)
+
+
+def _file_state(watched: str, ident: Identity, end: int) -> FileState:
+    return FileState(
+        watched, ident.dev, ident.ino, ident.head_hash, ident.head_size, end, time.time_ns()
+    )
 
 
 def _count_slice(

@@ -9,6 +9,9 @@ in WAL mode. It holds:
 * ``files``: per watched path, the identity of the file followed (device,
   inode, a hash of the first bytes of its content and how many) and the
   content offset read up to;
+* ``known``: the heads of the files read lately (a sibling written since
+  the last run whose head is not among them was born and rotated between
+  two runs, and is read whole);
 * ``runs``: per run its time, the slices it read and a summary of its result;
 * ``counts``, ``timeline``, ``scalars``: each run's exact tally (key x
   status/level -> n; time bucket x key -> n; line counters), the pieces the
@@ -39,11 +42,17 @@ from logagent.errors import LogagentError
 APP = "logagent-cron"
 SCHEMA = 1
 SQLITE_MAGIC = b"SQLite format 3\x00"
+KNOWN_KEPT = 256  # heads of files read lately, kept to tell a new file from a moved one
 TABLES = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS files (
     path TEXT PRIMARY KEY, dev INTEGER NOT NULL, ino INTEGER NOT NULL,
-    head_hash TEXT NOT NULL, head_size INTEGER NOT NULL, offset INTEGER NOT NULL
+    head_hash TEXT NOT NULL, head_size INTEGER NOT NULL, offset INTEGER NOT NULL,
+    seen_ns INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS known (
+    head_hash TEXT NOT NULL, head_size INTEGER NOT NULL, seen_ns INTEGER NOT NULL,
+    PRIMARY KEY (head_hash, head_size)
 );
 CREATE TABLE IF NOT EXISTS runs (
     id INTEGER PRIMARY KEY, time_s REAL NOT NULL, slices TEXT NOT NULL, result TEXT NOT NULL
@@ -81,6 +90,7 @@ class FileState:
     head_hash: str
     head_size: int
     offset: int
+    seen_ns: int = 0  # when it was read (the clock of the file system's mtimes)
 
 
 @dataclass(frozen=True)
@@ -131,16 +141,33 @@ class State:
     # -- files ------------------------------------------------------------
     def files(self) -> dict[str, FileState]:
         """Every watched path's file state."""
-        rows = self.db.execute("SELECT path, dev, ino, head_hash, head_size, offset FROM files")
+        rows = self.db.execute(
+            "SELECT path, dev, ino, head_hash, head_size, offset, seen_ns FROM files"
+        )
         return {r[0]: FileState(*r) for r in rows}
+
+    def known(self) -> list[tuple[str, int]]:
+        """(head hash, head size) of the files read lately."""
+        rows = self.db.execute("SELECT head_hash, head_size FROM known")
+        return [(str(h), int(n)) for h, n in rows]
 
     # -- runs -------------------------------------------------------------
     def commit_run(
-        self, run: RunRecord, files: list[FileState], meta: Sequence[tuple[str, str]] = ()
+        self,
+        run: RunRecord,
+        files: list[FileState],
+        meta: Sequence[tuple[str, str]] = (),
+        known: Sequence[tuple[str, int, int]] = (),
     ) -> int:
-        """Store a run's tally, the new offsets (and ``meta``) in one transaction; its run id."""
+        """Store a run's tally, the new offsets, ``meta`` and ``known`` heads in one transaction."""
         with self.db:  # BEGIN ... COMMIT, or ROLLBACK on any failure (or none, if killed)
             self.db.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?)", list(meta))
+            self.db.executemany("INSERT OR REPLACE INTO known VALUES (?, ?, ?)", list(known))
+            self.db.execute(
+                "DELETE FROM known WHERE rowid NOT IN "
+                "(SELECT rowid FROM known ORDER BY seen_ns DESC LIMIT ?)",
+                (KNOWN_KEPT,),
+            )
             cur = self.db.execute(
                 "INSERT INTO runs (time_s, slices, result) VALUES (?, ?, ?)",
                 (run.time_s, json.dumps(run.slices), json.dumps(run.result)),
@@ -157,8 +184,11 @@ class State:
                 [(run_id, k, v) for k, v in run.scalars.items() if v],
             )
             self.db.executemany(
-                "INSERT OR REPLACE INTO files VALUES (?, ?, ?, ?, ?, ?)",
-                [(f.path, f.dev, f.ino, f.head_hash, f.head_size, f.offset) for f in files],
+                "INSERT OR REPLACE INTO files VALUES (?, ?, ?, ?, ?, ?, ?)",
+                [
+                    (f.path, f.dev, f.ino, f.head_hash, f.head_size, f.offset, f.seen_ns)
+                    for f in files
+                ],
             )
         return run_id
 
@@ -230,8 +260,11 @@ def check_file(path: str) -> None:
 
 
 @contextmanager
-def open_state(path: str, *, create: bool = True) -> Iterator[State]:
-    """The state at ``path``, locked for this process (``StateLocked`` if another holds it)."""
+def open_state(path: str, *, create: bool = True, lock: bool = True) -> Iterator[State]:
+    """The state at ``path``, locked for this process (``StateLocked`` if another holds it).
+
+    ``lock=False`` (``--status``): read it beside a running job (WAL readers do not block).
+    """
     check_file(path)
     if not create and not os.path.exists(path):
         raise StateError("no state yet (no run has used this --state)", path=path)
@@ -242,7 +275,8 @@ def open_state(path: str, *, create: bool = True) -> Iterator[State]:
     except OSError as exc:
         raise StateError(f"cannot open the state file ({exc.strerror})", path=path) from exc
     try:
-        _lock(fd, path)
+        if lock:
+            _lock(fd, path)
         db = _connect(path)
         try:
             yield State(path, db)

@@ -76,7 +76,7 @@ def history_line(outcome: CronOutcome, fired: list[Fired]) -> str:
 
 def status_data(path: str) -> dict[str, Any]:
     """The state: job, files and offsets, runs, the last run."""
-    with open_state(path, create=False) as state:
+    with open_state(path, create=False, lock=False) as state:
         runs = state.runs()
         return {
             "state": path,
