@@ -77,11 +77,14 @@ def content_head(path: str, n: int) -> bytes:
         source.close()
 
 
-def identify(path: str, upto: int | None = None) -> Identity:
-    """The identity of the file at ``path``, its head hashed up to ``min(HEAD_BYTES, upto)``."""
+def identify(path: str) -> Identity:
+    """The identity of the file at ``path``: its first ``HEAD_BYTES`` hashed (fewer if shorter).
+
+    The head may reach past what was read: a log only grows at its end, so
+    the bytes already there never change (a partial last line only grows).
+    """
     st = os.stat(path)
-    n = HEAD_BYTES if upto is None else min(HEAD_BYTES, upto)
-    head = content_head(path, n)
+    head = content_head(path, HEAD_BYTES)
     return Identity(st.st_dev, st.st_ino, hashlib.sha256(head).hexdigest(), len(head))
 
 

@@ -254,7 +254,7 @@ def _followed(
     """The state to keep: the file now at ``watched`` read to its end, else the last one read."""
     if os.path.isfile(watched) and ("new" in ends or "appended" in ends):
         end = ends.get("new", ends.get("appended", 0))
-        return _file_state(watched, identify(watched, upto=end), end)
+        return _file_state(watched, identify(watched), end)
     if newest is not None:  # the path is gone; the newest file read is what it was last
         return newest
     if stored is not None:  # the path is gone: its rotated file was finished (if found)
@@ -271,7 +271,7 @@ def _state_at_end(watched: str) -> FileState:
         end = source.size or 0
     finally:
         source.close()
-    return _file_state(watched, identify(watched, upto=end), end)
+    return _file_state(watched, identify(watched), end)
 
 
 def _file_state(watched: str, ident: Identity, end: int) -> FileState:

@@ -109,7 +109,7 @@ def test_random_slices_with_logrotate_count_exactly(
     pos = 0
     rotations = 0
     for i, cut in enumerate(cuts(rng, len(data), 19)):  # 20 slices, the last one to the end
-        rotate = 0 < i and (i <= len(names) or rng.random() < 0.3) and cut < len(data)
+        rotate = i > 0 and (i <= len(names) or rng.random() < 0.3) and cut < len(data)
         end = max(pos, data.index(b"\n", cut - 1) + 1 if rotate else cut)  # rotated between lines
         append(log, data[pos:end])
         pos = end

@@ -5,6 +5,7 @@ from __future__ import annotations
 import gzip
 import os
 import sqlite3
+import time
 from pathlib import Path
 
 import pytest
@@ -112,10 +113,9 @@ def test_identity_finds_a_renamed_or_compressed_copy(tmp_path: Path) -> None:
 def test_another_file_with_another_head_is_not_the_old_one(tmp_path: Path) -> None:
     """A sibling whose head differs is never taken for the rotated file (it would double count)."""
     log = tmp_path / "access.log"
+    Path(f"{log}.2").write_bytes(_log(30, 200))  # an older rotation, there before the last run
     log.write_bytes(_log(30))
-    ident = identify(str(log))
-    stored = FileState(str(log), ident.dev, ident.ino, ident.head_hash, ident.head_size, 10)
-    Path(f"{log}.2").write_bytes(_log(30, 200))
+    stored = _followed(log, 10)
     log.unlink()
     plan = plan_path(str(log), stored)
     assert plan.rotation == "vanished"
@@ -187,3 +187,50 @@ def test_alert_levels_and_perfdata() -> None:
     code, line = nagios(alerts, fired, result)
     assert code == CRITICAL
     assert "'rate'=0.05;0.02;0.1 'count'=50;;60 'share'=0.6;;0.5" in line
+
+
+def _followed(log: Path, offset: int) -> FileState:
+    ident = identify(str(log))
+    return FileState(
+        str(log), ident.dev, ident.ino, ident.head_hash, ident.head_size, offset, time.time_ns()
+    )
+
+
+def test_a_file_born_and_rotated_between_runs_is_read_whole(tmp_path: Path) -> None:
+    """The path vanished, a new file came and was rotated before this run: it is read from 0."""
+    log = tmp_path / "access.log"
+    log.write_bytes(_log(30))
+    stored = _followed(log, log.stat().st_size)
+    known = [(stored.head_hash, stored.head_size)]
+    os.rename(log, f"{log}.1")  # rotated (read to its end already)
+    time.sleep(0.01)
+    log.write_bytes(_log(5, 503))  # born after the last run ...
+    with open(log, "rb") as f:  # ... and rotated (compressed) before this one
+        Path(f"{log}.1.gz").write_bytes(gzip.compress(f.read()))
+    log.unlink()
+    with open(f"{log}.1", "rb") as f:  # the old file moved and compressed again: known
+        Path(f"{log}.2.gz").write_bytes(gzip.compress(f.read()))
+    os.unlink(f"{log}.1")
+    plan = plan_path(str(log), stored, known)
+    assert [(Path(s.path).name, s.start, s.role) for s in plan.slices] == [
+        ("access.log.2.gz", stored.offset, "rotated"),
+        ("access.log.1.gz", 0, "unseen"),
+    ]
+
+
+def test_an_empty_file_copied_away_is_read_whole_not_matched_by_its_empty_head(
+    tmp_path: Path,
+) -> None:
+    """Followed while empty, then written and copytruncated: the copy is read from 0."""
+    log = tmp_path / "access.log"
+    log.write_bytes(b"")
+    stored = _followed(log, 0)
+    time.sleep(0.01)
+    log.write_bytes(_log(8))
+    Path(f"{log}.1").write_bytes(log.read_bytes())
+    log.write_bytes(b"")  # truncated in place: same inode, same (empty) head
+    plan = plan_path(str(log), stored, [])
+    assert [(Path(s.path).name, s.start, s.role) for s in plan.slices] == [
+        ("access.log.1", 0, "unseen"),
+        ("access.log", 0, "new"),
+    ]
