@@ -206,6 +206,7 @@ def _run(watched: list[str], state_path: str, opts: dict[str, Any]) -> int:
         window_s=window_s,
         start_at_end=opts["start"] == "end",
         now_s=now.timestamp() if now else None,
+        default_state=opts["state_path"] is None,
     )
     with interrupt_flag() as interrupted:
         env = RunEnv(interrupted=interrupted, pending_signal=interrupted)

@@ -45,6 +45,7 @@ class CronJob:
     window_s: int | None = None
     start_at_end: bool = False
     now_s: float | None = None
+    default_state: bool = False  # the state is at its default place: its folder may be made
 
 
 @dataclass
@@ -116,7 +117,7 @@ def run_cron(job: CronJob, question: Question, settings: Settings, env: RunEnv) 
     settings = bucket_setting(settings)
     if question.since or question.until:
         raise ConfigError("cron answers over --window; --since/--until do not apply")
-    with open_state(job.state_path) as state:
+    with open_state(job.state_path, make_folder=job.default_state) as state:
         check_job(state, job_of(job, question, settings))
         pinned = state.meta("format")
         read_settings = settings

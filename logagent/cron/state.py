@@ -260,17 +260,24 @@ def check_file(path: str) -> None:
 
 
 @contextmanager
-def open_state(path: str, *, create: bool = True, lock: bool = True) -> Iterator[State]:
+def open_state(
+    path: str, *, create: bool = True, lock: bool = True, make_folder: bool = False
+) -> Iterator[State]:
     """The state at ``path``, locked for this process (``StateLocked`` if another holds it).
 
     ``lock=False`` (``--status``): read it beside a running job (WAL readers do not block).
+    ``make_folder``: create a missing folder (the default location); a missing
+    folder of a path the user named is an error.
     """
     check_file(path)
     if not create and not os.path.exists(path):
         raise StateError("no state yet (no run has used this --state)", path=path)
     folder = os.path.dirname(os.path.abspath(path))
     try:
-        os.makedirs(folder, exist_ok=True)
+        if make_folder:
+            os.makedirs(folder, exist_ok=True)
+        elif not os.path.isdir(folder):
+            raise StateError(f"--state: the folder {folder} does not exist", path=path)
         fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
     except OSError as exc:
         raise StateError(f"cannot open the state file ({exc.strerror})", path=path) from exc
