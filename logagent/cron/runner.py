@@ -8,6 +8,7 @@ nothing is read again. The state is locked for the whole run.
 
 from __future__ import annotations
 
+import json
 import os
 import time
 from dataclasses import dataclass, field, replace
@@ -150,7 +151,7 @@ def run_cron(job: CronJob, question: Question, settings: Settings, env: RunEnv) 
             result = result.model_copy(update={"warnings": [*warnings, *result.warnings]})
         state.db.execute(
             "UPDATE runs SET result = json_set(result, '$.window_top', json(?)) WHERE id = ?",
-            (_json_list([e.key for e in result.answer.top]), run_id),
+            (json.dumps([e.key for e in result.answer.top]), run_id),
         )
         state.db.commit()
         incremental = {
@@ -163,12 +164,6 @@ def run_cron(job: CronJob, question: Question, settings: Settings, env: RunEnv) 
         }
         prev_top = previous[2].get("window_top") if previous else None
         return CronOutcome(result, incremental, prev_top)
-
-
-def _json_list(items: list[str]) -> str:
-    import json
-
-    return json.dumps(items)
 
 
 def _keep_s(state: State, window_s: int) -> int:
