@@ -6,7 +6,8 @@ it every time), so each command's module — and what it needs, Polars, the
 engine, the LLM client — is loaded when that command is asked for.
 
 Exit codes (``exits.py``, one table): 0 settled or exact, 1 internal error,
-2 usage or input error, 3 recused, 4 partial, 130 interrupted twice.
+2 usage or input error, 3 recused, 4 partial, 130 interrupted twice;
+``cron`` adds 5 (an alert fired) and 75 (another run holds the state).
 """
 
 from __future__ import annotations
@@ -25,6 +26,11 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
         "Answer a question about the logs at PATHS.",
     ),
     "resume": ("logagent.cli.resume", "resume_cmd", "Go on with a checkpointed run to its end."),
+    "cron": (
+        "logagent.cli.cron",
+        "cron_cmd",
+        "Scheduled runs: read what was appended since the last run, across rotations.",
+    ),
     "detect": ("logagent.cli.formats", "detect_cmd", "Score every format on lines of PATHS."),
     "formats": ("logagent.cli.formats", "formats_cmd", "List the built-in and custom formats."),
     "schema": ("logagent.cli.formats", "schema_cmd", "Print the JSON Schema of the result."),

@@ -1,0 +1,243 @@
+"""Which bytes of which files a run reads: file identity across rotation (EDGE: stats, reads).
+
+A watched path names *a file* only for a while: logrotate renames it
+(``access.log`` -> ``access.log.1``, ``.1.gz``, ``-20261201``), copies and
+truncates it (``copytruncate``), compresses it, or a new file takes its name
+(and sometimes its inode). So a file is known by its identity, not its name:
+device, inode, and a SHA-256 of the first bytes of its *content*
+(decompressed, up to ``HEAD_BYTES``) with how many bytes were hashed.
+
+``plan_path`` compares the stored state of a watched path with what is there
+now and returns the slices to read, in order:
+
+* the same file (same inode, same head, not shorter than the offset): its
+  new complete lines, from the stored offset;
+* otherwise the file followed was rotated, truncated or replaced: the old
+  file is looked for among the path's siblings (``PATH.*``, ``PATH-*``) by
+  identity — the same inode first (a rename), else the same content head
+  with at least ``offset`` bytes (a copy, a compressed copy) — and finished
+  from the stored offset to its end; then the file now at the path is read
+  from 0. An old file that cannot be found is said in a warning (the lines
+  appended to it after the last run are lost). A sibling written since the
+  last run whose head is not among the heads read before (a file born and
+  rotated away between two runs) is read whole.
+"""
+
+from __future__ import annotations
+
+import glob
+import hashlib
+import os
+from dataclasses import dataclass, field
+
+from logagent.cron.state import FileState
+from logagent.errors import InputError
+from logagent.sources.files import open_source
+
+HEAD_BYTES = 4096
+
+
+@dataclass(frozen=True)
+class Slice:
+    """Content bytes of ``path`` from ``start``: to the last complete line, or (``to_end``) all."""
+
+    path: str
+    start: int
+    to_end: bool
+    role: str  # "appended" | "rotated" (finishing the old file) | "new"
+
+
+@dataclass
+class Plan:
+    """What to read for one watched path, and what happened to it since the last run."""
+
+    watched: str
+    slices: list[Slice] = field(default_factory=list)
+    rotation: str | None = None  # rename | copytruncate | replaced | vanished
+    old_found: str | None = None  # where the old file was found
+    warnings: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Identity:
+    """A file's identity (see the module)."""
+
+    dev: int
+    ino: int
+    head_hash: str
+    head_size: int
+
+
+def content_head(path: str, n: int) -> bytes:
+    """The first ``n`` content bytes of ``path`` (decompressed), fewer if it is shorter."""
+    source = open_source(path)
+    try:
+        return source.read_at(0, n) if n > 0 else b""
+    finally:
+        source.close()
+
+
+def identify(path: str) -> Identity:
+    """The identity of the file at ``path``: its first ``HEAD_BYTES`` hashed (fewer if shorter).
+
+    The head may reach past what was read: a log only grows at its end, so
+    the bytes already there never change (a partial last line only grows).
+    """
+    st = os.stat(path)
+    head = content_head(path, HEAD_BYTES)
+    return Identity(st.st_dev, st.st_ino, hashlib.sha256(head).hexdigest(), len(head))
+
+
+def same_content(path: str, stored: FileState) -> bool:
+    """Whether ``path`` begins with the content the stored head hash was taken of."""
+    try:
+        head = content_head(path, stored.head_size)
+    except (InputError, OSError):
+        return False
+    return len(head) == stored.head_size and hashlib.sha256(head).hexdigest() == stored.head_hash
+
+
+def content_reaches(path: str, offset: int) -> bool:
+    """Whether ``path`` holds at least ``offset`` content bytes."""
+    if offset == 0:
+        return True
+    try:
+        source = open_source(path)
+    except (InputError, OSError):
+        return False
+    try:
+        if source.seekable:
+            return (source.size or 0) >= offset
+        return len(source.read_at(offset - 1, 1)) == 1
+    finally:
+        source.close()
+
+
+def siblings(watched: str) -> list[str]:
+    """Where logrotate puts a rotated ``watched``: ``PATH.*`` and ``PATH-*``, newest first."""
+    found = set(glob.glob(glob.escape(watched) + ".*") + glob.glob(glob.escape(watched) + "-*"))
+    files = [p for p in found if os.path.isfile(p)]
+    return sorted(files, key=lambda p: (-os.stat(p).st_mtime_ns, p))
+
+
+def copied_away(watched: str, stored: FileState) -> str | None:
+    """A copy of a file whose head was short when read, written since (``copytruncate``).
+
+    With a full ``HEAD_BYTES`` head, a truncated and refilled file shows a
+    new head. A file that was shorter (or empty) when last read may begin
+    the same after ``copytruncate`` and new writes, so a sibling written
+    since that begins with the stored head and holds the offset is taken for
+    its copy (the newest such; logrotate shifts older files first).
+    """
+    if stored.head_size >= HEAD_BYTES:
+        return None
+    for path in siblings(watched):
+        if os.stat(path).st_mtime_ns <= stored.seen_ns:
+            continue
+        if same_content(path, stored) and content_reaches(path, stored.offset):
+            return path
+    return None
+
+
+def find_old(watched: str, stored: FileState) -> str | None:
+    """The file followed last time, among the siblings of ``watched`` (see the module).
+
+    None for a file that was empty when read: nothing of it was counted, and
+    whatever it became is read whole as an unseen file.
+    """
+    if stored.head_size == 0:
+        return None
+    candidates = siblings(watched)
+    for path in candidates:  # a rename keeps the inode
+        st = os.stat(path)
+        if (st.st_dev, st.st_ino) == (stored.dev, stored.ino) and same_content(path, stored):
+            return path
+    copy = copied_away(watched, stored)
+    if copy is not None:  # a short head matches too much: the copy written since, first
+        return copy
+    for path in candidates:  # a copy (copytruncate), or a compressed copy
+        if same_content(path, stored) and content_reaches(path, stored.offset):
+            return path
+    return None
+
+
+def is_known(path: str, known: list[tuple[str, int]]) -> bool:
+    """Whether ``path`` begins with the head of a file read before."""
+    heads: dict[int, str] = {}
+    for head_hash, size in known:
+        if size <= 0:
+            continue  # an empty head matches every file: it tells nothing
+        if size not in heads:
+            try:
+                heads[size] = hashlib.sha256(content_head(path, size)).hexdigest()
+            except (InputError, OSError):
+                return False
+        if heads[size] == head_hash:
+            return True
+    return False
+
+
+def unseen(
+    watched: str, stored: FileState, old: str | None, known: list[tuple[str, int]]
+) -> list[str]:
+    """Siblings written since the last run whose head was never read: born and rotated since.
+
+    Without ``create``, logrotate leaves no file at the path until the logger
+    writes again; that new file may be rotated away before the next run.
+    Files logrotate only moved or compressed begin with a known head.
+    """
+    out = []
+    for path in siblings(watched):
+        if path == old or os.stat(path).st_mtime_ns <= stored.seen_ns:
+            continue
+        if not is_known(path, [*known, (stored.head_hash, stored.head_size)]):
+            out.append(path)
+    return out[::-1]  # oldest first
+
+
+def plan_path(
+    watched: str, stored: FileState | None, known: list[tuple[str, int]] | None = None
+) -> Plan:
+    """The slices to read for ``watched`` given its stored state (see the module)."""
+    plan = Plan(watched)
+    exists = os.path.isfile(watched)
+    if stored is None:
+        if exists:
+            plan.slices.append(Slice(watched, 0, False, "new"))
+        return plan
+    if exists and _unchanged(watched, stored) and copied_away(watched, stored) is None:
+        plan.slices.append(Slice(watched, stored.offset, False, "appended"))
+        return plan
+    plan.rotation = _rotation_kind(watched, stored, exists)
+    old = find_old(watched, stored)
+    plan.old_found = old
+    if old is not None:
+        plan.slices.append(Slice(old, stored.offset, True, "rotated"))
+    elif stored.head_size > 0:
+        plan.warnings.append(
+            f"{watched}: the file read up to byte {stored.offset:,} was {plan.rotation} and is "
+            "not found among its rotated names (PATH.*, PATH-*): lines appended to it after "
+            "the last run, if any, were not counted"
+        )
+    for path in unseen(watched, stored, old, known or []):
+        plan.slices.append(Slice(path, 0, True, "unseen"))
+    if exists:
+        plan.slices.append(Slice(watched, 0, False, "new"))
+    return plan
+
+
+def _unchanged(watched: str, stored: FileState) -> bool:
+    """Same inode, same head, and at least as long as what was read of it."""
+    st = os.stat(watched)
+    if (st.st_dev, st.st_ino) != (stored.dev, stored.ino):
+        return False
+    return same_content(watched, stored) and content_reaches(watched, stored.offset)
+
+
+def _rotation_kind(watched: str, stored: FileState, exists: bool) -> str:
+    if not exists:
+        return "vanished"
+    st = os.stat(watched)
+    if (st.st_dev, st.st_ino) == (stored.dev, stored.ino):
+        return "copytruncate"  # or a new file that reused the inode: the same handling
+    return "rename"

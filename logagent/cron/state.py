@@ -1,0 +1,344 @@
+"""The state of one cron job in SQLite (EDGE: a file, a lock).
+
+One file per job (``--state``; by default under ``$XDG_STATE_HOME/logagent/``),
+in WAL mode. It holds:
+
+* ``meta``: what the file is (``app``), its schema, and the job it was made
+  for (question, format, bucket width) — a later run asking something else
+  is refused rather than mixing counts of two questions;
+* ``files``: per watched path, the identity of the file followed (device,
+  inode, a hash of the first bytes of its content and how many) and the
+  content offset read up to;
+* ``known``: the heads of the files read lately (a sibling written since
+  the last run whose head is not among them was born and rotated between
+  two runs, and is read whole);
+* ``runs``: per run its time, the slices it read and a summary of its result;
+* ``counts``, ``timeline``, ``scalars``: each run's exact tally (key x
+  status/level -> n; time bucket x key -> n; line counters), the pieces the
+  windowed answer merges.
+
+A run's tally rows, its ``runs`` row and the new offsets are written in one
+transaction (``commit_run``): a crash at any point leaves the slice counted
+once or not at all. Overlap is prevented by ``fcntl.flock`` on the state
+file itself (``open_state``): the lock dies with its process, so a state
+"locked" by a dead run is simply free again, and SQLite rolls back whatever
+that run had not committed.
+"""
+
+from __future__ import annotations
+
+import errno
+import fcntl
+import json
+import os
+import sqlite3
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any
+
+from logagent.errors import LogagentError
+
+APP = "logagent-cron"
+SCHEMA = 1
+SQLITE_MAGIC = b"SQLite format 3\x00"
+KNOWN_KEPT = 256  # heads of files read lately, kept to tell a new file from a moved one
+TABLES = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS files (
+    path TEXT PRIMARY KEY, dev INTEGER NOT NULL, ino INTEGER NOT NULL,
+    head_hash TEXT NOT NULL, head_size INTEGER NOT NULL, offset INTEGER NOT NULL,
+    seen_ns INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS known (
+    head_hash TEXT NOT NULL, head_size INTEGER NOT NULL, seen_ns INTEGER NOT NULL,
+    PRIMARY KEY (head_hash, head_size)
+);
+CREATE TABLE IF NOT EXISTS runs (
+    id INTEGER PRIMARY KEY, time_s REAL NOT NULL, slices TEXT NOT NULL, result TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS counts (
+    run_id INTEGER NOT NULL, route TEXT NOT NULL, status INTEGER, n INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS timeline (
+    run_id INTEGER NOT NULL, bucket INTEGER NOT NULL, route TEXT NOT NULL, n INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS scalars (
+    run_id INTEGER NOT NULL, name TEXT NOT NULL, n INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS counts_run ON counts (run_id);
+CREATE INDEX IF NOT EXISTS timeline_run ON timeline (run_id);
+CREATE INDEX IF NOT EXISTS scalars_run ON scalars (run_id);
+"""
+
+
+class StateError(LogagentError):
+    """The state file cannot be used: corrupt, foreign, or made for another job (exit 2)."""
+
+
+class StateLocked(LogagentError):
+    """Another run holds the state's lock (exit 75, EX_TEMPFAIL)."""
+
+
+@dataclass(frozen=True)
+class FileState:
+    """The file followed at ``path``: its identity and the content offset read up to."""
+
+    path: str
+    dev: int
+    ino: int
+    head_hash: str
+    head_size: int
+    offset: int
+    seen_ns: int = 0  # when it was read (the clock of the file system's mtimes)
+
+
+@dataclass(frozen=True)
+class RunRecord:
+    """One run's stored tally, as rows (see ``commit_run``)."""
+
+    time_s: float
+    slices: list[dict[str, Any]]
+    result: dict[str, Any]
+    counts: list[tuple[str, int | None, int]]
+    timeline: list[tuple[int, str, int]]
+    scalars: dict[str, int]
+
+
+def default_state_path(name: str) -> str:
+    """``$XDG_STATE_HOME/logagent/NAME.sqlite`` (``~/.local/state`` when unset)."""
+    home = os.environ.get("XDG_STATE_HOME") or os.path.join(
+        os.path.expanduser("~"), ".local", "state"
+    )
+    return os.path.join(home, "logagent", f"{name}.sqlite")
+
+
+class State:
+    """An open, locked state file; use through ``open_state``."""
+
+    def __init__(self, path: str, db: sqlite3.Connection) -> None:
+        self.path = path
+        self.db = db
+
+    # -- meta -------------------------------------------------------------
+    def meta(self, key: str) -> str | None:
+        """A ``meta`` value, or None."""
+        row = self.db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        return None if row is None else str(row[0])
+
+    def job(self) -> dict[str, Any] | None:
+        """The job the state was made for (None for a new state)."""
+        text = self.meta("job")
+        return None if text is None else dict(json.loads(text))
+
+    def set_job(self, job: dict[str, Any]) -> None:
+        """Record the job (the first run's question, format and bucket width)."""
+        with self.db:
+            self.db.execute(
+                "INSERT OR REPLACE INTO meta VALUES ('job', ?)", (json.dumps(job, sort_keys=True),)
+            )
+
+    # -- files ------------------------------------------------------------
+    def files(self) -> dict[str, FileState]:
+        """Every watched path's file state."""
+        rows = self.db.execute(
+            "SELECT path, dev, ino, head_hash, head_size, offset, seen_ns FROM files"
+        )
+        return {r[0]: FileState(*r) for r in rows}
+
+    def known(self) -> list[tuple[str, int]]:
+        """(head hash, head size) of the files read lately."""
+        rows = self.db.execute("SELECT head_hash, head_size FROM known")
+        return [(str(h), int(n)) for h, n in rows]
+
+    # -- runs -------------------------------------------------------------
+    def commit_run(
+        self,
+        run: RunRecord,
+        files: list[FileState],
+        meta: Sequence[tuple[str, str]] = (),
+        known: Sequence[tuple[str, int, int]] = (),
+    ) -> int:
+        """Store a run's tally, the new offsets, ``meta`` and ``known`` heads in one transaction."""
+        with self.db:  # BEGIN ... COMMIT, or ROLLBACK on any failure (or none, if killed)
+            self.db.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?)", list(meta))
+            self.db.executemany("INSERT OR REPLACE INTO known VALUES (?, ?, ?)", list(known))
+            self.db.execute(
+                "DELETE FROM known WHERE rowid NOT IN "
+                "(SELECT rowid FROM known ORDER BY seen_ns DESC LIMIT ?)",
+                (KNOWN_KEPT,),
+            )
+            cur = self.db.execute(
+                "INSERT INTO runs (time_s, slices, result) VALUES (?, ?, ?)",
+                (run.time_s, json.dumps(run.slices), json.dumps(run.result)),
+            )
+            run_id = int(cur.lastrowid or 0)
+            self.db.executemany(
+                "INSERT INTO counts VALUES (?, ?, ?, ?)", [(run_id, *row) for row in run.counts]
+            )
+            self.db.executemany(
+                "INSERT INTO timeline VALUES (?, ?, ?, ?)", [(run_id, *r) for r in run.timeline]
+            )
+            self.db.executemany(
+                "INSERT INTO scalars VALUES (?, ?, ?)",
+                [(run_id, k, v) for k, v in run.scalars.items() if v],
+            )
+            self.db.executemany(
+                "INSERT OR REPLACE INTO files VALUES (?, ?, ?, ?, ?, ?, ?)",
+                [
+                    (f.path, f.dev, f.ino, f.head_hash, f.head_size, f.offset, f.seen_ns)
+                    for f in files
+                ],
+            )
+        return run_id
+
+    def runs(self, since_s: float | None = None) -> list[tuple[int, float, dict[str, Any]]]:
+        """(id, time, result summary) of the runs at or after ``since_s``, oldest first."""
+        rows = self.db.execute(
+            "SELECT id, time_s, result FROM runs WHERE time_s >= ? ORDER BY id",
+            (float("-inf") if since_s is None else since_s,),
+        )
+        return [(int(r[0]), float(r[1]), dict(json.loads(r[2]))) for r in rows]
+
+    def last_run(self) -> tuple[int, float, dict[str, Any]] | None:
+        """The latest run, if any."""
+        row = self.db.execute("SELECT id, time_s, result FROM runs ORDER BY id DESC").fetchone()
+        return None if row is None else (int(row[0]), float(row[1]), dict(json.loads(row[2])))
+
+    def tallies(
+        self, run_ids: list[int]
+    ) -> tuple[list[tuple[str, int | None, int]], list[tuple[int, str, int]], dict[str, int]]:
+        """The summed counts, timeline and scalars of the runs ``run_ids``."""
+        self.db.execute("CREATE TEMP TABLE IF NOT EXISTS pick (id INTEGER PRIMARY KEY)")
+        self.db.execute("DELETE FROM pick")
+        self.db.executemany("INSERT INTO pick VALUES (?)", [(i,) for i in run_ids])
+        counts = self.db.execute(
+            "SELECT route, status, SUM(n) FROM counts JOIN pick ON run_id = pick.id "
+            "GROUP BY route, status"
+        ).fetchall()
+        timeline = self.db.execute(
+            "SELECT bucket, route, SUM(n) FROM timeline JOIN pick ON run_id = pick.id "
+            "GROUP BY bucket, route"
+        ).fetchall()
+        scalars = self.db.execute(
+            "SELECT name, SUM(n) FROM scalars JOIN pick ON run_id = pick.id GROUP BY name"
+        ).fetchall()
+        return (
+            [(str(r), s, int(n)) for r, s, n in counts],
+            [(int(b), str(r), int(n)) for b, r, n in timeline],
+            {str(k): int(v) for k, v in scalars},
+        )
+
+    def prune(self, before_s: float) -> int:
+        """Drop the tallies of runs older than ``before_s`` (their ``runs`` rows stay)."""
+        with self.db:
+            old = "SELECT id FROM runs WHERE time_s < ?"
+            n = 0
+            for table in ("counts", "timeline", "scalars"):
+                cur = self.db.execute(f"DELETE FROM {table} WHERE run_id IN ({old})", (before_s,))
+                n += cur.rowcount
+        return n
+
+
+def check_file(path: str) -> None:
+    """A state file that exists must be a SQLite database (never overwrite anything else)."""
+    try:
+        with open(path, "rb") as f:
+            head = f.read(len(SQLITE_MAGIC))
+    except FileNotFoundError:
+        return
+    except IsADirectoryError:
+        raise StateError("--state names a directory; name a file", path=path) from None
+    except OSError as exc:
+        raise StateError(f"cannot read the state file ({exc.strerror})", path=path) from exc
+    if head and head != SQLITE_MAGIC:
+        raise StateError(
+            "not a logagent cron state file (not SQLite); it was left as it is: "
+            "name another --state",
+            path=path,
+        )
+
+
+@contextmanager
+def open_state(
+    path: str, *, create: bool = True, lock: bool = True, make_folder: bool = False
+) -> Iterator[State]:
+    """The state at ``path``, locked for this process (``StateLocked`` if another holds it).
+
+    ``lock=False`` (``--status``): read it beside a running job (WAL readers do not block).
+    ``make_folder``: create a missing folder (the default location); a missing
+    folder of a path the user named is an error.
+    """
+    check_file(path)
+    if not create and not os.path.exists(path):
+        raise StateError("no state yet (no run has used this --state)", path=path)
+    folder = os.path.dirname(os.path.abspath(path))
+    try:
+        if make_folder:
+            os.makedirs(folder, exist_ok=True)
+        elif not os.path.isdir(folder):
+            raise StateError(f"--state: the folder {folder} does not exist", path=path)
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+    except OSError as exc:
+        raise StateError(f"cannot open the state file ({exc.strerror})", path=path) from exc
+    try:
+        if lock:
+            _lock(fd, path)
+        db = _connect(path)
+        try:
+            yield State(path, db)
+        finally:
+            db.close()
+    finally:
+        os.close(fd)  # after SQLite's own descriptor: closing ours first would drop its locks
+
+
+def _lock(fd: int, path: str) -> None:
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError as exc:
+        if exc.errno in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES):
+            raise StateLocked(
+                "another `logagent cron` run holds this state; this run changed nothing "
+                "(it exits with 75, EX_TEMPFAIL: try again later)",
+                path=path,
+            ) from None
+        raise StateError(f"cannot lock the state file ({exc.strerror})", path=path) from exc
+
+
+def _connect(path: str) -> sqlite3.Connection:
+    """Open and check the database; a corrupt or foreign one is a ``StateError``."""
+    try:
+        db = sqlite3.connect(path, isolation_level=None, timeout=0)
+        db.isolation_level = "DEFERRED"  # `with db:` opens and commits transactions
+        names = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+        if names:  # checked before anything is written: a foreign file stays byte for byte
+            _check_meta(db)
+        db.execute("PRAGMA journal_mode=WAL")
+        db.execute("PRAGMA synchronous=FULL")
+        if not names:  # one transaction: a run killed here leaves an empty, new state
+            db.executescript(
+                f"BEGIN; {TABLES} INSERT INTO meta VALUES ('app', '{APP}'), "
+                f"('schema', '{SCHEMA}'); COMMIT;"
+            )
+        _check_meta(db)
+    except sqlite3.DatabaseError as exc:
+        raise StateError(
+            f"the state file is corrupt or unreadable ({exc}); it was left as it is: "
+            "move it away or use --reset",
+            path=path,
+        ) from exc
+    except StateError as exc:
+        raise StateError(exc.message, path=path) from exc
+    return db
+
+
+def _check_meta(db: sqlite3.Connection) -> None:
+    names = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+    if "meta" not in names:
+        raise StateError("a SQLite file, but not a logagent cron state; it was left as it is")
+    meta = dict(db.execute("SELECT key, value FROM meta").fetchall())
+    if meta.get("app") != APP:
+        raise StateError("a SQLite file, but not a logagent cron state; it was left as it is")
+    if str(meta.get("schema")) != str(SCHEMA):
+        raise StateError(f"state schema {meta.get('schema')} is not {SCHEMA} (another version)")

@@ -1,0 +1,363 @@
+"""`logagent cron` as a subprocess: slices, real logrotate, SIGKILL, overlap, bad states."""
+
+from __future__ import annotations
+
+import fcntl
+import gzip
+import hashlib
+import json
+import os
+import random
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from logagent.samples import generate
+
+LOGROTATE = shutil.which("logrotate") or (
+    "/usr/sbin/logrotate" if os.path.exists("/usr/sbin/logrotate") else None
+)
+needs_logrotate = pytest.mark.skipif(
+    LOGROTATE is None, reason="the logrotate binary is not installed (apt-get install logrotate)"
+)
+#: logrotate variants drawn between slices: rename, copytruncate, compress, delaycompress, dateext
+VARIANTS = {
+    "rename": [],
+    "rename-compress": ["compress"],
+    "rename-delaycompress": ["compress", "delaycompress"],
+    "copytruncate": ["copytruncate"],
+    "copytruncate-compress": ["copytruncate", "compress"],
+    "dateext-compress": ["dateext", "dateformat -%Y%m%d-%s", "compress"],
+}
+
+
+@pytest.fixture(scope="module")
+def generated(tmp_path_factory: pytest.TempPathFactory) -> tuple[bytes, dict[str, Any]]:
+    """A small generated access log and its ground truth."""
+    path = tmp_path_factory.mktemp("cron") / "gen.log"
+    generate(path, scenario="dominant", size_mb=0.25, seed=11)
+    truth = json.loads(Path(f"{path}.truth.json").read_text())
+    return path.read_bytes(), truth
+
+
+def cron(state: Path, *args: str, log: Path | None = None) -> subprocess.CompletedProcess[str]:
+    """Run `logagent cron` (JSON, every key) and return the finished process."""
+    paths = [str(log)] if log is not None else []
+    return subprocess.run(
+        [sys.executable, "-m", "logagent", "cron", *paths, "--state", str(state), *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+def window_counts(proc: subprocess.CompletedProcess[str]) -> tuple[dict[str, int], int]:
+    """The window's 5xx count per route and its lines read, from a run's JSON."""
+    assert proc.returncode == 0, proc.stderr
+    data = json.loads(proc.stdout)
+    return {e["key"]: e["count"] for e in data["answer"]["top"]}, data["progress"]["lines_read"]
+
+
+def truth_counts(truth: dict[str, Any]) -> dict[str, int]:
+    """The generator's 5xx count per route."""
+    return {r: v["5xx"] for r, v in truth["routes"].items() if v["5xx"]}
+
+
+def cuts(rng: random.Random, size: int, n: int) -> list[int]:
+    """``n`` random byte positions (mid-line too) splitting ``size`` bytes into n+1 slices."""
+    return [*sorted(rng.sample(range(1, size), n)), size]
+
+
+def logrotate(log: Path, variant: str, workdir: Path) -> None:
+    """Rotate ``log`` with the real logrotate binary and the variant's directives."""
+    assert LOGROTATE is not None
+    directives = "\n    ".join(["rotate 1000", "missingok", *VARIANTS[variant]])
+    conf = workdir / f"{variant}.conf"
+    conf.write_text(f"{log} {{\n    {directives}\n}}\n")
+    if "dateext" in variant:  # dated names are unique per second
+        time.sleep(1.05)
+    subprocess.run(
+        [LOGROTATE, "-f", "-s", str(workdir / "logrotate.status"), str(conf)],
+        check=True,
+        capture_output=True,
+    )
+
+
+def append(log: Path, data: bytes) -> None:
+    """What a logger does: open for appending (creating the file if needed), write."""
+    with open(log, "ab") as f:
+        f.write(data)
+
+
+@needs_logrotate
+@pytest.mark.parametrize("seed", [1, 2])
+def test_random_slices_with_logrotate_count_exactly(
+    tmp_path: Path, generated: tuple[bytes, dict[str, Any]], seed: int
+) -> None:
+    """≥ 20 random slices, logrotate (every variant) between them: the window equals the truth."""
+    data, truth = generated
+    rng = random.Random(seed)
+    log, state = tmp_path / "access.log", tmp_path / "job.sqlite"
+    names = sorted(VARIANTS)
+    used: set[str] = set()
+    pos = 0
+    rotations = 0
+    for i, cut in enumerate(cuts(rng, len(data), 19)):  # 20 slices, the last one to the end
+        rotate = i > 0 and (i <= len(names) or rng.random() < 0.3) and cut < len(data)
+        end = max(pos, data.index(b"\n", cut - 1) + 1 if rotate else cut)  # rotated between lines
+        append(log, data[pos:end])
+        pos = end
+        if rotate:
+            variant = names[len(used)] if len(used) < len(names) else rng.choice(names)
+            used.add(variant)
+            logrotate(log, variant, tmp_path)
+            rotations += 1
+        proc = cron(state, "--json", "--top", "1000", log=log)
+        assert proc.returncode == 0, proc.stderr
+    assert used == set(VARIANTS)
+    assert rotations >= len(VARIANTS)
+    counts, lines = window_counts(proc)  # after the last slice: the whole log
+    assert counts == truth_counts(truth)
+    assert lines == truth["lines"]
+
+
+def test_inode_reuse_and_vanished_file_by_hand(
+    tmp_path: Path, generated: tuple[bytes, dict[str, Any]]
+) -> None:
+    """A file removed (vanished), then a new one at its name (often on the same inode): exact."""
+    data, truth = generated
+    lines = data.splitlines(keepends=True)
+    parts = [b"".join(lines[a:b]) for a, b in _ranges(len(lines), 6)]
+    log, state = tmp_path / "app.log", tmp_path / "job.sqlite"
+    for i, part in enumerate(parts):
+        if i in (2, 4):  # read to its end by the last run, then deleted and made again
+            os.unlink(log)
+            proc = cron(state, "--json", "--top", "1000", log=log)  # the file is gone
+            assert proc.returncode == 0, proc.stderr
+            append(log, part)
+        else:
+            append(log, part)
+        proc = cron(state, "--json", "--top", "1000", log=log)
+        assert proc.returncode == 0, proc.stderr
+    counts, n = window_counts(proc)
+    assert counts == truth_counts(truth)
+    assert n == truth["lines"]
+
+
+def _ranges(n: int, k: int) -> list[tuple[int, int]]:
+    step = -(-n // k)
+    return [(a, min(n, a + step)) for a in range(0, n, step)]
+
+
+def test_same_inode_new_head_is_a_new_file(tmp_path: Path) -> None:
+    """A file truncated and rewritten in place (same inode, other head) is read again from 0."""
+    log, state = tmp_path / "a.log", tmp_path / "s.sqlite"
+    first = _lines(50, 500)
+    log.write_bytes(first)
+    assert window_counts(cron(state, "--json", log=log))[1] == 50
+    ino = os.stat(log).st_ino
+    with open(log, "r+b") as f:  # inode reuse without a copy: the old tail is gone
+        f.truncate(0)
+        f.write(_lines(30, 502))
+    assert os.stat(log).st_ino == ino
+    proc = cron(state, "--json", log=log)
+    assert window_counts(proc)[1] == 80
+    assert json.loads(proc.stdout)["incremental"]["rotations"] == 1
+
+
+def _lines(n: int, status: int, start: int = 0) -> bytes:
+    from logagent.testing import combined_line
+
+    return "".join(combined_line(f"/r/{(start + i) % 3}", status) + "\n" for i in range(n)).encode()
+
+
+def test_half_written_line_waits_for_the_next_run(tmp_path: Path) -> None:
+    """A last line without its newline is not counted until it is complete."""
+    log, state = tmp_path / "a.log", tmp_path / "s.sqlite"
+    whole = _lines(10, 500)
+    log.write_bytes(whole[:-20])
+    assert window_counts(cron(state, "--json", log=log))[1] == 9
+    append(log, whole[-20:])
+    counts, n = window_counts(cron(state, "--json", log=log))
+    assert n == 10
+    assert sum(counts.values()) == 10
+
+
+def test_sigkill_at_random_points_never_loses_or_doubles(
+    tmp_path: Path, generated: tuple[bytes, dict[str, Any]]
+) -> None:
+    """20 seeded runs killed (SIGKILL) at random points: the next runs still count exactly."""
+    data, truth = generated
+    rng = random.Random(7)
+    log, state = tmp_path / "access.log", tmp_path / "job.sqlite"
+    started = time.monotonic()
+    append(log, data[:1000])
+    cron(state, "--json", log=log)
+    typical = max(0.5, time.monotonic() - started)
+    pos = 1000
+    killed = 0
+    for end in cuts(rng, len(data) - 1000, 19):
+        end += 1000
+        append(log, data[pos:end])
+        pos = end
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "logagent", "cron", str(log), "--state", str(state), "--json"],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        time.sleep(rng.uniform(0.05, typical * 1.2))
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGKILL)
+            killed += 1
+        proc.wait()
+    assert killed >= 10  # most kills landed inside a run
+    counts, lines = window_counts(cron(state, "--json", "--top", "1000", log=log))
+    assert counts == truth_counts(truth)
+    assert lines == truth["lines"]
+
+
+def test_second_run_while_one_holds_the_state_exits_75_and_changes_nothing(
+    tmp_path: Path,
+) -> None:
+    """A run started while another holds the lock exits 75 at once; the state is unchanged."""
+    log, state = tmp_path / "a.log", tmp_path / "s.sqlite"
+    log.write_bytes(_lines(20, 503))
+    assert cron(state, "--json", log=log).returncode == 0
+    append(log, _lines(5, 503))
+    before = _digest(state)
+    fd = os.open(state, os.O_RDWR)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)  # what a running `logagent cron` holds
+        proc = cron(state, "--json", log=log)
+    finally:
+        os.close(fd)
+    assert proc.returncode == 75
+    assert "another `logagent cron` run holds this state" in proc.stderr
+    assert _digest(state) == before
+    assert window_counts(cron(state, "--json", log=log))[1] == 25
+
+
+def test_two_runs_started_at_once_count_once(tmp_path: Path) -> None:
+    """Two runs at once: each exits 0 or 75, and the counts stay exact."""
+    log, state = tmp_path / "a.log", tmp_path / "s.sqlite"
+    log.write_bytes(_lines(200, 500))
+    cmd = [sys.executable, "-m", "logagent", "cron", str(log), "--state", str(state), "--json"]
+    procs = [subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)]
+    procs.append(subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+    codes = sorted(p.wait() for p in procs)
+    assert codes in ([0, 0], [0, 75])
+    assert window_counts(cron(state, "--json", log=log))[1] == 200
+
+
+def _digest(path: Path) -> str:
+    h = hashlib.sha256()
+    for suffix in ("", "-wal"):
+        p = Path(f"{path}{suffix}")
+        if p.exists():
+            h.update(p.read_bytes())
+    return h.hexdigest()
+
+
+@pytest.mark.parametrize(
+    "content",
+    [b"just some text, not a database\n", b"SQLite format 3\x00" + b"\x00" * 200],
+    ids=["foreign", "corrupt"],
+)
+def test_foreign_or_corrupt_state_exits_2_and_is_kept(tmp_path: Path, content: bytes) -> None:
+    """A state file that is not ours: a clear message, exit 2, the file untouched."""
+    log, state = tmp_path / "a.log", tmp_path / "s.sqlite"
+    log.write_bytes(_lines(5, 500))
+    state.write_bytes(content)
+    proc = cron(state, "--json", log=log)
+    assert proc.returncode == 2
+    assert "Traceback" not in proc.stderr
+    assert "state" in proc.stderr
+    assert state.read_bytes() == content
+
+
+def test_reset_starts_over_and_status_shows_the_state(tmp_path: Path) -> None:
+    """--status lists files and offsets; --reset forgets them and the next run reads from 0."""
+    log, state = tmp_path / "a.log", tmp_path / "s.sqlite"
+    log.write_bytes(_lines(7, 500))
+    cron(state, "--json", log=log)
+    status = json.loads(cron(state, "--status", "--json").stdout)
+    assert status["files"][0]["offset"] == log.stat().st_size
+    assert status["runs"] == 1
+    assert window_counts(cron(state, "--json", log=log))[1] == 7  # nothing new: still 7
+    proc = cron(state, "--reset", "--json", log=log)
+    assert window_counts(proc)[1] == 7
+    assert json.loads(proc.stdout)["incremental"]["runs_merged"] == 1
+
+
+def test_other_question_on_the_same_state_is_refused(tmp_path: Path) -> None:
+    """A state made for top-errors is not reused for another question (exit 2)."""
+    log, state = tmp_path / "a.log", tmp_path / "s.sqlite"
+    log.write_bytes(_lines(5, 500))
+    cron(state, "--json", log=log)
+    proc = cron(state, "--json", "-q", "status", log=log)
+    assert proc.returncode == 2
+    assert "another job" in proc.stderr
+
+
+def test_window_counts_only_recent_runs(tmp_path: Path) -> None:
+    """--window 1h merges the runs of the last hour only (run times from --now)."""
+    log, state = tmp_path / "a.log", tmp_path / "s.sqlite"
+    log.write_bytes(_lines(10, 500))
+    cron(state, "--json", "--now", "2026-01-01T00:00:00", log=log)
+    append(log, _lines(4, 500))
+    proc = cron(state, "--json", "--window", "1h", "--now", "2026-01-01T02:00:00", log=log)
+    assert window_counts(proc)[1] == 4
+    assert json.loads(proc.stdout)["incremental"]["runs_merged"] == 1
+
+
+def test_alerts_exit_5_and_nagios_status_line(tmp_path: Path) -> None:
+    """count>N fires (exit 5); nagios prints one status line with perfdata and exits 2."""
+    log, state = tmp_path / "a.log", tmp_path / "s.sqlite"
+    log.write_bytes(_lines(30, 502) + _lines(70, 200))
+    proc = cron(state, "--json", "--alert", "count>10", log=log)
+    assert proc.returncode == 5
+    assert json.loads(proc.stdout)["alerts"][0]["alert"] == "count>10"
+    quiet = cron(state, "--json", "--alert", "count>100", log=log)
+    assert quiet.returncode == 0
+    nag = cron(state, "--exit-codes", "nagios", "--alert", "rate>0.1,0.2", log=log)
+    assert nag.returncode == 2
+    line = nag.stdout.strip()
+    assert line.startswith("LOGAGENT CRITICAL - rate 0.3 > 0.2 |")
+    assert "'rate'=0.3;0.1;0.2" in line
+    warn = cron(state, "--exit-codes", "nagios", "--alert", "rate>0.25,0.5", log=log)
+    assert warn.returncode == 1
+
+
+def test_new_key_alert_fires_when_a_key_enters_the_top(tmp_path: Path) -> None:
+    """new-key: a route in the window's top that the previous run's top did not hold."""
+    log, state = tmp_path / "a.log", tmp_path / "s.sqlite"
+    log.write_bytes(_lines(3, 500))  # routes /r/0 /r/1 /r/2
+    assert cron(state, "--json", "--alert", "new-key", log=log).returncode == 0
+    from logagent.testing import combined_line
+
+    append(log, (combined_line("/brand/new", 503) + "\n").encode() * 5)
+    proc = cron(state, "--json", "--alert", "new-key", log=log)
+    assert proc.returncode == 5
+    assert "/brand/new" in json.loads(proc.stdout)["alerts"][0]["detail"]
+
+
+def test_compressed_rotation_by_hand_is_finished_through_the_decompressor(tmp_path: Path) -> None:
+    """access.log -> access.log.1.gz between runs: the unread tail is read from the .gz."""
+    log, state = tmp_path / "access.log", tmp_path / "s.sqlite"
+    log.write_bytes(_lines(10, 500))
+    cron(state, "--json", log=log)
+    append(log, _lines(6, 500))
+    with open(log, "rb") as src, gzip.open(f"{log}.1.gz", "wb") as dst:
+        shutil.copyfileobj(src, dst)
+    log.unlink()
+    append(log, _lines(3, 500))
+    proc = cron(state, "--json", log=log)
+    assert window_counts(proc)[1] == 19
+    files = json.loads(proc.stdout)["incremental"]["files"]
+    assert files[0]["rotated_from"].endswith("access.log.1.gz")

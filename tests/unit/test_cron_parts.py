@@ -1,0 +1,236 @@
+"""The parts of `logagent cron`: slices, identity, state transactions, tallies as rows, alerts."""
+
+from __future__ import annotations
+
+import gzip
+import os
+import sqlite3
+import time
+from pathlib import Path
+
+import pytest
+
+from logagent.config import load_settings
+from logagent.counters import merge, same_counts
+from logagent.cron.alerts import CRITICAL, WARNING, evaluate, nagios, parse_alert
+from logagent.cron.rotation import find_old, identify, plan_path
+from logagent.cron.state import FileState, RunRecord, StateError, StateLocked, open_state
+from logagent.cron.tallies import rows_of, tally_of
+from logagent.engine.exact import count_exactly
+from logagent.errors import ConfigError
+from logagent.result import Question
+from logagent.sources.slices import complete_end, open_slice
+from logagent.testing import combined_line
+
+
+def _log(n: int, status: int = 500) -> bytes:
+    return "".join(combined_line(f"/r/{i % 3}", status) + "\n" for i in range(n)).encode()
+
+
+def test_slice_ends_at_the_last_complete_line(tmp_path: Path) -> None:
+    """A plain slice stops after the last newline; a half-written line is left out."""
+    path = tmp_path / "a.log"
+    path.write_bytes(b"one\ntwo\nthr")
+    source = open_slice(str(path), 4)
+    try:
+        assert source.size == 4
+        assert source.read_at(0, 4) == b"two\n"
+        assert complete_end(source, 0, 4) == 4
+    finally:
+        source.close()
+
+
+def test_slice_to_end_keeps_the_last_line_and_reads_gzip_content(tmp_path: Path) -> None:
+    """``whole_lines=False`` reads to the end; a .gz slice is taken of its decompressed bytes."""
+    path = tmp_path / "a.log.1.gz"
+    path.write_bytes(gzip.compress(b"one\ntwo\nthree"))
+    source = open_slice(str(path), 4, whole_lines=False)
+    try:
+        assert not source.seekable
+        assert source.read_at(0, 100) == b"two\nthree"
+    finally:
+        source.close()
+
+
+def test_count_exactly_of_slices_adds_up_to_the_whole(tmp_path: Path) -> None:
+    """Tallies of consecutive line-aligned slices merge to the tally of the whole file."""
+    path = tmp_path / "a.log"
+    data = _log(40, 500) + _log(25, 200) + _log(9, 503)
+    path.write_bytes(data)
+    settings = load_settings(None, analysis={"bucket": "1h"})
+    question = Question()
+    cut = data.index(b"\n", len(data) // 3) + 1
+    parts = []
+    for start, end in ((0, cut), (cut, len(data))):
+        source = open_slice(str(path), start, end=end)
+        try:
+            counted = count_exactly([source], question, settings)
+        finally:
+            source.close()
+        assert counted.tally is not None
+        parts.append(counted.tally)
+    whole_source = open_slice(str(path), 0)
+    try:
+        whole = count_exactly([whole_source], question, settings).tally
+    finally:
+        whole_source.close()
+    assert whole is not None
+    merged = merge(parts)
+    assert merged.counts.equals(whole.counts)
+    assert merged.lines == whole.lines == 74
+
+
+def test_tally_rows_round_trip() -> None:
+    """A tally stored as rows and read back holds the same counts."""
+    from logagent.counters import Tally
+
+    tally = tally_of([("/a", 500, 3), ("/b", 200, 1)], [(3600, "/a", 3)], {"lines": 5})
+    assert same_counts(tally_of(*rows_of(tally)), tally)
+    assert same_counts(tally_of(*rows_of(Tally())), Tally())
+
+
+def test_identity_finds_a_renamed_or_compressed_copy(tmp_path: Path) -> None:
+    """The old file is found by inode (rename) or by its content head (compressed copy)."""
+    log = tmp_path / "access.log"
+    log.write_bytes(_log(30))
+    ident = identify(str(log))
+    stored = FileState(str(log), ident.dev, ident.ino, ident.head_hash, ident.head_size, 1000)
+    os.rename(log, f"{log}.1")
+    log.write_bytes(_log(3, 200))
+    assert find_old(str(log), stored) == f"{log}.1"
+    with open(f"{log}.1", "rb") as f:
+        Path(f"{log}.1.gz").write_bytes(gzip.compress(f.read()))
+    os.unlink(f"{log}.1")
+    assert find_old(str(log), stored) == f"{log}.1.gz"
+    plan = plan_path(str(log), stored)
+    assert plan.rotation == "rename"
+    assert [(s.path, s.start, s.role) for s in plan.slices] == [
+        (f"{log}.1.gz", 1000, "rotated"),
+        (str(log), 0, "new"),
+    ]
+
+
+def test_another_file_with_another_head_is_not_the_old_one(tmp_path: Path) -> None:
+    """A sibling whose head differs is never taken for the rotated file (it would double count)."""
+    log = tmp_path / "access.log"
+    Path(f"{log}.2").write_bytes(_log(30, 200))  # an older rotation, there before the last run
+    log.write_bytes(_log(30))
+    stored = _followed(log, 10)
+    log.unlink()
+    plan = plan_path(str(log), stored)
+    assert plan.rotation == "vanished"
+    assert plan.slices == []
+    assert "not found" in plan.warnings[0]
+
+
+def _record(n: int) -> RunRecord:
+    return RunRecord(1.0, [], {}, [("/a", 500, n)], [(0, "/a", n)], {"lines": n})
+
+
+def test_a_failed_commit_leaves_nothing(tmp_path: Path) -> None:
+    """Counts and offsets go in one transaction: a failure inside it stores neither."""
+    path = str(tmp_path / "s.sqlite")
+    bad = FileState("x", 1, 2, "h", 4, 10)
+    with open_state(path) as state:
+        state.db.execute(
+            "CREATE TRIGGER boom BEFORE INSERT ON files BEGIN SELECT RAISE(ABORT, 'x'); END"
+        )
+        with pytest.raises(sqlite3.IntegrityError):
+            state.commit_run(_record(3), [bad])
+        assert state.runs() == []
+        assert state.tallies([1]) == ([], [], {})
+        state.db.execute("DROP TRIGGER boom")
+        run_id = state.commit_run(_record(3), [bad])
+        assert state.tallies([run_id])[0] == [("/a", 500, 3)]
+        assert state.files()["x"].offset == 10
+
+
+def test_the_lock_is_exclusive(tmp_path: Path) -> None:
+    """While one holder has the state, opening it again raises StateLocked."""
+    path = str(tmp_path / "s.sqlite")
+    with open_state(path), pytest.raises(StateLocked), open_state(path):
+        pass
+    with open_state(path):  # released with its holder
+        pass
+
+
+def test_a_sqlite_file_of_another_app_is_refused(tmp_path: Path) -> None:
+    """A SQLite database that is not a cron state is a StateError, and is left as it was."""
+    path = tmp_path / "other.sqlite"
+    db = sqlite3.connect(path)
+    db.execute("CREATE TABLE t (x)")
+    db.commit()
+    db.close()
+    before = path.read_bytes()
+    with pytest.raises(StateError, match="not a logagent cron state"), open_state(str(path)):
+        pass
+    assert path.read_bytes() == before
+
+
+@pytest.mark.parametrize("text", ["rate>", "rate<0.1", "speed>3", "count>1,2,3"])
+def test_bad_alerts_are_usage_errors(text: str) -> None:
+    """A condition that does not parse is a ConfigError naming it."""
+    with pytest.raises(ConfigError, match="--alert"):
+        parse_alert(text)
+
+
+def test_alert_levels_and_perfdata() -> None:
+    """One threshold is critical; two are warn,crit; perfdata has 'label'=value;warn;crit."""
+    from logagent.engine.exact import answer_tally
+
+    tally = tally_of([("/a", 500, 30), ("/b", 502, 20)], [], {"lines": 1000, "parsed": 50})
+    settings = load_settings(None)
+    result = answer_tally(tally, Question(), settings, fmt="combined", bucket_s=None, paths=[])
+    alerts = [parse_alert("rate>0.02,0.1"), parse_alert("share>0.5"), parse_alert("count>60")]
+    fired = evaluate(alerts, result, None)
+    assert [(f.alert.metric, f.level) for f in fired] == [("rate", WARNING), ("share", CRITICAL)]
+    code, line = nagios(alerts, fired, result)
+    assert code == CRITICAL
+    assert "'rate'=0.05;0.02;0.1 'count'=50;;60 'share'=0.6;;0.5" in line
+
+
+def _followed(log: Path, offset: int) -> FileState:
+    ident = identify(str(log))
+    return FileState(
+        str(log), ident.dev, ident.ino, ident.head_hash, ident.head_size, offset, time.time_ns()
+    )
+
+
+def test_a_file_born_and_rotated_between_runs_is_read_whole(tmp_path: Path) -> None:
+    """The path vanished, a new file came and was rotated before this run: it is read from 0."""
+    log = tmp_path / "access.log"
+    log.write_bytes(_log(30))
+    stored = _followed(log, log.stat().st_size)
+    known = [(stored.head_hash, stored.head_size)]
+    os.rename(log, f"{log}.1")  # rotated (read to its end already)
+    time.sleep(0.01)
+    log.write_bytes(_log(5, 503))  # born after the last run ...
+    with open(log, "rb") as f:  # ... and rotated (compressed) before this one
+        Path(f"{log}.1.gz").write_bytes(gzip.compress(f.read()))
+    log.unlink()
+    with open(f"{log}.1", "rb") as f:  # the old file moved and compressed again: known
+        Path(f"{log}.2.gz").write_bytes(gzip.compress(f.read()))
+    os.unlink(f"{log}.1")
+    plan = plan_path(str(log), stored, known)
+    assert [(Path(s.path).name, s.start, s.role) for s in plan.slices] == [
+        ("access.log.2.gz", stored.offset, "rotated"),
+        ("access.log.1.gz", 0, "unseen"),
+    ]
+
+
+def test_an_empty_file_copied_away_is_read_whole_not_matched_by_its_empty_head(
+    tmp_path: Path,
+) -> None:
+    """Followed while empty, then written and copytruncated: the copy is read from 0."""
+    log = tmp_path / "access.log"
+    log.write_bytes(b"")
+    stored = _followed(log, 0)
+    time.sleep(0.01)
+    log.write_bytes(_log(8))
+    Path(f"{log}.1").write_bytes(log.read_bytes())
+    log.write_bytes(b"")  # truncated in place: same inode, same (empty) head
+    plan = plan_path(str(log), stored, [])
+    assert [(Path(s.path).name, s.start, s.role) for s in plan.slices] == [
+        ("access.log.1", 0, "unseen"),
+        ("access.log", 0, "new"),
+    ]
