@@ -29,6 +29,7 @@ from logagent.result import (
     Status,
 )
 from logagent.run import Run
+from logagent.sources.batches import I64, Order, unit_order
 from logagent.timeline import timeline_answer
 
 log = get_logger("logagent.engine")
@@ -91,6 +92,7 @@ def finish(run: Run, detection: Detection, unit_size: int, units_total: int | No
             run.bucket_s,
             exact=status is Status.EXACT,
             population=units_total,
+            order=_reading_order(run, units_total),
             delta=q.delta,
             bound=run.event_bound,
         )
@@ -108,6 +110,13 @@ def finish(run: Run, detection: Detection, unit_size: int, units_total: int | No
             saving=_saving(run, progress),
         )
     )
+
+
+def _reading_order(run: Run, units_total: int | None) -> I64 | None:
+    """The seeded permutation a random-order read took its units from (its first ones read)."""
+    if run.reading != "random_units" or not units_total or run.seed is None:
+        return None
+    return unit_order(units_total, Order.RANDOM, run.seed)
 
 
 def _stopped_by_memory(run: Run) -> bool:
