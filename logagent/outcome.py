@@ -97,6 +97,11 @@ def finish(run: Run, detection: Detection, unit_size: int, units_total: int | No
             bound=run.event_bound,
         )
         ans = ans.model_copy(update={"timeline": line})
+    elif q.kind is QuestionKind.TIMELINE:
+        run.warnings.append(
+            "no timeline: the records read carry no time stamp the format can read, so only "
+            "the total of matching events is answered"
+        )
     return _with_report(
         Result(
             question=q,
@@ -209,7 +214,7 @@ def _progress(run: Run, tally: Tally, units_total: int | None) -> Progress:
         lines_parsed=tally.parsed,
         malformed_lines=tally.malformed,
         malformed_scope="prefiltered_lines"
-        if run.question.kind is QuestionKind.TOP_ERRORS
+        if run.question.kind in (QuestionKind.TOP_ERRORS, QuestionKind.TIMELINE)
         else "all_lines",
         invalid_utf8_lines=tally.invalid_utf8,
         truncated_lines=tally.truncated,
