@@ -93,6 +93,7 @@ def finish(run: Run, detection: Detection, unit_size: int, units_total: int | No
             exact=status is Status.EXACT,
             population=units_total,
             order=_reading_order(run, units_total),
+            span=run.bucket_span,
             delta=q.delta,
             bound=run.event_bound,
         )

@@ -41,14 +41,46 @@ def bucket_width(
     since, until = window
     if since is not None and until is not None:
         return choose_bucket_s((until - since).total_seconds())
-    stamps = pl.DataFrame({"line": list(sample)}, schema={"line": pl.String}).select(
-        time(pl.col("line")).alias("t")
-    )["t"]
-    first, last = stamps.min(), stamps.max()
-    if not isinstance(first, datetime) or not isinstance(last, datetime):
+    span = _sample_span(time, sample)
+    if span is None:
         return None  # no line of the sample has a time: no timeline
+    first, last = span
     lo = since or first
     return choose_bucket_s(max((last - lo).total_seconds(), 1.0))
+
+
+def bucket_span(
+    bucket_s: int, time: TimeOf, sample: Sequence[str], window: tuple[datetime | None, ...]
+) -> tuple[int, int] | None:
+    """The first and last bucket start of the input's time range (from the detection sample,
+    which spans each seekable file from start to end), within the window: a sampled run
+    shows these buckets even if no unit it read holds an event there."""
+    epochs = _frame(time, sample).select(pl.col("t").dt.epoch("s"))["t"]
+    first, last = epochs.min(), epochs.max()
+    if not isinstance(first, int) or not isinstance(last, int):
+        return None
+    since, until = window
+    if since is not None:
+        first = max(first, int(since.timestamp()))
+    if until is not None:
+        last = min(last, int(until.timestamp()) - 1)
+    if last < first:
+        return None
+    return first // bucket_s * bucket_s, last // bucket_s * bucket_s
+
+
+def _frame(time: TimeOf, sample: Sequence[str]) -> pl.DataFrame:
+    """The sample's times, one per line (null where a line has none)."""
+    lines = pl.DataFrame({"line": list(sample)}, schema={"line": pl.String})
+    return lines.select(time(pl.col("line")).alias("t"))
+
+
+def _sample_span(time: TimeOf, sample: Sequence[str]) -> tuple[datetime, datetime] | None:
+    stamps = _frame(time, sample)["t"]
+    first, last = stamps.min(), stamps.max()
+    if not isinstance(first, datetime) or not isinstance(last, datetime):
+        return None
+    return first, last
 
 
 def bucketed(fmt: Format, time: TimeOf, bucket_s: int) -> Format:
@@ -64,12 +96,13 @@ def timeline_answer(
     exact: bool,
     population: int | None = None,
     order: I64 | None = None,
+    span: tuple[int, int] | None = None,
     delta: float = 0.01,
     bound: float = 1.0,
 ) -> Timeline | None:
     """Every bucket from the first to the last event, its total and each of ``keys``' counts;
     for a sampled run (``population`` units, the first ``tally.units`` of ``order`` read)
-    each bucket's interval."""
+    each bucket's interval, over ``span`` (the input's range of bucket starts) at least."""
     rows = tally.timeline
     if rows.is_empty():
         return None
@@ -79,6 +112,8 @@ def timeline_answer(
     for bucket, route, n in wanted.iter_rows():
         per.setdefault(bucket, {})[route] = int(n)
     first, last = min(totals), max(totals)
+    if not exact and span is not None:  # buckets no unit read holds an event in: shown too
+        first, last = min(first, span[0]), max(last, span[1])
     starts = range(first, last + bucket_s, bucket_s)
     bands: dict[int, tuple[float, float, float]] = {}
     if not exact and population and order is not None and tally.units > 0:

@@ -4,8 +4,18 @@
 from __future__ import annotations
 
 import numpy as np
+import polars as pl
 
-from logagent.timeline import bucket_intervals
+from logagent.counters.tally import (
+    ROUTE,
+    TIMELINE_SCHEMA,
+    UNIT,
+    UNIT_BUCKETS_SCHEMA,
+    N,
+    Tally,
+)
+from logagent.formats.base import BUCKET
+from logagent.timeline import bucket_intervals, timeline_answer
 
 
 def _population(rng: np.random.Generator, units: int, buckets: int, bursts: int) -> np.ndarray:
@@ -89,3 +99,30 @@ def test_a_full_read_is_exact_and_an_empty_bucket_is_not_claimed_empty() -> None
     none = (np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0))
     sparse = bucket_intervals(none, shape=(1, 100), population=10_000, delta=0.01)
     assert sparse[0][1] == 0.0 and sparse[0][2] > 300
+
+
+def test_a_sampled_timeline_spans_the_input_s_range_not_only_the_buckets_seen() -> None:
+    """Events seen only in hour 1 of an input spanning hours 0-2: a sampled timeline shows all
+    three hours, the unseen ones with an interval from 0 that leaves room for events; an exact
+    timeline shows the buckets of its events."""
+    tally = Tally(
+        timeline=pl.DataFrame({BUCKET: [3600], ROUTE: ["/a"], N: [2]}, schema=TIMELINE_SCHEMA),
+        unit_buckets=pl.DataFrame({UNIT: [7], BUCKET: [3600], N: [2]}, schema=UNIT_BUCKETS_SCHEMA),
+        units=10,
+    )
+    order = np.random.default_rng(0).permutation(100)
+    order = np.concatenate([[7], order[order != 7]])  # unit 7 was read first
+    line = timeline_answer(
+        tally, ["/a"], 3600, exact=False, population=100, order=order, span=(0, 7200), bound=5
+    )
+    assert line is not None and [b.start[11:16] for b in line.buckets] == [
+        "00:00",
+        "01:00",
+        "02:00",
+    ]
+    first, seen, last = line.buckets
+    assert last.total == 0 and last.estimate == 0
+    assert seen.total == 2 and seen.low is not None and seen.low >= 2
+    assert first.total == 0 and first.low == 0 and first.high is not None and first.high > 5
+    exact = timeline_answer(tally, ["/a"], 3600, exact=True, span=(0, 7200))
+    assert exact is not None and [b.start[11:16] for b in exact.buckets] == ["01:00"]
