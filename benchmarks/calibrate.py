@@ -31,7 +31,11 @@ random order it runs on N seeded permutations of the engine's file, cut into
 the engine's units. It shows why that rule is not used: optional stopping on
 a tie, and a time-ordered file (late incidents).
 
-Run: ``python benchmarks/calibrate.py [--runs 200] [--scenarios tie late_incident]``
+A last row calibrates ``answer.timeline``: the per-bucket intervals of sampled
+runs against the truth per hour, simultaneous over buckets (see "timeline row").
+
+Run: ``python benchmarks/calibrate.py [--runs 200] [--scenarios tie late_incident]
+[--timeline-runs 200]`` (``--timeline-runs 0`` skips the timeline row)
 (with logagent importable, e.g. ``PYTHONPATH=.``).
 """
 
@@ -136,6 +140,7 @@ def parse_args(argv: Sequence[str] | None = None) -> Config:
         help="analysis.degrade_above: 1 (default) never degrades to a full read in file order, "
         "so the early stop itself is calibrated; 0.5 is the shipped default",
     )
+    add_timeline_args(p)
     a = p.parse_args(argv)
     return Config(
         a.runs,
@@ -540,6 +545,185 @@ def print_wrong(rows: Iterable[Row], most: int = 5) -> None:
             print(describe(o))
 
 
+# ----------------------------------------------------------------------------- timeline row
+#
+# answer.timeline of a sampled run: one interval per hour bucket of the 5xx total, claimed
+# simultaneous over buckets at delta. Each run is a top-1 question with ``--bucket 1h`` in a
+# seeded random order, stopped by the race or at most at ``max_fraction`` (a fixed-fraction
+# cap), on a small log; the row reports the share of runs whose every bucket covered its
+# true total (``timeline_5xx_1h`` in the truth sidecar), the per-bucket coverage and the mean
+# width. It FAILs when the runs missing some bucket exceed the 95 % quantile of
+# Binomial(runs, delta), as for wrong answers above.
+
+TIMELINE_SCENARIOS = ("late_incident", "dominant")  # a late incident, and steady failure
+
+
+@dataclass(frozen=True)
+class TimelineConfig:
+    """What the timeline row runs."""
+
+    runs: int
+    size_mb: float
+    delta: float
+    unit_size: str
+    max_fraction: float
+    file_seed: int
+
+
+@dataclass(frozen=True)
+class TimelineTask:
+    """One sampled timeline run."""
+
+    scenario: str
+    path: str
+    seed: int
+    cfg: TimelineConfig
+
+
+@dataclass(frozen=True)
+class TimelineOutcome:
+    """Coverage of one run: buckets covered, buckets in all, mean width, fraction read."""
+
+    scenario: str
+    seed: int
+    status: str
+    covered: int = 0
+    buckets: int = 0
+    width: float = 0.0
+    truth_mean: float = 0.0
+    fraction: float = 1.0
+    method: str = ""
+    error: str | None = None
+
+
+def add_timeline_args(p: argparse.ArgumentParser) -> None:
+    """The timeline row's options."""
+    g = p.add_argument_group("timeline row")
+    g.add_argument("--timeline-runs", type=int, default=200, help="orders per scenario; 0: skip")
+    g.add_argument("--timeline-size-mb", type=float, default=10.0, help="log size in MB [10]")
+    g.add_argument("--timeline-delta", type=float, default=0.1, help="error level [0.1]")
+    g.add_argument("--timeline-unit-size", default="1KiB", help="reader.unit_size [1KiB]")
+    g.add_argument(
+        "--timeline-max-fraction", type=float, default=0.3, help="budget.max_fraction [0.3]"
+    )
+
+
+def timeline_args(argv: Sequence[str] | None) -> TimelineConfig | None:
+    """The timeline row's options (None with --timeline-runs 0); other options are ignored."""
+    p = argparse.ArgumentParser(add_help=False)
+    add_timeline_args(p)
+    p.add_argument("--file-seed", type=int, default=1)
+    a, _ = p.parse_known_args(argv)
+    if a.timeline_runs <= 0:
+        return None
+    return TimelineConfig(
+        a.timeline_runs,
+        a.timeline_size_mb,
+        a.timeline_delta,
+        a.timeline_unit_size,
+        a.timeline_max_fraction,
+        a.file_seed,
+    )
+
+
+def run_timeline(task: TimelineTask) -> TimelineOutcome:
+    """One sampled run with an hourly timeline, judged against the truth per bucket."""
+    cfg = task.cfg
+    truth = json.loads(Path(f"{task.path}.truth.json").read_text())["timeline_5xx_1h"]
+    hours = {start: sum(v.values()) for start, v in truth.items()}
+    try:
+        settings = load_settings(
+            analysis={"seed": task.seed, "delta": cfg.delta, "degrade_above": 1.0,
+                      "bucket": "1h", "format": "combined"},
+            reader={"unit_size": cfg.unit_size, "batch_bytes": "256KiB"},
+            budget={"max_fraction": cfg.max_fraction},
+        )  # fmt: skip
+        r = analyze([task.path], Question(top=1, delta=cfg.delta), settings, fake_env())
+    except Exception as exc:  # a crash is a finding
+        return TimelineOutcome(task.scenario, task.seed, "crash", error=f"{exc!r}")
+    line = r.answer.timeline
+    if line is None or line.interval is None:
+        return TimelineOutcome(task.scenario, task.seed, str(r.status), fraction=1.0)
+    starts = {b.start for b in line.buckets}
+    lost = sum(n for start, n in hours.items() if start not in starts)  # a bucket not shown
+    bands = [(b.low or 0.0, b.high or 0.0, hours.get(b.start, 0)) for b in line.buckets]
+    covered = sum(lo <= t <= hi for lo, hi, t in bands)
+    return TimelineOutcome(
+        task.scenario,
+        task.seed,
+        str(r.status),
+        covered=covered if not lost else 0,
+        buckets=len(bands),
+        width=float(np.mean([hi - lo for lo, hi, _ in bands])),
+        truth_mean=float(np.mean([t for _, _, t in bands])),
+        fraction=r.progress.fraction_read,
+        method=line.interval,
+    )
+
+
+def timeline_runs(pool: Any, cfg: TimelineConfig) -> list[TimelineOutcome]:
+    """Every run of the timeline row, on the pool."""
+    files = {s: ensure_log(s, cfg.size_mb, cfg.file_seed)[0] for s in TIMELINE_SCENARIOS}
+    tasks = [TimelineTask(s, str(files[s]), i, cfg) for s in files for i in range(cfg.runs)]
+    out: list[TimelineOutcome] = []
+    start = time.perf_counter()
+    for o in pool.imap_unordered(run_timeline, tasks, chunksize=2):
+        out.append(o)
+        if len(out) % max(1, len(tasks) // 10) == 0:
+            log(f"timeline: {len(out)}/{len(tasks)} runs ({time.perf_counter() - start:.0f} s)")
+    return out
+
+
+def print_timeline(out: list[TimelineOutcome], cfg: TimelineConfig) -> bool:
+    """Print the timeline coverage table and its verdicts; True when every scenario passes."""
+    print(
+        f"\ntimeline: top-1 --bucket 1h, delta={cfg.delta}, {cfg.runs} random orders per "
+        f"scenario, {cfg.size_mb:g} MB logs (seed {cfg.file_seed}), unit {cfg.unit_size}, "
+        f"stopped by the race or at {cfg.max_fraction:.0%} read"
+    )
+    print(
+        f"{'scenario':<18} {'runs':>5} {'sampled':>7} {'buckets':>7} {'all_cov':>7} "
+        f"{'limit':>5} {'bucket_cov':>10} {'mean_width':>10} {'mean_truth':>10} {'med_read':>8}"
+    )
+    ok = True
+    for scenario in TIMELINE_SCENARIOS:
+        ok = _timeline_line(scenario, [o for o in out if o.scenario == scenario], cfg) and ok
+    methods = {o.method for o in out if o.method}
+    print("  intervals: " + "; ".join(sorted(methods)) if methods else "  no sampled run")
+    return ok
+
+
+def _timeline_line(scenario: str, runs: list[TimelineOutcome], cfg: TimelineConfig) -> bool:
+    """One table line and its verdict."""
+    sampled = [o for o in runs if o.buckets]
+    crashes = [o for o in runs if o.status == "crash"]
+    n = len(sampled)
+    missed = sum(o.covered < o.buckets for o in sampled)
+    limit = wrong_limit(n, cfg.delta) if n else 0
+    cells = sum(o.buckets for o in sampled)
+    share = (n - missed) / n if n else float("nan")
+    bucket_cov = sum(o.covered for o in sampled) / cells if cells else float("nan")
+    width = float(np.mean([o.width for o in sampled])) if n else float("nan")
+    truth = float(np.mean([o.truth_mean for o in sampled])) if n else float("nan")
+    med = float(np.median([o.fraction for o in sampled])) if n else float("nan")
+    buckets = sampled[0].buckets if n else 0
+    print(
+        f"{scenario:<18} {len(runs):>5} {n:>7} {buckets:>7} {share:7.1%} "
+        f"{1 - limit / n if n else float('nan'):5.0%} {bucket_cov:10.2%} {width:10.0f} "
+        f"{truth:10.1f} {med:8.1%}"
+    )
+    bad = missed > limit or bool(crashes) or n < len(runs) // 2
+    print(
+        f"{'FAIL' if bad else 'PASS'} timeline {scenario}: every bucket covered in {n - missed} "
+        f"of {n} sampled runs (at most {limit} may miss: 95% quantile of Binomial({n}, "
+        f"{cfg.delta})){f', {len(crashes)} crashed' if crashes else ''}"
+        f"{'; fewer than half the runs were sampled' if n < len(runs) // 2 else ''}"
+    )
+    for o in crashes[:3]:
+        print(f"  {o.scenario} seed={o.seed}: crash: {o.error}")
+    return not bad
+
+
 # ----------------------------------------------------------------------------- driver
 
 
@@ -611,6 +795,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         if cfg.naive in ("both", "file"):
             ntasks = [NaiveFileTask(s, i, cfg) for s in cfg.scenarios for i in range(cfg.runs)]
             naive_files = collect(pool, run_naive_file, ntasks, "naive file order")
+        timeline_cfg = timeline_args(argv)
+        timeline = timeline_runs(pool, timeline_cfg) if timeline_cfg else []
     naive_perm: list[Outcome] = []
     if cfg.naive in ("both", "random"):
         log("naive random order ...")
@@ -640,8 +826,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             f"{cfg.runs} seeded orders of the engine logs",
             rows_of(naive_perm, cfg, truths, {}),
         )
+    timeline_ok = print_timeline(timeline, timeline_cfg) if timeline_cfg else True
     print(f"\nruntime {time.perf_counter() - t0:.0f} s")
-    return 0 if ok else 1
+    return 0 if ok and timeline_ok else 1
 
 
 if __name__ == "__main__":

@@ -15,14 +15,14 @@ from logagent.formats.adapter import level_of_any_code, level_of_code, metric_fo
 from logagent.result import Answer, QuestionKind
 
 APP_KINDS = frozenset({QuestionKind.TOP_ERROR_COMPONENTS, QuestionKind.ERROR_TYPES})
-ACCESS_KINDS = frozenset({QuestionKind.TOP_ERRORS, QuestionKind.ERROR_RATE})
+ACCESS_KINDS = frozenset({QuestionKind.TOP_ERRORS, QuestionKind.ERROR_RATE, QuestionKind.TIMELINE})
 #: The metric of a level distribution (``-q status`` on an application log).
 LEVEL_METRIC = "records by level"
 
 
 def counts_events(kind: QuestionKind) -> bool:
     """Whether the question counts only events (5xx, or records at the level) per key."""
-    return kind in (QuestionKind.TOP_ERRORS, *APP_KINDS)
+    return kind in (QuestionKind.TOP_ERRORS, QuestionKind.TIMELINE, *APP_KINDS)
 
 
 def check_fits(kind: QuestionKind, *, fmt_name: str, app: bool) -> None:

@@ -22,6 +22,7 @@ class QuestionKind(StrEnum):
     STATUS = "status"
     TOP_ERROR_COMPONENTS = "top-error-components"
     ERROR_TYPES = "error-types"
+    TIMELINE = "timeline"  # matching events per time bucket alone (answer.timeline), no ranking
 
 
 class Status(StrEnum):
@@ -112,7 +113,7 @@ class Timeline(_Frozen):
     bucket_s: int
     basis: Literal["exact", "seen"]  # seen: counts in the units read by an early-stopped run
     buckets: list[TimelineBucket] = Field(default_factory=list)
-    interval: str | None = None  # how a sampled run's bucket intervals were made (an approximation)
+    interval: str | None = None  # how a sampled run's bucket intervals were made (the method)
 
 
 class Answer(_Frozen):

@@ -15,14 +15,15 @@ window: the smallest round width giving at most 100 buckets.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from datetime import UTC, datetime
-from statistics import NormalDist
 
+import numpy as np
 import polars as pl
 
 from logagent.counters.tally import ROUTE, UNIT, N, Tally
+from logagent.evidence import bernstein
+from logagent.evidence.matrix import F64, I64
 from logagent.formats.base import BUCKET, Format
 from logagent.formats.bucketed import Bucketed, TimeOf, choose_bucket_s, parse_bucket
 from logagent.result import Timeline, TimelineBucket
@@ -40,14 +41,46 @@ def bucket_width(
     since, until = window
     if since is not None and until is not None:
         return choose_bucket_s((until - since).total_seconds())
-    stamps = pl.DataFrame({"line": list(sample)}, schema={"line": pl.String}).select(
-        time(pl.col("line")).alias("t")
-    )["t"]
-    first, last = stamps.min(), stamps.max()
-    if not isinstance(first, datetime) or not isinstance(last, datetime):
+    span = _sample_span(time, sample)
+    if span is None:
         return None  # no line of the sample has a time: no timeline
+    first, last = span
     lo = since or first
     return choose_bucket_s(max((last - lo).total_seconds(), 1.0))
+
+
+def bucket_span(
+    bucket_s: int, time: TimeOf, sample: Sequence[str], window: tuple[datetime | None, ...]
+) -> tuple[int, int] | None:
+    """The first and last bucket start of the input's time range (from the detection sample,
+    which spans each seekable file from start to end), within the window: a sampled run
+    shows these buckets even if no unit it read holds an event there."""
+    epochs = _frame(time, sample).select(pl.col("t").dt.epoch("s"))["t"]
+    first, last = epochs.min(), epochs.max()
+    if not isinstance(first, int) or not isinstance(last, int):
+        return None
+    since, until = window
+    if since is not None:
+        first = max(first, int(since.timestamp()))
+    if until is not None:
+        last = min(last, int(until.timestamp()) - 1)
+    if last < first:
+        return None
+    return first // bucket_s * bucket_s, last // bucket_s * bucket_s
+
+
+def _frame(time: TimeOf, sample: Sequence[str]) -> pl.DataFrame:
+    """The sample's times, one per line (null where a line has none)."""
+    lines = pl.DataFrame({"line": list(sample)}, schema={"line": pl.String})
+    return lines.select(time(pl.col("line")).alias("t"))
+
+
+def _sample_span(time: TimeOf, sample: Sequence[str]) -> tuple[datetime, datetime] | None:
+    stamps = _frame(time, sample)["t"]
+    first, last = stamps.min(), stamps.max()
+    if not isinstance(first, datetime) or not isinstance(last, datetime):
+        return None
+    return first, last
 
 
 def bucketed(fmt: Format, time: TimeOf, bucket_s: int) -> Format:
@@ -62,11 +95,14 @@ def timeline_answer(
     *,
     exact: bool,
     population: int | None = None,
+    order: I64 | None = None,
+    span: tuple[int, int] | None = None,
     delta: float = 0.01,
     bound: float = 1.0,
 ) -> Timeline | None:
     """Every bucket from the first to the last event, its total and each of ``keys``' counts;
-    for a sampled run (``population`` units, ``tally.units`` read) each bucket's interval."""
+    for a sampled run (``population`` units, the first ``tally.units`` of ``order`` read)
+    each bucket's interval, over ``span`` (the input's range of bucket starts) at least."""
     rows = tally.timeline
     if rows.is_empty():
         return None
@@ -76,9 +112,13 @@ def timeline_answer(
     for bucket, route, n in wanted.iter_rows():
         per.setdefault(bucket, {})[route] = int(n)
     first, last = min(totals), max(totals)
+    if not exact and span is not None:  # buckets no unit read holds an event in: shown too
+        first, last = min(first, span[0]), max(last, span[1])
     starts = range(first, last + bucket_s, bucket_s)
-    sampled = not exact and population is not None and not tally.unit_buckets.is_empty()
-    bands = _bands(tally, starts, population or 0, delta, bound) if sampled else {}
+    bands: dict[int, tuple[float, float, float]] = {}
+    if not exact and population and order is not None and tally.units > 0:
+        bands = _bands(tally, starts, order, population, delta, bound)
+    sampled = bool(bands)
     buckets = [
         TimelineBucket(
             start=_iso(b),
@@ -97,70 +137,65 @@ def timeline_answer(
 
 
 def _bands(
-    tally: Tally, starts: range, population: int, delta: float, bound: float
+    tally: Tally, starts: range, order: I64, population: int, delta: float, bound: float
 ) -> dict[int, tuple[float, float, float]]:
-    """Each bucket's interval from the per-unit counts of the units read (empty buckets too)."""
-    per_unit: dict[int, list[int]] = {b: [] for b in starts}
-    for _, bucket, n in tally.unit_buckets.select(UNIT, BUCKET, N).iter_rows():
-        per_unit.setdefault(bucket, []).append(int(n))
-    return bucket_intervals(
-        per_unit, read=tally.units, population=population, delta=delta, bound=bound
+    """Each bucket's interval from the per-unit counts of the units read, in reading order."""
+    read = order[: tally.units]
+    rank = np.argsort(read, kind="stable")
+    ranked = read[rank]
+    rows = tally.unit_buckets.filter(
+        (pl.col(BUCKET) >= starts.start) & (pl.col(BUCKET) < starts.stop)
     )
+    if int(rows[N].sum()) != int(tally.timeline[N].sum()):
+        return {}  # units were not tracked (a full read stopped early): nothing to claim
+    units = rows[UNIT].to_numpy()
+    at = np.minimum(np.searchsorted(ranked, units), max(len(read) - 1, 0))
+    if len(read) == 0 or not np.array_equal(ranked[at], units):
+        return {}  # counts of units outside the reading order: no interval can be claimed
+    which = (rows[BUCKET].to_numpy() - starts.start) // starts.step
+    cells = (which, rank[at], rows[N].to_numpy().astype(np.float64))
+    shape = (len(starts), len(read))
+    bands = bucket_intervals(cells, shape=shape, population=population, delta=delta, bound=bound)
+    return dict(zip(starts, bands, strict=True))
 
 
 def _iso(epoch_s: int) -> str:
     return datetime.fromtimestamp(epoch_s, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-#: How a sampled run's per-bucket intervals are made: an approximation, said in the result.
+#: How a sampled run's per-bucket intervals are made, said in the result.
 INTERVAL_METHOD = (
-    "approximate (not anytime-valid): the wider of a normal interval (finite-population "
-    "correction, variance at least M times the mean) and a Poisson (Garwood) interval, "
-    "simultaneous over buckets by Bonferroni at delta"
+    "anytime-valid: a without-replacement empirical-Bernstein confidence sequence "
+    "(Waudby-Smith & Ramdas 2020) on each bucket's events per unit read, each unit holding "
+    "at most M, simultaneous over buckets by Bonferroni at delta"
 )
 
 
 def bucket_intervals(
-    per_unit: dict[int, list[int]], *, read: int, population: int, delta: float, bound: float = 1
-) -> dict[int, tuple[float, float, float]]:
+    cells: tuple[I64, I64, F64],
+    *,
+    shape: tuple[int, int],
+    population: int,
+    delta: float,
+    bound: float = 1,
+) -> list[tuple[float, float, float]]:
     """(estimate, low, high) of each bucket's full-input total from the units read.
 
-    ``per_unit[b]`` lists the nonzero counts the read units hold in bucket b
-    (every other read unit holds 0). A sampled unit is a draw without
-    replacement from ``population`` units, ``read`` of them drawn. A unit holds
-    at most ``bound`` events (M), so its variance is at most ``M`` times its
-    mean: the normal part uses the larger of that and the sample variance,
-    since a burst no read unit caught leaves the sample variance too small.
+    ``cells`` are the nonzero (bucket, position in reading order, events) of the
+    buckets x units-read matrix ``shape``: the events each read unit holds in
+    each bucket, the units in a uniformly random order without replacement of
+    ``population`` units, each holding at most ``bound`` (M). The intervals hold
+    for every bucket at once with probability at least 1 - delta, at whatever
+    point the run stopped, however bursty the units are (``evidence.bernstein``).
     """
-    if read <= 0 or not per_unit:
-        return {}
-    alpha = delta / len(per_unit)
-    z = NormalDist().inv_cdf(1 - alpha / 2)
-    scale = population / read
-    fpc = max(0.0, 1 - read / population)
-    out = {}
-    for bucket, values in per_unit.items():
-        seen = float(sum(values))
-        squares = float(sum(v * v for v in values))
-        var = (squares - seen * seen / read) / (read - 1) if read > 1 else 0.0
-        var = max(var, bound * seen / read)  # Var(X) <= M E[X] for X in [0, M]
-        half = z * population * math.sqrt(max(var, 0.0) * fpc / read)
-        est = seen * scale
-        p_low, p_high = _garwood(seen, alpha)
-        low = max(seen, min(est - half, p_low * scale))
-        high = max(est + half, p_high * scale, low)
-        out[bucket] = (est, low, high) if fpc > 0 else (seen, seen, seen)
-    return out
-
-
-def _garwood(count: float, alpha: float) -> tuple[float, float]:
-    """The exact Poisson interval of a count (chi-square quantiles, Wilson-Hilferty)."""
-    low = 0.0 if count == 0 else _chi2(alpha / 2, 2 * count) / 2
-    return low, _chi2(1 - alpha / 2, 2 * count + 2) / 2
-
-
-def _chi2(p: float, k: float) -> float:
-    """The p-quantile of chi-square with k degrees of freedom (Wilson-Hilferty, k >= 1)."""
-    z = NormalDist().inv_cdf(p)
-    c = 2 / (9 * k)
-    return float(k * max(0.0, 1 - c + z * math.sqrt(c)) ** 3)
+    buckets, read = shape
+    if buckets == 0:
+        return []
+    low, high = bernstein.sparse_total_intervals(
+        cells, shape=shape, population=population, bound=bound, alpha=delta / buckets
+    )
+    seen = np.bincount(cells[0], weights=cells[2], minlength=buckets)
+    scale = population / read if 0 < read < population else 1.0
+    return [
+        (float(s * scale), float(lo), float(hi)) for s, lo, hi in zip(seen, low, high, strict=True)
+    ]

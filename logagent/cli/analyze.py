@@ -25,7 +25,14 @@ if TYPE_CHECKING:
     from logagent.result import Question, Result
 
 #: ``result.QuestionKind`` values (a test keeps the two equal; no pydantic at import)
-QUESTION_KINDS = ["top-errors", "error-rate", "status", "top-error-components", "error-types"]
+QUESTION_KINDS = [
+    "top-errors",
+    "error-rate",
+    "status",
+    "top-error-components",
+    "error-types",
+    "timeline",
+]
 
 
 @click.command("analyze")
@@ -234,6 +241,11 @@ def check_settings(settings: Settings) -> None:
     check_start(budget, memory.rss_bytes())
     if settings.checkpoint.path is not None:
         check_target(settings.checkpoint.path, "--checkpoint", regular_only=True)
+    if settings.analysis.question == "timeline" and settings.analysis.bucket == "off":
+        raise ConfigError(
+            "--question timeline answers with the events per time bucket: give --bucket auto "
+            "or a width such as 5m, 1h, 1d (not off)"
+        )
 
 
 def overrides(opts: dict[str, Any]) -> dict[str, Any]:

@@ -30,6 +30,9 @@ def answer(
     """The exact answer to ``kind`` over everything tallied (ties within ``epsilon`` named)."""
     if kind is QuestionKind.STATUS:
         return _status_answer(tally.counts)
+    if kind is QuestionKind.TIMELINE:  # the events per bucket alone: the totals, no ranking
+        whole = answer(tally, QuestionKind.TOP_ERRORS, top=top, min_requests=min_requests)
+        return whole.model_copy(update={"top": [], "ties": []})
     per_route = ranked_routes(tally.counts)
     total = int(per_route["errors"].sum()) + tally.dropped_errors
     if kind is QuestionKind.ERROR_RATE:

@@ -53,7 +53,7 @@ from logagent.sources import (
 )
 from logagent.sources.sample import sample_each
 from logagent.sources.window import WindowView
-from logagent.timeline import bucket_width, bucketed
+from logagent.timeline import bucket_span, bucket_width, bucketed
 from logagent.timewindow import Window, line_time_for, parse_window, window_for_source
 
 log = get_logger("logagent.engine")
@@ -429,7 +429,10 @@ def _with_timeline(run: Run, fmt: Format, sample: list[str]) -> Format:
         run.bucket_s = bucket_width(run.settings.analysis.bucket, time, sample, window)
     except ValueError as exc:
         raise ConfigError(str(exc)) from exc
-    return fmt if run.bucket_s is None else bucketed(fmt, time, run.bucket_s)
+    if run.bucket_s is None:
+        return fmt
+    run.bucket_span = bucket_span(run.bucket_s, time, sample, window)
+    return bucketed(fmt, time, run.bucket_s)
 
 
 def _stamp_reference(run: Run) -> datetime.datetime:

@@ -29,6 +29,7 @@ from logagent.result import (
     Saving,
     Status,
 )
+from logagent.sources.batches import I64, Order, unit_order
 from logagent.timeline import timeline_answer
 
 log = get_logger("logagent.engine")
@@ -93,10 +94,17 @@ def finish(run: Run, detection: Detection, unit_size: int, units_total: int | No
             run.bucket_s,
             exact=status is Status.EXACT,
             population=units_total,
+            order=_reading_order(run, units_total),
+            span=run.bucket_span,
             delta=q.delta,
             bound=run.event_bound,
         )
         ans = ans.model_copy(update={"timeline": line})
+    elif q.kind is QuestionKind.TIMELINE:
+        run.warnings.append(
+            "no timeline: the records read carry no time stamp the format can read, so only "
+            "the total of matching events is answered"
+        )
     return _with_report(
         Result(
             question=q,
@@ -110,6 +118,13 @@ def finish(run: Run, detection: Detection, unit_size: int, units_total: int | No
             saving=_saving(run, progress),
         )
     )
+
+
+def _reading_order(run: Run, units_total: int | None) -> I64 | None:
+    """The seeded permutation a random-order read took its units from (its first ones read)."""
+    if run.reading != "random_units" or not units_total or run.seed is None:
+        return None
+    return unit_order(units_total, Order.RANDOM, run.seed)
 
 
 def _stopped_by_memory(run: Run) -> bool:
@@ -202,7 +217,7 @@ def _progress(run: Run, tally: Tally, units_total: int | None) -> Progress:
         lines_parsed=tally.parsed,
         malformed_lines=tally.malformed,
         malformed_scope="prefiltered_lines"
-        if run.question.kind is QuestionKind.TOP_ERRORS
+        if run.question.kind in (QuestionKind.TOP_ERRORS, QuestionKind.TIMELINE)
         else "all_lines",
         invalid_utf8_lines=tally.invalid_utf8,
         truncated_lines=tally.truncated,

@@ -82,13 +82,14 @@ def read_all(run: Run, fmt: Format, parse_rate: float) -> tuple[int, int | None]
         run.env.release_memory()
         reapply_steps(run)
     if degrade or mode is None:
-        random = run.settings.reader.order == "random" and not degrade
+        random = (run.settings.reader.order == "random" or _timeline_sample(run)) and not degrade
         if cp is not None and cp.phase != "sampled":
             random, degrade = cp.order == Order.RANDOM, cp.phase == "degraded"
         order = Order.RANDOM if random else Order.SEQUENTIAL
         phase = "degraded" if degrade else "full"
         skip = cp.done if cp is not None and cp.phase != "sampled" else None
-        _read_everything(run, plan, seekable, _pool(run, fmt), known, order, phase, skip)
+        pool = _pool(run, fmt, sampling=random and _timeline_sample(run))
+        _read_everything(run, plan, seekable, pool, known, order, phase, skip)
     if degrade and not run.partial:
         done = Decision(Action.STOP_SETTLED, Reason.EXHAUSTED, "read in file order after DEGRADE")
         run.record(done, plan.total_units, plan.total_units)
@@ -157,11 +158,22 @@ def _read_early(run: Run, fmt: Format, plan: UnitPlan, mode: str, parse_rate: fl
     return degrade
 
 
+def _timeline_sample(run: Run) -> bool:
+    """``-q timeline --max-fraction F``: a random F of the units, each tracked for the intervals."""
+    a = run.settings
+    return (
+        run.question.kind is QuestionKind.TIMELINE
+        and a.budget.max_fraction is not None
+        and a.reader.order != "sequential"
+        and not a.analysis.full
+    )
+
+
 def _early_stop(run: Run, plan: UnitPlan) -> str | None:
     """How to stop early: random units (seekable), a model-based stream race, or not at all."""
     a = run.settings.analysis
-    if a.full or run.question.kind is QuestionKind.STATUS:
-        return None
+    if a.full or run.question.kind in (QuestionKind.STATUS, QuestionKind.TIMELINE):
+        return None  # nothing to settle: read everything (or the --max-fraction sample)
     if any(not s.seekable for s in run.sources):
         run.reading = "stream"
         if a.assume_exchangeable and counts_events(run.question.kind):

@@ -108,6 +108,7 @@ class Run:
     window: dict[str, Any] | None = None  # --since/--until: Window.to_dict() (engine)
     known_keys: list[str] = field(default_factory=list)  # error-types: components in the sample
     bucket_s: int | None = None  # the timeline's bucket width (None: no timeline)
+    bucket_span: tuple[int, int] | None = None  # first and last bucket of the input's range
     event_bound: float = 1.0  # M: the most events one unit of the plan read can hold
     app_log: bool = False  # the format is an application log (levels, not HTTP statuses)
 

@@ -18,10 +18,11 @@ def sparkline(values: list[int]) -> str:
     return "".join(" " if v == 0 else BLOCKS[min(7, (v * 8 - 1) // peak)] for v in values)
 
 
-def rise(timeline: Timeline, key: str) -> tuple[str, float] | None:
-    """The latest bucket start from which ``key`` has ``RISE_SHARE`` of its events (and that
-    share), if that leaves at most ``RISE_SPAN`` of the range: else the events are spread."""
-    counts = [b.counts.get(key, 0) for b in timeline.buckets]
+def rise(timeline: Timeline, key: str | None) -> tuple[str, float] | None:
+    """The latest bucket start from which ``key`` (None: all events) has ``RISE_SHARE`` of its
+    events (and that share), if that leaves at most ``RISE_SPAN`` of the range: else the events
+    are spread."""
+    counts = [b.total if key is None else b.counts.get(key, 0) for b in timeline.buckets]
     total = sum(counts)
     if total == 0:
         return None
@@ -46,17 +47,38 @@ def over_time(result: Result) -> Section | None:
     if timeline.interval:
         lines.append(f"Each bucket's full-input total has an interval: {timeline.interval}.")
     totals = [b.total for b in timeline.buckets]
-    bullets = [f"all: `{sparkline(totals)}` (peak {max(totals):,} in one bucket)"]
+    bullets = [f"all: `{sparkline(totals)}` (peak {max(totals):,} in one bucket){_where(timeline)}"]
     for key in timeline.buckets[0].counts:
         values = [b.counts.get(key, 0) for b in timeline.buckets]
-        found = rise(timeline, key)
-        where = (
-            f"; from {_stamp(found[0])} on, {found[1]:.0%} of its events"
-            if found
-            else "; spread over the whole range"
-        )
-        bullets.append(f"`{key}`: `{sparkline(values)}`{where}")
+        bullets.append(f"`{key}`: `{sparkline(values)}`{_where(timeline, key)}")
     return Section("Over time", lines, bullets)
+
+
+def _where(timeline: Timeline, key: str | None = None) -> str:
+    found = rise(timeline, key)
+    if not found:
+        return "; spread over the whole range"
+    return f"; from {_stamp(found[0])} on, {found[1]:.0%} of {'its' if key else 'the'} events"
+
+
+def timeline_claim(result: Result, events: str) -> str:
+    """The headline of ``-q timeline``: the events, over how many buckets, where they rise."""
+    timeline = result.answer.timeline
+    total = result.answer.total
+    seen = "" if result.status.value == "exact" else " seen"
+    if timeline is None or not timeline.buckets:
+        return f"{total:,} {events}{seen}, with no time stamps to put them in buckets"
+    peak = max(timeline.buckets, key=lambda b: b.total)
+    found = rise(timeline, None)
+    when = (
+        f"; from {_stamp(found[0])} on, {found[1]:.0%} of them"
+        if found
+        else "; spread over the whole range"
+    )
+    return (
+        f"{total:,} {events}{seen} in {len(timeline.buckets)} buckets of "
+        f"{_width(timeline.bucket_s)}, at most {peak.total:,} (from {_stamp(peak.start)}){when}"
+    )
 
 
 def _stamp(iso: str) -> str:

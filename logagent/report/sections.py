@@ -12,7 +12,7 @@ from collections.abc import Callable
 
 from logagent.questions import LEVEL_METRIC
 from logagent.report.document import Document, Section, Table
-from logagent.report.overtime import over_time
+from logagent.report.overtime import over_time, timeline_claim
 from logagent.report.words import (
     DASH,
     RECUSE_WHY,
@@ -33,6 +33,7 @@ _TITLES = {
     QuestionKind.STATUS: "Status distribution",
     QuestionKind.TOP_ERROR_COMPONENTS: "Components with the most error records",
     QuestionKind.ERROR_TYPES: "Most frequent error types",
+    QuestionKind.TIMELINE: "5xx errors over time",
 }
 
 
@@ -59,9 +60,11 @@ def headline(result: Result) -> str:
         Status.PARTIAL: f"Partial answer ({partial_why(result)}; what is known so far)",
         Status.SETTLED: f"With {confidence(result)} confidence",
     }.get(result.status, "")
+    kind = result.question.kind
+    if kind is QuestionKind.TIMELINE:
+        return f"{how}: {timeline_claim(result, nouns(result)[1] + ' lines')}. {reading(result)}"
     if top is None:
         return f"{how}: nothing to rank. {reading(result)}"
-    kind = result.question.kind
     ev = nouns(result)[1]
     if kind is QuestionKind.STATUS:
         total = result.answer.total

@@ -90,7 +90,7 @@ def test_sampled_bucket_intervals_cover_the_truth_over_seeds(tmp_path: Path) -> 
         if r.status.value != "settled":
             continue
         sampled += 1
-        assert timeline is not None and timeline.interval and "approximate" in timeline.interval
+        assert timeline is not None and timeline.interval and "anytime-valid" in timeline.interval
         misses += not all(
             b.low is not None and b.high is not None and b.low <= hours.get(b.start, 0) <= b.high
             for b in timeline.buckets

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from logagent.report.charts import errors_over_time
-from logagent.report.overtime import over_time, rise, sparkline
-from logagent.result import Timeline, TimelineBucket
+from logagent.report.markdown import render
+from logagent.report.overtime import over_time, rise, sparkline, timeline_claim
+from logagent.result import QuestionKind, Status, Timeline, TimelineBucket
 from logagent.testing import settled_result
 
 
@@ -42,3 +43,34 @@ def test_the_section_and_the_chart_draw_the_timeline() -> None:
     )
     svg = errors_over_time(result)
     assert svg is not None and svg.count("<polyline") == 2 and "/pay" in svg
+
+
+def test_the_total_s_rise_is_named_too() -> None:
+    """``rise(timeline, None)`` looks at every bucket's total: a late total is named."""
+    late = _timeline([0] * 18 + [5, 9, 7, 3, 4, 6])
+    assert rise(late, None) is None  # one event per bucket all day: the total is spread
+    buckets = [b.model_copy(update={"total": b.counts["/pay"]}) for b in late.buckets]
+    only_late = late.model_copy(update={"buckets": buckets})
+    assert rise(only_late, None) == ("2026-11-28T18:00:00Z", 1.0)
+
+
+def test_the_timeline_question_headline_counts_buckets_and_names_the_rise() -> None:
+    """-q timeline's headline: events, bucket count and width, the peak, where they rise."""
+    late = _timeline([0] * 18 + [5, 9, 7, 3, 4, 6])
+    buckets = [b.model_copy(update={"total": b.counts["/pay"], "counts": {}}) for b in late.buckets]
+    result = settled_result()
+    answer = result.answer.model_copy(
+        update={"timeline": late.model_copy(update={"buckets": buckets}), "total": 34, "top": []}
+    )
+    question = result.question.model_copy(update={"kind": QuestionKind.TIMELINE})
+    result = result.model_copy(
+        update={"answer": answer, "question": question, "status": Status.EXACT}
+    )
+    claim = timeline_claim(result, "5xx lines")
+    assert claim == (
+        "34 5xx lines in 24 buckets of 1 h, at most 9 (from 2026-11-28 19:00); "
+        "from 2026-11-28 18:00 on, 100% of them"
+    )
+    markdown = render(result)
+    assert "5xx errors over time" in markdown and claim in markdown
+    assert "all: `" in markdown and "from 2026-11-28 18:00 on, 100% of the events" in markdown
