@@ -244,7 +244,7 @@ def _analyze(run: Run) -> Result:
         return recused(run, None, RecuseCode.EMPTY_INPUT, "the input holds no non-blank lines")
     detection, found = _choose_format(run, sample, samples)
     auto = run.settings.analysis.format == "auto"
-    if auto and detection.confidence < run.settings.analysis.min_format_confidence:
+    if auto and _doomed(run, detection.confidence):
         return unrecognized(run, detection, sample)
     fmt = _within_window(run, _as_access(run.question, found))
     if run.question.kind is QuestionKind.ERROR_TYPES:
@@ -268,6 +268,29 @@ def _analyze(run: Run) -> Result:
     unit_size, units_total = _read_all(run, fmt, parse_rate)
     run.event_bound = float(-(-unit_size // max(fmt.min_line_bytes, 1)))
     return finish(run, detection, unit_size, units_total)
+
+
+def _doomed(run: Run, confidence: float) -> bool:
+    """Recuse on the detection sample alone? Its spots are not a random sample, so when the
+    read will be by random units the sample only rules out an input where nothing parses; a
+    low share goes on to the sampled read's format check, which recuses only once a bound at
+    delta_abort proves the records under the threshold (router rule 1)."""
+    low = confidence < run.settings.analysis.min_format_confidence
+    return confidence <= 0 or (low and not _random_units_ahead(run))
+
+
+def _random_units_ahead(run: Run) -> bool:
+    """Whether this run will be read by random units (what ``_early_stop`` will choose)."""
+    a = run.settings.analysis
+    if a.full or run.question.kind is QuestionKind.STATUS or run.resume is not None:
+        return False
+    if any(not s.seekable for s in run.sources) or a.since or a.until:
+        return False
+    known = sum(s.size or 0 for s in run.sources)
+    size = run.settings.reader.unit_size
+    unit_size = choose_unit_size(known) if size == "auto" else int(size)
+    total = plan_units([s.size or 0 for s in run.sources], unit_size).total_units
+    return total > pilot_units(total)
 
 
 def _choose_format(
