@@ -124,18 +124,17 @@ class Checks:
             _view(self.plan.format_check, self.format_check),
         )
 
-    def forecast(self) -> float | None:
-        """Stats note §6: the soonest an open check is forecast to prove "below" (None: none).
+    @property
+    def holds_degrade(self) -> bool:
+        """An open format check: a read in file order (DEGRADE) would end it unproved, and
+        answer from an input that may be junk; so the sampled read goes on until it proves."""
+        return self.format_open
 
-        An open format check counts too: a full read in file order (DEGRADE) would
-        end it, so a doomed input that is forecast to be proved doomed keeps being sampled.
-        """
-        out: list[float] = []
+    def forecast(self) -> float | None:
+        """Stats note §6: when the open negligible check is forecast to prove (None: not kept)."""
         if self.negligible_open and self.plan.negligible and self.negligible is not None:
-            out.append(share.forecast_fraction(self.plan.negligible, self.negligible))
-        if self.format_open and self.plan.format_check and self.format_check is not None:
-            out.append(share.forecast_fraction(self.plan.format_check, self.format_check))
-        return min(out) if out else None
+            return share.forecast_fraction(self.plan.negligible, self.negligible)
+        return None
 
 
 def _view(plan: share.SharePlan | None, state: share.ShareState | None) -> ShareView | None:

@@ -247,6 +247,8 @@ def _with_checks(view: EvidenceView, checks: Checks) -> EvidenceView:
     neg = checks.forecast()
     if neg is not None and forecast is not None:
         forecast = min(forecast, neg)
+    if checks.holds_degrade:
+        forecast = None
     return replace(
         view, negligible=negligible, format_check=format_check, forecast_fraction=forecast
     )
