@@ -30,6 +30,7 @@ bench: $(STAMP)
 
 calibrate: $(STAMP)
 	$(BIN)/python benchmarks/calibrate.py $(CALIBRATE_ARGS)
+	$(BIN)/python benchmarks/calibrate_healthy.py $(CALIBRATE_HEALTHY_ARGS)
 
 lint: $(STAMP)
 	$(BIN)/ruff check logagent tests benchmarks

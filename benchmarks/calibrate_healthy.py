@@ -270,10 +270,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument(
         "--rows", nargs="+", choices=("negligible", "sparse"), default=["negligible", "sparse"]
     )
-    p.add_argument("--rate", type=float, default=0.01, help="--negligible RATE [0.01]")
-    p.add_argument("--size-mb", type=float, default=4.0, help="negligible files, MB [4]")
-    p.add_argument("--sparse-mb", type=float, default=2.0, help="sparse files, MB [2]")
-    p.add_argument("--sparse-unit", default="256", help="sparse rows' unit size, bytes [256]")
+    p.add_argument("--rate", type=float, default=0.02, help="--negligible RATE [0.02]")
+    p.add_argument("--size-mb", type=float, default=2.0, help="negligible files, MB [2]")
+    p.add_argument("--sparse-mb", type=float, default=1.0, help="sparse files, MB [1]")
+    p.add_argument("--sparse-unit", default="128", help="sparse rows' unit size, bytes [128]")
     p.add_argument("--unit-size", default="128", help="negligible rows' unit size, bytes [128]")
     p.add_argument("--batch-bytes", default="128KiB", help="reader.batch_bytes [128KiB]")
     p.add_argument("--delta", type=float, default=0.01)
@@ -295,7 +295,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     ]
     ctx = multiprocessing.get_context("spawn")
     with ctx.Pool(WORKERS, initializer=quiet_worker) as pool:
-        outcomes = list(pool.imap_unordered(run, tasks, chunksize=4))
+        outcomes: list[Outcome] = []
+        for o in pool.imap_unordered(run, tasks, chunksize=4):
+            outcomes.append(o)
+            if len(outcomes) % max(1, len(tasks) // 20) == 0:
+                done = f"{len(outcomes)}/{len(tasks)} runs ({time.perf_counter() - t0:.0f} s)"
+                print(done, file=sys.stderr, flush=True)
     print(
         f"\nhealthy / doomed logs: delta={args.delta}, {args.runs} seeded orders per file; "
         f"negligible RATE={args.rate:g} (alpha delta/4), {args.unit_size}-byte units, "
