@@ -18,6 +18,7 @@ $(STAMP): pyproject.toml
 
 demo: $(STAMP)
 	$(BIN)/logagent analyze sample_logs/nginx_access.log
+	$(BIN)/python benchmarks/demo.py
 
 test: $(STAMP)
 	$(BIN)/python -m pytest -q
@@ -38,4 +39,4 @@ lint: $(STAMP)
 	$(BIN)/mypy
 
 clean:
-	rm -rf $(VENV) build *.egg-info .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) build *.egg-info .pytest_cache .mypy_cache .ruff_cache .cache
