@@ -91,12 +91,15 @@ def negligible_alpha(delta: float) -> float:
 class Checks:
     """The open share tests of a run, fed batch by batch (reading order)."""
 
-    def __init__(self, plan: ChecksPlan) -> None:
+    def __init__(self, plan: ChecksPlan, *, active: bool = True) -> None:
+        """``active=False`` (a resumed run: a checkpoint holds no per-unit lines) keeps the
+        plan's split of delta, so the question's evidence runs at the share it started with,
+        but runs no test."""
         self.plan = plan
-        self.negligible = share.begin(plan.negligible) if plan.negligible else None
-        self.format_check = share.begin(plan.format_check) if plan.format_check else None
-        self.negligible_open = plan.negligible is not None
-        self.format_open = plan.format_check is not None
+        self.negligible = share.begin(plan.negligible) if plan.negligible and active else None
+        self.format_check = share.begin(plan.format_check) if plan.format_check and active else None
+        self.negligible_open = self.negligible is not None
+        self.format_open = self.format_check is not None
 
     def account(self, batch: Batch, unit_errors: pl.DataFrame, fmt: Format) -> None:
         """Update the open tests with this batch's per-unit counts."""

@@ -112,7 +112,7 @@ def read_sampled(
     reading on. Returns True when Router-Mem chose to DEGRADE to a full read.
     """
     bound = unit_bound(unit_size, fmt)
-    checks = Checks(_checks_plan(run, population, unit_size, bound, parse_rate, bool(replay)))
+    checks = Checks(_checks_plan(run, population, unit_size, bound, parse_rate), active=not replay)
     loop = _loop_for(run, population, bound, checks.plan.question_share)
     budget = _budget(run)
     limit = memory_budget_bytes(run.settings.budget.memory, run.env.available_memory())
@@ -220,12 +220,11 @@ def _loop_batches(
 
 
 def _checks_plan(
-    run: Run, population: int, unit_size: int, bound: float, parse_rate: float, resumed: bool
+    run: Run, population: int, unit_size: int, bound: float, parse_rate: float
 ) -> ChecksPlan:
-    """The share checks of this read: none for a stream or a resumed run (their per-unit
-    lines are not in a checkpoint), none inside a time window."""
+    """The share checks of this read: none for a stream, none inside a time window."""
     a, q = run.settings.analysis, run.question
-    if population == STREAM_POPULATION or resumed:
+    if population == STREAM_POPULATION:
         return ChecksPlan(None, None)
     return plan_checks(
         kind=q.kind,
