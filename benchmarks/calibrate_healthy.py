@@ -176,7 +176,7 @@ def specs(args: argparse.Namespace) -> list[FileSpec]:
             out.append(FileSpec(name, str(p), true, "negligible", rate, pilot_share(str(p), unit)))
     if "sparse" in args.rows:
         n = int(args.sparse_mb * 1e6 / 160)
-        for share in (0.001, 0.005, 0.02, 0.05):
+        for share in args.shares:
             for layout, clustered in (("spread", False), ("clustered", True)):
                 p = DATA / f"sparse_{share:g}_{layout}_{n}.log"
                 true = sparse_file(p, n, share, clustered, 1)
@@ -253,7 +253,8 @@ def table(spec_list: list[FileSpec], outcomes: list[Outcome], delta: float) -> b
         others: dict[str, int] = {}
         for o in rows:
             if o.stopped_by not in (claim, "spot sample"):
-                others[o.status] = others.get(o.status, 0) + 1
+                what = o.stopped_by if o.status == "recused" else o.status  # NO_MATCHING_EVENTS
+                others[what] = others.get(what, 0) + 1
         print(
             f"{spec.name:<26} {spec.true_share:7.3%} {len(rows):>5} {len(stops):>6} {wrong:>5} "
             f"{ucb(wrong, len(rows)):6.2%} {bar:>4} {np.median(f):8.1%} "
@@ -276,6 +277,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--sparse-unit", default="128", help="sparse rows' unit size, bytes [128]")
     p.add_argument("--unit-size", default="128", help="negligible rows' unit size, bytes [128]")
     p.add_argument("--batch-bytes", default="128KiB", help="reader.batch_bytes [128KiB]")
+    p.add_argument(
+        "--shares",
+        type=float,
+        nargs="+",
+        default=[0.001, 0.005, 0.02, 0.05],
+        help="valid-line shares of the sparse files [0.001 0.005 0.02 0.05]",
+    )
     p.add_argument("--delta", type=float, default=0.01)
     p.add_argument("--data", type=Path, default=DATA, help="where the files are cached")
     args = p.parse_args(argv)
