@@ -18,6 +18,7 @@ $(STAMP): pyproject.toml
 
 demo: $(STAMP)
 	$(BIN)/logagent analyze sample_logs/nginx_access.log
+	$(BIN)/python benchmarks/demo.py
 
 test: $(STAMP)
 	$(BIN)/python -m pytest -q
@@ -30,6 +31,7 @@ bench: $(STAMP)
 
 calibrate: $(STAMP)
 	$(BIN)/python benchmarks/calibrate.py $(CALIBRATE_ARGS)
+	$(BIN)/python benchmarks/calibrate_healthy.py $(CALIBRATE_HEALTHY_ARGS)
 
 lint: $(STAMP)
 	$(BIN)/ruff check logagent tests benchmarks
@@ -37,4 +39,4 @@ lint: $(STAMP)
 	$(BIN)/mypy
 
 clean:
-	rm -rf $(VENV) build *.egg-info .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) build *.egg-info .pytest_cache .mypy_cache .ruff_cache .cache

@@ -110,6 +110,11 @@ class AnalysisSettings(_Section):
     max_candidates: int = Field(default=16, ge=2, le=64)
     assume_exchangeable: bool = False
     degrade_above: float = Field(default=0.5, gt=0, le=1)
+    #: --negligible: stop, settled, once the matching events are proved under this share of
+    #: the lines ("nothing worth reporting"); 0 turns it off. 1e-4 (1 in 10,000 requests) is
+    #: ten times under the error budget of a 99.9 % availability target, the tightest one
+    #: commonly set, so no alert rule would act on it; and a 10 GB log proves it from a few %.
+    negligible: float = Field(default=1e-4, ge=0, lt=1)
 
 
 class BudgetSettings(_Section):

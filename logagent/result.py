@@ -116,6 +116,21 @@ class Timeline(_Frozen):
     interval: str | None = None  # how a sampled run's bucket intervals were made (the method)
 
 
+class Negligible(_Frozen):
+    """``--negligible``: the matching events are proved under ``rate`` of the lines.
+
+    Nothing worth reporting: with probability at least ``confidence`` the
+    whole input holds fewer than ``rate`` times its lines of matching events
+    (a one-sided WoR bound, valid at any stop). Not "none at all": only a full
+    read can say that.
+    """
+
+    rate: float
+    confidence: float  # of this claim alone (its share of delta)
+    events_seen: int
+    lines_seen: int
+
+
 class Answer(_Frozen):
     """The ranked answer; ``total`` is the count the shares are taken of."""
 
@@ -128,6 +143,7 @@ class Answer(_Frozen):
     distinct_keys: int = 0
     metric: str = ""
     count_error: int = 0  # memory-bounded summary: each count may be low by at most this
+    negligible: Negligible | None = None  # settled "nothing worth reporting" (--negligible)
 
 
 class Progress(_Frozen):

@@ -109,6 +109,13 @@ QUESTION_KINDS = [
     help="Routes closer than this (relative) are reported as a tie [default: 0].",
 )
 @click.option(
+    "--negligible",
+    type=click.FloatRange(0, 1, max_open=True),
+    default=None,
+    help="Stop once the matching events are proved under this share of the lines: "
+    "nothing worth reporting; 0 turns it off [default: 1e-4].",
+)
+@click.option(
     "--ranked",
     is_flag=True,
     help="Also settle the order within the top-k, not only which routes are in it.",
@@ -270,6 +277,7 @@ def overrides(opts: dict[str, Any]) -> dict[str, Any]:
             "normalize": False if opts["no_normalize"] else None,
             "delta": opts["delta"],
             "epsilon": opts["epsilon"],
+            "negligible": opts["negligible"],
             "full": True if opts["full"] else None,
             "assume_exchangeable": True if opts["assume_exchangeable"] else None,
             "ranked": True if opts["ranked"] else None,

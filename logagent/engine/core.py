@@ -21,7 +21,7 @@ from logagent.config import Settings, memory_budget_bytes
 from logagent.counters import Accumulator
 from logagent.engine.checkpoint import Checkpoint, CheckpointError, fingerprint
 from logagent.engine.outcome import finish, recused, unrecognized
-from logagent.engine.reading import read_all
+from logagent.engine.reading import doomed, read_all
 from logagent.engine.run import Run, RunEnv
 from logagent.errors import ConfigError
 from logagent.formats import Format
@@ -220,7 +220,7 @@ def _analyze(run: Run) -> Result:
         return recused(run, None, RecuseCode.EMPTY_INPUT, "the input holds no non-blank lines")
     detection, found = _choose_format(run, sample, samples)
     auto = run.settings.analysis.format == "auto"
-    if auto and detection.confidence < run.settings.analysis.min_format_confidence:
+    if auto and doomed(run, detection.confidence):
         return unrecognized(run, detection, sample)
     run.app_log = is_app(found)
     fmt = _within_window(run, _as_access(run.question, found))

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from logagent.counters import Tally
 from logagent.engine.answers import answer, rate_answer, sampled_answer, sketch_note
+from logagent.engine.healthy import negligible_alpha
 from logagent.engine.run import Run
 from logagent.formats.adapter import metric_for
 from logagent.formats.catalog import FORMAT_NOTES
@@ -19,6 +20,7 @@ from logagent.result import (
     Answer,
     DecisionRecord,
     InputInfo,
+    Negligible,
     Progress,
     Question,
     QuestionKind,
@@ -69,10 +71,13 @@ def finish(run: Run, detection: Detection, unit_size: int, units_total: int | No
         return recused(
             run, detection, RecuseCode.UNRECOGNIZED_FORMAT, detail, progress=progress, info=info
         )
+    negligible = _negligible(run, tally, ans.total + ans.keyless)
+    if negligible is not None:
+        ans = ans.model_copy(update={"negligible": negligible})
     unknown = q.key is not None and q.key not in run.known_keys
     if q.kind is QuestionKind.ERROR_TYPES and unknown and not ans.total and not run.partial:
         return no_such_key(run, detection, run.known_keys)
-    if not run.partial and q.kind is not QuestionKind.STATUS and ans.total == 0:
+    if not run.partial and q.kind is not QuestionKind.STATUS and ans.total == 0 and not negligible:
         events = metric_for(q.level)[: -len("s")] if q.kind in APP_KINDS else "5xx line"
         windowed = bool(q.since or q.until)
         scope = "the time window" if windowed else "the whole input"
@@ -125,6 +130,19 @@ def _reading_order(run: Run, units_total: int | None) -> I64 | None:
     if run.reading != "random_units" or not units_total or run.seed is None:
         return None
     return unit_order(units_total, Order.RANDOM, run.seed)
+
+
+def _negligible(run: Run, tally: Tally, events: int) -> Negligible | None:
+    """The "nothing worth reporting" claim, when Router-Mem stopped on it (its last decision)."""
+    last = run.decisions[-1] if run.decisions else None
+    if last is None or last.reason != "negligible" or not run.settled:
+        return None
+    return Negligible(
+        rate=run.settings.analysis.negligible,
+        confidence=1 - negligible_alpha(run.question.delta),
+        events_seen=events,
+        lines_seen=tally.lines,
+    )
 
 
 def _stopped_by_memory(run: Run) -> bool:

@@ -158,6 +158,33 @@ def _read_early(run: Run, fmt: Format, plan: UnitPlan, mode: str, parse_rate: fl
     return degrade
 
 
+def doomed(run: Run, confidence: float) -> bool:
+    """Recuse on the detection sample alone? Its spots are not a random sample, so when the
+    read will be by random units the sample only rules out an input where nothing parses; a
+    low share goes on to the sampled read's format check, which recuses only once a bound at
+    delta_abort proves the records under the threshold (router rule 1)."""
+    low = confidence < run.settings.analysis.min_format_confidence
+    return confidence <= 0 or (low and not _random_units_ahead(run))
+
+
+def _random_units_ahead(run: Run) -> bool:
+    """Whether this run will be read by random units (what ``_early_stop`` will choose)."""
+    a = run.settings.analysis
+    if (
+        a.full
+        or run.question.kind in (QuestionKind.STATUS, QuestionKind.TIMELINE)
+        or run.resume is not None
+    ):
+        return False
+    if any(not s.seekable for s in run.sources) or a.since or a.until:
+        return False
+    known = sum(s.size or 0 for s in run.sources)
+    size = run.settings.reader.unit_size
+    unit_size = choose_unit_size(known) if size == "auto" else int(size)
+    total = plan_units([s.size or 0 for s in run.sources], unit_size).total_units
+    return total > pilot_units(total)
+
+
 def _timeline_sample(run: Run) -> bool:
     """``-q timeline --max-fraction F``: a random F of the units, each tracked for the intervals."""
     a = run.settings

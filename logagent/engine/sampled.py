@@ -19,6 +19,7 @@ import polars as pl
 from logagent.config import memory_budget_bytes
 from logagent.counters import sketch
 from logagent.counters.tally import ROUTE, UNIT, N, Tally
+from logagent.engine.healthy import Checks, ChecksPlan, plan_checks
 from logagent.engine.run import ParsePool, ProgressEvent, Run
 from logagent.errors import InputCorrupt
 from logagent.evidence import race, rates
@@ -110,7 +111,9 @@ def read_sampled(
     the evidence is rebuilt from them, batch by batch as first read, before
     reading on. Returns True when Router-Mem chose to DEGRADE to a full read.
     """
-    loop = _loop_for(run, population, unit_bound(unit_size, fmt))
+    bound = unit_bound(unit_size, fmt)
+    checks = Checks(_checks_plan(run, population, unit_size, bound, parse_rate), active=not replay)
+    loop = _loop_for(run, population, bound, checks.plan.question_share)
     budget = _budget(run)
     limit = memory_budget_bytes(run.settings.budget.memory, run.env.available_memory())
     total_bytes = sum(s.size or 0 for s in run.sources if s.seekable) or None
@@ -126,7 +129,7 @@ def read_sampled(
     def after_batch(batch_bytes: int, units: int, lines: int, tick: float) -> Decision:
         """Ask Router-Mem about the evidence so far, trace the decision, take a memory step."""
         done[0] += batch_bytes
-        view = loop.view(parse_rate)
+        view = _with_checks(loop.view(parse_rate), checks)
         if not seekable:  # forward-only: never DEGRADE, read on instead
             view = replace(view, forecast_fraction=None)
         memory = loop.memory(limit, batch_bytes, units, tuple(run.ladder))
@@ -147,7 +150,9 @@ def read_sampled(
     pending = bool(replay) and traced != loop.read
     batch_iter = iter_prefetched(batches, depth=1)
     try:
-        return _loop_batches(run, loop, batch_iter, pool, pending, after_batch, every, seekable)
+        return _loop_batches(
+            run, loop, batch_iter, pool, pending, after_batch, every, seekable, checks, fmt
+        )
     except ReadStopped as exc:  # a signal or budget inside a batch (one very long line)
         _stop_unread(run, loop, population, exc.message, Reason(exc.reason))
         return False
@@ -181,6 +186,8 @@ def _loop_batches(
     after_batch: Callable[[int, int, int, float], Decision],
     every: int,
     seekable: bool,
+    checks: Checks,
+    fmt: Format,
 ) -> bool:
     """The loop of ``read_sampled``: batch, evidence, decision, until a stop or the end."""
     while True:
@@ -194,6 +201,7 @@ def _loop_batches(
             tally = pool.flush()
             run.acc.add(tally)
             tick = time.thread_time()  # CPU of this thread: waits for the reader's GIL don't count
+            checks.account(batch, tally.unit_errors, fmt)
             loop.account(tally, batch.units)
             decision = after_batch(batch.bytes_read, len(batch.units), batch.lines, tick)
         if decision.step:
@@ -211,16 +219,51 @@ def _loop_batches(
     return False
 
 
-def _loop_for(run: Run, population: int, bound: float) -> _Loop:
-    """The evidence of the run's question."""
+def _checks_plan(
+    run: Run, population: int, unit_size: int, bound: float, parse_rate: float
+) -> ChecksPlan:
+    """The share checks of this read: none for a stream, none inside a time window."""
     a, q = run.settings.analysis, run.question
+    if population == STREAM_POPULATION:
+        return ChecksPlan(None, None)
+    return plan_checks(
+        kind=q.kind,
+        delta=q.delta,
+        negligible=a.negligible,
+        min_parse_rate=a.min_format_confidence,
+        parse_rate=parse_rate,
+        population=population,
+        unit_size=unit_size,
+        bound=bound,
+        windowed=bool(q.since or q.until),
+    )
+
+
+def _with_checks(view: EvidenceView, checks: Checks) -> EvidenceView:
+    """The question's evidence plus the share checks; the forecast is the sooner of the two."""
+    negligible, format_check = checks.views()
+    forecast = view.forecast_fraction
+    neg = checks.forecast()
+    if neg is not None and forecast is not None:
+        forecast = min(forecast, neg)
+    if checks.holds_degrade:
+        forecast = None
+    return replace(
+        view, negligible=negligible, format_check=format_check, forecast_fraction=forecast
+    )
+
+
+def _loop_for(run: Run, population: int, bound: float, delta_share: float = 1.0) -> _Loop:
+    """The evidence of the run's question, at its share of delta (the checks take the rest)."""
+    a, q = run.settings.analysis, run.question
+    delta = q.delta * delta_share
     if q.kind is QuestionKind.ERROR_RATE:
         return _ErrorRateLoop(
-            run, rates.RatePlan(q.top, q.delta, population, bound, q.min_requests, a.max_candidates)
+            run, rates.RatePlan(q.top, delta, population, bound, q.min_requests, a.max_candidates)
         )
     plan = race.RacePlan(
         k=q.top,
-        delta=q.delta,
+        delta=delta,
         population=population,
         bound=bound,
         epsilon=q.epsilon,

@@ -130,6 +130,8 @@ def estimates(
     counts all |C|), so evaluating only the reported ones is enough.
     """
     assert state.ranking is not None
+    if not keys:  # nothing to report (a negligible stop with no 5xx seen): no interval to build
+        return []
     counts = history(state.ranking.candidates)
     scale = plan.population / max(state.units, 1)
     left = (plan.population - state.units) * plan.bound

@@ -60,6 +60,8 @@ def headline(result: Result) -> str:
         Status.PARTIAL: f"Partial answer ({partial_why(result)}; what is known so far)",
         Status.SETTLED: f"With {confidence(result)} confidence",
     }.get(result.status, "")
+    if result.answer.negligible is not None:
+        return f"{negligible_claim(result)} {reading(result)}"
     kind = result.question.kind
     if kind is QuestionKind.TIMELINE:
         return f"{how}: {timeline_claim(result, nouns(result)[1] + ' lines')}. {reading(result)}"
@@ -88,6 +90,19 @@ def headline(result: Result) -> str:
             f"about {top.estimate:,.0f} ({top.low:,.0f}{DASH}{top.high:,.0f}) in the whole input"
         )
     return f"{how}: {claim}. {reading(result)}"
+
+
+def negligible_claim(result: Result) -> str:
+    """``No route has a meaningful number of 5xx: with 99 % confidence 5xx are under ...``."""
+    neg = result.answer.negligible
+    assert neg is not None
+    key, ev = nouns(result)
+    seen = f"{neg.events_seen:,} {ev} seen in {neg.lines_seen:,} lines read"
+    return (
+        f"No {key} has a meaningful number of {ev}: with {confidence(result)} confidence {ev} "
+        f"are under {pct(neg.rate, 2)} of the log's lines (1 in {1 / neg.rate:,.0f}); {seen}. "
+        'That is not "none at all": only a full read can say that.'
+    )
 
 
 def partial_why(result: Result) -> str:

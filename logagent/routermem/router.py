@@ -4,11 +4,17 @@
 globals: everything comes in as arguments. Rules, in this precedence (the
 first that applies wins):
 
-1. RECUSE UNRECOGNIZED_FORMAT — the pilot is done and fewer than
-   ``budget.min_parse_rate`` of the sampled lines parse: do not read the rest.
+1. RECUSE UNRECOGNIZED_FORMAT — the format check (``evidence.format_check``, a
+   one-sided WoR test at its own ``alpha`` = delta_abort) proves that fewer than
+   ``budget.min_parse_rate`` of the lines are records of the format: do not
+   read the rest. Without a proof the run keeps reading (a point estimate never
+   aborts); the bound used goes into the trace.
 2. RECUSE NO_MATCHING_EVENTS — every unit was read and no event matched.
 3. STOP_SETTLED EXHAUSTED — every unit was read: the answer is exact.
 4. STOP_SETTLED SETTLED — the evidence settles the answer at delta (after the pilot).
+4b. STOP_SETTLED NEGLIGIBLE — ``--negligible``: the share test
+   (``evidence.negligible``) proves the matching events are under its rate of
+   the lines, at its ``alpha``: nothing worth reporting, said with that bound.
 5. STOP_PARTIAL INTERRUPTED — SIGINT/SIGTERM or the caller asked to stop.
 6. STOP_PARTIAL TIME / CPU / FRACTION budget exhausted.
 7. Memory HIGH (RSS + the next batch's forecast ≥ 85 % of the budget): DEGRADE
@@ -32,6 +38,7 @@ CONTINUE (rule 7 only ever stops).
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from enum import StrEnum
 
@@ -64,6 +71,37 @@ class Reason(StrEnum):
     FULL_READ_CHEAPER = "full_read_cheaper"
     UNRECOGNIZED_FORMAT = "UNRECOGNIZED_FORMAT"
     NO_MATCHING_EVENTS = "NO_MATCHING_EVENTS"
+    NEGLIGIBLE = "negligible"
+
+
+@dataclass(frozen=True)
+class ShareView:
+    """A one-sided share test in plain values: is ``events / lines`` of the input under ``rate``?
+
+    ``log_wealth`` is the largest log-wealth its WoR e-process reached; the
+    claim "under ``rate``" is proved at ``alpha`` once it reaches ``ln(1/alpha)``.
+    """
+
+    rate: float
+    alpha: float
+    log_wealth: float
+    events: float  # seen in the units read
+    lines: float  # seen in the units read
+    proved_above: bool = False  # the mirror test proved the share is over ``rate``
+
+    @property
+    def proved_below(self) -> bool:
+        """Whether the e-process crossed ``1/alpha`` (Ville: wrong at most ``alpha``)."""
+        return self.log_wealth >= math.log(1 / self.alpha)
+
+    def describe(self, events: str) -> str:
+        """The bound and what it rests on, for the trace."""
+        seen = self.events / self.lines if self.lines else 0.0
+        return (
+            f"{events} < {self.rate:.4%} of lines at alpha {self.alpha:g} "
+            f"(log e-value {self.log_wealth:.2f} vs {math.log(1 / self.alpha):.2f}; "
+            f"seen {self.events:,.0f} of {self.lines:,.0f} lines = {seen:.4%})"
+        )
 
 
 @dataclass(frozen=True)
@@ -76,6 +114,8 @@ class EvidenceView:
     events: int  # matching events seen so far
     unsettled_pairs: int = 0
     forecast_fraction: float | None = None  # §6 forecast of the fraction read at the stop
+    negligible: ShareView | None = None  # --negligible: matching events vs lines
+    format_check: ShareView | None = None  # records of the format vs lines (the abort)
 
 
 class MemoryLevel(StrEnum):
@@ -156,7 +196,8 @@ def decide(
     evidence: EvidenceView, memory: MemoryView, budget: Budget, progress: ProgressView
 ) -> Decision:
     """Apply the rules above in order."""
-    for rule in (_format, _finished, _settled, _interrupted, _budgets, _memory, _cheaper):
+    rules = (_format, _finished, _settled, _negligible, _interrupted, _budgets, _memory, _cheaper)
+    for rule in rules:
         decision = rule(evidence, memory, budget, progress)
         if decision is not None:
             return decision
@@ -168,8 +209,9 @@ def decide(
 
 
 def _format(e: EvidenceView, m: MemoryView, b: Budget, p: ProgressView) -> Decision | None:
-    if e.pilot_done and e.parse_rate < b.min_parse_rate:
-        detail = f"{e.parse_rate:.2%} of parsed lines are records (< {b.min_parse_rate:.0%})"
+    check = e.format_check
+    if check is not None and check.proved_below:
+        detail = "proved: " + check.describe("records of the format")
         return Decision(Action.RECUSE, Reason.UNRECOGNIZED_FORMAT, detail)
     return None
 
@@ -185,6 +227,14 @@ def _finished(e: EvidenceView, m: MemoryView, b: Budget, p: ProgressView) -> Dec
 def _settled(e: EvidenceView, m: MemoryView, b: Budget, p: ProgressView) -> Decision | None:
     if e.settled and e.pilot_done:
         return Decision(Action.STOP_SETTLED, Reason.SETTLED, f"settled at {p.fraction:.2%} read")
+    return None
+
+
+def _negligible(e: EvidenceView, m: MemoryView, b: Budget, p: ProgressView) -> Decision | None:
+    share = e.negligible
+    if share is not None and share.proved_below and e.pilot_done:
+        detail = f"nothing worth reporting at {p.fraction:.2%} read: " + share.describe("events")
+        return Decision(Action.STOP_SETTLED, Reason.NEGLIGIBLE, detail)
     return None
 
 

@@ -18,6 +18,7 @@ from logagent.routermem.router import (
     MemoryView,
     ProgressView,
     Reason,
+    ShareView,
     decide,
 )
 
@@ -33,7 +34,11 @@ View = TypeVar("View", EvidenceView, MemoryView, Budget, ProgressView)
 
 # Overrides (field names are unique across the four views) that each trigger one rule alone.
 Overrides = dict[str, Any]
-UNRECOGNIZED: Overrides = {"parse_rate": 0.001}
+# A share test whose e-process crossed ln(1/alpha) = ln(1000) = 6.91, and one just under it.
+PROVED = ShareView(rate=0.01, alpha=0.001, log_wealth=7.0, events=3, lines=10_000)
+UNPROVED = replace(PROVED, log_wealth=6.9)
+UNRECOGNIZED: Overrides = {"format_check": PROVED}
+NEGLIGIBLE: Overrides = {"negligible": replace(PROVED, rate=1e-4, alpha=0.0025, events=0)}
 DURING_PILOT: Overrides = {"pilot_done": False}
 SETTLED: Overrides = {"settled": True}
 NO_EVENTS: Overrides = {"events": 0}
@@ -68,9 +73,22 @@ TABLE = [
     row("unrecognized_format_recuses", UNRECOGNIZED, A.RECUSE, R.UNRECOGNIZED_FORMAT),
     row("unrecognized_format_beats_everything",
         {**UNRECOGNIZED, **EVERYTHING, **NO_EVENTS, **ALL_READ}, A.RECUSE, R.UNRECOGNIZED_FORMAT),
-    row("low_parse_rate_is_not_judged_during_the_pilot",
-        {**UNRECOGNIZED, **DURING_PILOT}, *CONTINUE),
-    row("parse_rate_at_the_minimum_is_recognized", {"parse_rate": 0.01}, *CONTINUE),
+    row("a_proved_low_parse_rate_recuses_even_during_the_pilot",
+        {**UNRECOGNIZED, **DURING_PILOT}, A.RECUSE, R.UNRECOGNIZED_FORMAT),
+    row("an_unproved_low_parse_rate_reads_on", {"format_check": UNPROVED}, *CONTINUE),
+    row("a_low_point_estimate_alone_never_recuses", {"parse_rate": 0.0}, *CONTINUE),
+    # 4b. negligible: proved under the rate, after the pilot
+    row("proved_negligible_stops_settled", NEGLIGIBLE, A.STOP_SETTLED, R.NEGLIGIBLE),
+    row("negligible_beats_interrupt_budgets_memory",
+        {**NEGLIGIBLE, **INTERRUPTED, **EVERY_BUDGET, **OVER_MEMORY},
+        A.STOP_SETTLED, R.NEGLIGIBLE),
+    row("settled_answer_beats_negligible", {**NEGLIGIBLE, **SETTLED}, A.STOP_SETTLED, R.SETTLED),
+    row("exact_read_beats_negligible", {**NEGLIGIBLE, **ALL_READ}, A.STOP_SETTLED, R.EXHAUSTED),
+    row("no_events_in_a_full_read_is_none_at_all_not_negligible",
+        {**NEGLIGIBLE, **ALL_READ, **NO_EVENTS}, A.RECUSE, R.NO_MATCHING_EVENTS),
+    row("negligible_is_not_judged_during_the_pilot", {**NEGLIGIBLE, **DURING_PILOT}, *CONTINUE),
+    row("unproved_negligible_reads_on",
+        {"negligible": replace(UNPROVED, rate=1e-4, alpha=0.001)}, *CONTINUE),
     # 2. every unit read and no event
     row("all_read_without_events_recuses",
         {**ALL_READ, **NO_EVENTS}, A.RECUSE, R.NO_MATCHING_EVENTS),
@@ -269,3 +287,16 @@ def test_memory_levels_count_the_next_batch(rss_mib: int, level: str) -> None:
     view = MemoryView(rss_bytes=rss_mib * MIB, budget_bytes=1024 * MIB, next_batch_bytes=10 * MIB)
     assert view.level.value == level
     assert level in view.describe()
+
+
+@pytest.mark.parametrize(
+    ("overrides", "words"),
+    [
+        (UNRECOGNIZED, "records of the format < 1.0000% of lines at alpha 0.001"),
+        (NEGLIGIBLE, "events < 0.0100% of lines at alpha 0.0025"),
+    ],
+)
+def test_share_stops_record_the_bound_they_used(overrides: Overrides, words: str) -> None:
+    """A recusal or negligible stop names its rate, alpha and e-value in the trace detail."""
+    detail = decide(*views(overrides)).detail
+    assert words in detail and "log e-value 7.00 vs" in detail
