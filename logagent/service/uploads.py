@@ -85,12 +85,14 @@ class Decoder:
     most ``OUT_CHUNK`` bytes, so a highly compressed chunk never expands in memory.
     """
 
-    def __init__(self, out: LimitedFile, *, gzip: bool = False) -> None:
+    def __init__(self, out: LimitedFile | _Into, *, gzip: bool = False) -> None:
         self._out = out
         self._head = b""
         self._kind: str | None = "gzip" if gzip else None
         self._zlib: Any = None
         self._zstd: Any = None
+        if gzip:
+            self._start(b"")
 
     @property
     def kind(self) -> str:
@@ -232,6 +234,18 @@ class MultipartFile:
         return True
 
 
+class _Into:
+    """A ``write`` that hands the bytes to the next stage (a decoded body to the multipart)."""
+
+    def __init__(self, stage: Callable[[bytes], None]) -> None:
+        self._stage = stage
+
+    def write(self, data: bytes) -> int:
+        """Pass ``data`` on."""
+        self._stage(data)
+        return len(data)
+
+
 def boundary_of(content_type: str) -> str | None:
     """The boundary of a ``multipart/form-data`` content type; None for any other type."""
     kind, _, rest = content_type.partition(";")
@@ -263,19 +277,23 @@ async def receive(
     if encoding not in ("", "identity", "gzip"):
         raise BadUpload(f"Content-Encoding {content_encoding!r} is not supported (use gzip)")
     out = LimitedFile(file, max_bytes)
-    decoder = Decoder(out, gzip=encoding == "gzip")
+    decoder = Decoder(out)  # the log itself may be .gz or .zst (by magic)
     boundary = boundary_of(content_type)
     parts = MultipartFile(boundary, decoder.feed) if boundary else None
+    stage: Callable[[bytes], None] = parts.feed if parts is not None else decoder.feed
+    body = Decoder(_Into(stage), gzip=True) if encoding == "gzip" else None  # the body's coding
     received = 0
     async for chunk in chunks:
         received += len(chunk)
         on_bytes(len(chunk))
         if received > max_bytes:
             raise UploadTooLarge(f"the upload is larger than the limit of {max_bytes:,} bytes")
-        if parts is not None:
-            parts.feed(chunk)
+        if body is not None:
+            body.feed(chunk)
         else:
-            decoder.feed(chunk)
+            stage(chunk)
+    if body is not None:
+        body.finish()
     if parts is not None:
         parts.finish()
     decoder.finish()
