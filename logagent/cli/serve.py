@@ -91,8 +91,14 @@ def serve_cmd(**opts: Any) -> None:
     except ImportError as exc:
         say(f"logagent: error: {exc.name} is missing: pip install 'logagent[service]'")
         sys.exit(2)
+    import signal
+
     import uvicorn
 
+    # uvicorn drains on SIGTERM/SIGINT, then raises the signal again for the handler it found:
+    # a no-op one makes a drained server exit 0 (stopped cleanly), not "killed by SIGTERM".
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(sig, lambda signum, frame: None)
     say(f"logagent serve: http://{host}:{opts['port']} (data in {cfg.data_dir})")
     uvicorn.run(
         create_app(cfg),
