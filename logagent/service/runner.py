@@ -58,6 +58,7 @@ class Active:
     stop: str | None = None
     progress: dict[str, Any] = field(default_factory=dict)
     saved_at: float = 0.0
+    streamed: list[dict[str, Any]] = field(default_factory=list)  # decisions sent live
 
 
 class Events:
@@ -72,7 +73,10 @@ class Events:
         self.items.append({"event": event, "data": data})
 
 
-Execute = Callable[[Job, Callable[[], str | None], Callable[[Any], None]], "Result"]
+#: (job, stop request, on_progress(ProgressEvent), on_decision(DecisionRecord)) -> Result
+Execute = Callable[
+    [Job, Callable[[], str | None], Callable[[Any], None], Callable[[Any], None]], "Result"
+]
 
 
 class Runner:
@@ -175,7 +179,12 @@ class Runner:
         job = self._store.get(active.job_id)
         assert job is not None
         try:
-            result = self._execute(job, lambda: active.stop, lambda e: self._progress(active, e))
+            result = self._execute(
+                job,
+                lambda: active.stop,
+                lambda event: self._progress(active, event),
+                lambda record: self._decision(active, record),
+            )
         except Exception as exc:
             self._failed(job, exc)
         else:
@@ -199,6 +208,11 @@ class Runner:
             active.saved_at = now
             self._store.update(active.job_id, progress=active.progress)
 
+    def _decision(self, active: Active, record: Any) -> None:
+        data = record.model_dump(mode="json")
+        active.streamed.append(data)
+        self.events[active.job_id].add("decision", data)
+
     def _finished(self, job: Job, active: Active, result: Result) -> None:
         data = result.model_dump(mode="json")
         progress = {**data["progress"], "bytes_total": result.input.bytes_total}
@@ -214,8 +228,11 @@ class Runner:
         if self._metrics is not None:
             self._metrics.job_done(data)
         ev = self.events[job.id]
-        for decision in data["decisions"]:
-            ev.add("decision", decision)
+        for decision in data["decisions"]:  # those not sent live (restored, or a final stop)
+            if decision in active.streamed:
+                active.streamed.remove(decision)
+            else:
+                ev.add("decision", decision)
         ev.add("status", {"status": status, "result_status": data["status"]})
         ev.closed = True
 

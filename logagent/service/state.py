@@ -84,7 +84,11 @@ class Service:
         return forecast_bytes(self.batch_bytes, int(job.progress.get("bytes_total") or 0))
 
     def _execute(
-        self, job: Job, stop: Callable[[], str | None], on_progress: Callable[[Any], None]
+        self,
+        job: Job,
+        stop: Callable[[], str | None],
+        on_progress: Callable[[Any], None],
+        on_decision: Callable[[Any], None],
     ) -> Any:
         from logagent.engine.checkpoint import CheckpointFile
         from logagent.engine.run import RunEnv
@@ -93,6 +97,7 @@ class Service:
             interrupted=stop,
             pending_signal=stop,
             on_progress=on_progress,
+            on_decision=on_decision,
             checkpoint=CheckpointFile(job.checkpoint) if job.checkpoint else None,
         )
         return run_job(job, self.cfg, env, batch_bytes=self.batch_bytes)

@@ -136,6 +136,17 @@ def wait_done(url: str, job_id: str, timeout_s: float = 120) -> dict[str, Any]:
         time.sleep(0.2)
 
 
+def sse(lines: Iterator[str]) -> list[tuple[str, Any]]:
+    """(event, data) pairs of a Server-Sent Events stream."""
+    events, name = [], ""
+    for line in lines:
+        if line.startswith("event: "):
+            name = line[len("event: ") :]
+        elif line.startswith("data: "):
+            events.append((name, json.loads(line[len("data: ") :])))
+    return events
+
+
 def uploads_left(data_dir: Path) -> list[str]:
     return os.listdir(data_dir / "uploads")
 
@@ -180,10 +191,13 @@ def test_without_wait_202_then_status_and_sse_progress(
         assert r.status_code == 202
         job = r.json()
         with client.stream("GET", f"{job['status_url']}/events") as stream:
-            text = "".join(stream.iter_text())
-        assert "event: progress" in text or "event: decision" in text
-        assert text.rstrip().endswith("}") and '"status": "done"' in text
-        assert wait_done(server.url, job["id"])["status"] == "done"
+            events = sse(stream.iter_lines())
+        done = wait_done(server.url, job["id"])
+        assert done["status"] == "done"
+        kinds = [name for name, _ in events]
+        assert "progress" in kinds and kinds[-1] == "status" and events[-1][1]["status"] == "done"
+        decisions = [data for name, data in events if name == "decision"]
+        assert decisions == done["result"]["decisions"]  # each once, in order
         metrics = client.get(f"{server.url}/metrics").text
         assert 'logagent_jobs{state="done"} 1.0' in metrics
         assert "logagent_uploaded_bytes_total" in metrics and "logagent_decisions_total" in metrics
@@ -325,6 +339,12 @@ def test_restart_after_a_signal_keeps_every_job(
     args = ("--config", str(config), "--grace", "20")
     s = Server(tmp_path / "data", *args)
     job_id = _checkpointed_job(s, logs["small"].read_bytes(), tmp_path / "data")
+    if sig == signal.SIGTERM:  # meanwhile: DELETE of a running job gives its partial answer
+        other = httpx.post(f"{s.url}/v1/analyses?full=true", content=logs["small"].read_bytes())
+        gone = httpx.delete(f"{s.url}/v1/analyses/{other.json()['id']}", timeout=60).json()
+        assert gone["status"] == "cancelled", gone
+        assert gone["result"] is None or gone["result"]["status"] == "partial"
+        assert len(uploads_left(tmp_path / "data")) == 1  # only the first job's
     code = s.stop(sig)
     assert code == (0 if sig == signal.SIGTERM else -signal.SIGKILL)
     s2 = Server(tmp_path / "data", *args)

@@ -35,7 +35,7 @@ class Jobs:
         self.release: dict[str, threading.Event] = {}
         self.started: list[str] = []
 
-    def execute(self, job: Job, stop: Any, on_progress: Any) -> FakeResult:
+    def execute(self, job: Job, stop: Any, on_progress: Any, on_decision: Any) -> FakeResult:
         self.started.append(job.id)
         gate = self.release.setdefault(job.id, threading.Event())
         while not gate.wait(0.01):
