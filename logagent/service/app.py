@@ -258,21 +258,27 @@ def _unlink(path: str) -> None:
 
 async def _sse(service: Service, job_id: str) -> AsyncIterator[str]:
     """Server-Sent Events: status, progress and decisions, until the job is final."""
-    seen = 0
+    seen, had_log = 0, False
     while True:
         events = service.runner.events.get(job_id)
         if events is not None:
+            had_log = True
             items = events.items[seen:]
             seen += len(items)
             for item in items:
-                yield f"event: {item['event']}\ndata: {json.dumps(item['data'])}\n\n"
+                yield _event(item["event"], item["data"])
         job = service.store.get(job_id)
         if job is None:
             return
         if job.status in FINAL and (events is None or events.closed):
-            if events is None:  # finished before this process started: replay its end
+            if events is None and not had_log:  # finished long ago: replay its end from SQLite
                 for decision in (job.result or {}).get("decisions", []):
-                    yield f"event: decision\ndata: {json.dumps(decision)}\n\n"
-                yield f"event: status\ndata: {json.dumps({'status': job.status})}\n\n"
+                    yield _event("decision", decision)
+            if events is None:
+                yield _event("status", {"status": job.status})
             return
         await asyncio.sleep(SSE_POLL_S)
+
+
+def _event(name: str, data: Any) -> str:
+    return f"event: {name}\ndata: {json.dumps(data)}\n\n"

@@ -36,6 +36,10 @@ if TYPE_CHECKING:
 
 log = get_logger("logagent.service")
 PROGRESS_SAVE_S = 1.0  # a running job's progress reaches SQLite at most this often
+PROGRESS_EVENT_S = 0.25  # and its SSE stream at most this often
+KEEP_FINISHED_EVENTS = (
+    256  # event logs of finished jobs kept in memory (older: replayed from SQLite)
+)
 DRAIN = "SIGTERM"  # the interrupt a drained job sees (its trace says "interrupted by SIGTERM")
 CANCEL = "cancel"
 
@@ -58,6 +62,7 @@ class Active:
     stop: str | None = None
     progress: dict[str, Any] = field(default_factory=dict)
     saved_at: float = 0.0
+    sent_at: float = 0.0
     streamed: list[dict[str, Any]] = field(default_factory=list)  # decisions sent live
 
 
@@ -202,8 +207,10 @@ class Runner:
             "lines_read": event.lines_read,
             "fraction_read": round(event.bytes_read / total, 6) if total else None,
         }
-        self.events[active.job_id].add("progress", active.progress)
         now = time.monotonic()
+        if now - active.sent_at >= PROGRESS_EVENT_S or event.bytes_read == total:
+            active.sent_at = now
+            self.events[active.job_id].add("progress", active.progress)
         if now - active.saved_at >= PROGRESS_SAVE_S:
             active.saved_at = now
             self._store.update(active.job_id, progress=active.progress)
@@ -234,7 +241,7 @@ class Runner:
             else:
                 ev.add("decision", decision)
         ev.add("status", {"status": status, "result_status": data["status"]})
-        ev.closed = True
+        self._close_events(job.id)
 
     def _failed(self, job: Job, exc: Exception) -> None:
         from logagent.errors import LogagentError
@@ -250,7 +257,15 @@ class Runner:
         self._remove_files(job)
         ev = self.events[job.id]
         ev.add("status", {"status": "failed", "error": error})
-        ev.closed = True
+        self._close_events(job.id)
+
+    def _close_events(self, job_id: str) -> None:
+        """The job's events are complete; forget the oldest finished jobs' logs (bounded memory)."""
+        with self._lock:
+            self.events.setdefault(job_id, Events()).closed = True
+            finished = [k for k, ev in self.events.items() if ev.closed]
+            for old in finished[: max(0, len(finished) - KEEP_FINISHED_EVENTS)]:
+                del self.events[old]
 
     @staticmethod
     def _remove_files(job: Job) -> None:
@@ -281,7 +296,8 @@ class Runner:
         job = self._store.get(job_id)
         if job is not None and job.status not in FINAL:
             self._store.update(job_id, status="cancelled", error="cancelled before it ran")
-            self.events.setdefault(job_id, Events()).closed = True
+            self.events.setdefault(job_id, Events()).add("status", {"status": "cancelled"})
+            self._close_events(job_id)
         if job is not None:
             self._remove_files(job)
 

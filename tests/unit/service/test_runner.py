@@ -135,3 +135,18 @@ def test_drain_requeues_and_recovery_fails_jobs_without_checkpoint(tmp_path: Pat
     wait_for(lambda: store.get("a").status == "running")  # type: ignore[union-attr]
     jobs.release["a"].set()
     wait_for(lambda: store.get("a").status == "done")  # type: ignore[union-attr]
+
+
+def test_finished_jobs_expire(tmp_path: Path) -> None:
+    """A final job older than expire_s is forgotten; a running one never is."""
+    jobs = Jobs()
+    r, store = runner(tmp_path, jobs, max_jobs=2, max_queue=2, expire_s=60.0)
+    r.submit(add(store, "old"))
+    r.submit(add(store, "busy"))
+    jobs.release.setdefault("old", threading.Event()).set()
+    wait_for(lambda: store.get("old").status == "done")  # type: ignore[union-attr]
+    assert r.expire(time.time()) == 0
+    assert r.expire(time.time() + 61) == 1
+    assert store.get("old") is None and store.get("busy") is not None
+    jobs.release.setdefault("busy", threading.Event()).set()
+    wait_for(lambda: store.get("busy").status == "done")  # type: ignore[union-attr]
