@@ -34,6 +34,7 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "detect": ("logagent.cli.formats", "detect_cmd", "Score every format on lines of PATHS."),
     "formats": ("logagent.cli.formats", "formats_cmd", "List the built-in and custom formats."),
     "schema": ("logagent.cli.formats", "schema_cmd", "Print the JSON Schema of the result."),
+    "serve": ("logagent.cli.serve", "serve_cmd", "Run the HTTP service that analyzes uploads."),
 }
 
 

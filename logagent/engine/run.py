@@ -73,6 +73,7 @@ class RunEnv:
     checkpoint: CheckpointSink | None = None
     release_memory: Callable[[], None] = memory.release  # give freed heap pages back
     wall_clock: Callable[[], datetime] = lambda: datetime.now(UTC)  # "now" of --since, years
+    on_decision: Callable[[DecisionRecord], None] | None = None  # each one, as traced (service SSE)
 
 
 @dataclass
@@ -159,15 +160,16 @@ class Run:
     def record(self, decision: Decision, units_read: int, units_total: int) -> None:
         """Append a decision to the trace and to the log."""
         fraction = units_read / units_total if units_total else 1.0
-        self.decisions.append(
-            DecisionRecord(
-                units_read=units_read,
-                fraction_read=round(fraction, 6),
-                action=decision.action.value,
-                reason=decision.reason.value,
-                detail=decision.detail,
-            )
+        record = DecisionRecord(
+            units_read=units_read,
+            fraction_read=round(fraction, 6),
+            action=decision.action.value,
+            reason=decision.reason.value,
+            detail=decision.detail,
         )
+        self.decisions.append(record)
+        if self.env.on_decision is not None:
+            self.env.on_decision(record)
         log.info(
             "decision",
             action=decision.action.value,

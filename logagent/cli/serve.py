@@ -1,0 +1,146 @@
+"""``logagent serve``: the HTTP service front door (EDGE): flags -> ServiceConfig -> uvicorn.
+
+Imports only click at module level; FastAPI, uvicorn, prometheus_client and
+the engine load when the server starts (``pip install 'logagent[service]'``).
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+import click
+
+from logagent.cli.frontdoor import configure_logging, say
+from logagent.errors import ConfigError, LogagentError
+
+
+@click.command("serve")
+@click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
+@click.option("--port", type=click.IntRange(0, 65535), default=8080, show_default=True)
+@click.option(
+    "--data-dir",
+    type=click.Path(file_okay=False),
+    default="logagent-data",
+    show_default=True,
+    help="Where uploads, checkpoints and the jobs' SQLite database are kept.",
+)
+@click.option(
+    "--api-key-file",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="Bearer keys, one per line. Without it the server has no auth and binds to loopback.",
+)
+@click.option(
+    "--memory-budget",
+    default="1GiB",
+    show_default=True,
+    help="One budget for the whole service (every job together): a size or a share (25%).",
+)
+@click.option("--max-jobs", type=click.IntRange(1, 64), default=2, show_default=True)
+@click.option(
+    "--max-queue",
+    type=click.IntRange(0, 10_000),
+    default=16,
+    show_default=True,
+    help="Jobs that may wait for memory; beyond it a POST gets 503 + Retry-After.",
+)
+@click.option("--max-upload", default="20GiB", show_default=True, help="Largest log accepted.")
+@click.option(
+    "--allow-path-root",
+    "roots",
+    multiple=True,
+    type=click.Path(file_okay=False, exists=True),
+    help='Allow {"path": ...} jobs for files under DIR (repeatable).',
+)
+@click.option(
+    "--grace",
+    type=click.FloatRange(0),
+    default=10.0,
+    show_default=True,
+    help="SIGTERM: seconds running jobs get to checkpoint before the server exits.",
+)
+@click.option(
+    "--expire-hours",
+    type=click.FloatRange(0, min_open=True),
+    default=168.0,
+    show_default=True,
+    help="Finished jobs and their results are forgotten after this long.",
+)
+@click.option("--llm", type=click.Choice(["off", "auto", "on"]), default="off", show_default=True)
+@click.option(
+    "--config",
+    "config_file",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="TOML config file the jobs' settings start from (also LOGAGENT_CONFIG).",
+)
+def serve_cmd(**opts: Any) -> None:
+    """Run the HTTP service: upload a log, get the same result as `logagent analyze`.
+
+    Exit codes: 0 stopped cleanly, 2 usage error (bad flag, unreadable key file,
+    budget below what the service needs).
+    """
+    configure_logging()
+    try:
+        cfg, host = service_config(opts)
+        from logagent.service.app import create_app
+    except LogagentError as exc:
+        say(f"logagent: error: {exc}")
+        sys.exit(2)
+    except ImportError as exc:
+        say(f"logagent: error: {exc.name} is missing: pip install 'logagent[service]'")
+        sys.exit(2)
+    import signal
+
+    import uvicorn
+
+    # uvicorn drains on SIGTERM/SIGINT, then raises the signal again for the handler it found:
+    # a no-op one makes a drained server exit 0 (stopped cleanly), not "killed by SIGTERM".
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(sig, lambda signum, frame: None)
+    say(f"logagent serve: http://{host}:{opts['port']} (data in {cfg.data_dir})")
+    uvicorn.run(
+        create_app(cfg),
+        host=host,
+        port=opts["port"],
+        log_level="warning",
+        timeout_graceful_shutdown=max(1, int(cfg.grace_s)),
+    )
+
+
+def service_config(opts: dict[str, Any]) -> tuple[Any, str]:
+    """The ServiceConfig and the address to bind (loopback when no key is configured)."""
+    import os
+
+    from logagent.config import memory_budget_bytes, parse_size
+    from logagent.limits import check_start
+    from logagent.routermem import memory
+    from logagent.service.auth import is_loopback, load_keys
+    from logagent.service.config import ServiceConfig
+
+    keys = load_keys(opts["api_key_file"]) if opts["api_key_file"] else ()
+    host = opts["host"]
+    if not keys:
+        if not is_loopback(host):
+            host = "127.0.0.1"
+        say(f"logagent serve: no --api-key-file, so no authentication: bound to {host} only")
+    budget = memory_budget_bytes(opts["memory_budget"], memory.available_bytes())
+    check_start(budget, memory.rss_bytes())
+    max_upload = parse_size(opts["max_upload"])
+    if not isinstance(max_upload, int) or max_upload <= 0:
+        raise ConfigError(f"invalid --max-upload {opts['max_upload']!r}: use a size (20GiB)")
+    cfg = ServiceConfig(
+        data_dir=os.path.abspath(opts["data_dir"]),
+        memory_budget_bytes=budget,
+        max_jobs=opts["max_jobs"],
+        max_queue=opts["max_queue"],
+        max_upload_bytes=max_upload,
+        api_keys=keys,
+        allow_path_roots=tuple(os.path.realpath(r) for r in opts["roots"]),
+        config_file=opts["config_file"],
+        grace_s=opts["grace"],
+        expire_s=opts["expire_hours"] * 3600,
+        llm=opts["llm"],
+    )
+    return cfg, host

@@ -1,0 +1,103 @@
+"""One service's parts wired together: store, runner, metrics (EDGE).
+
+Built by ``app.create_app``; ``start`` runs in the app's lifespan (the data
+directory, the SQLite store, jobs a stopped server left), ``stop`` drains.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable
+from typing import Any
+
+from logagent.log import get_logger
+from logagent.service.config import ServiceConfig
+from logagent.service.execute import batch_bytes_for, forecast_bytes, run_job
+from logagent.service.metrics import Metrics
+from logagent.service.runner import Runner
+from logagent.service.store import Job, JobStore
+
+log = get_logger("logagent.service")
+
+
+class Service:
+    """Everything one running service holds."""
+
+    def __init__(self, cfg: ServiceConfig) -> None:
+        self.cfg = cfg
+        self._store: JobStore | None = None
+        self._runner: Runner | None = None
+        self._metrics: Metrics | None = None
+        self.batch_bytes = 0
+
+    @property
+    def store(self) -> JobStore:
+        """The job store (after ``start``)."""
+        assert self._store is not None, "the service has not started"
+        return self._store
+
+    @property
+    def runner(self) -> Runner:
+        """The job runner (after ``start``)."""
+        assert self._runner is not None, "the service has not started"
+        return self._runner
+
+    @property
+    def metrics(self) -> Metrics:
+        """The metrics (after ``start``)."""
+        assert self._metrics is not None, "the service has not started"
+        return self._metrics
+
+    def start(self) -> None:
+        """Open the data directory and the store; go on with the jobs a stopped server left."""
+        import logagent.engine  # the baseline below counts the engine's imports
+        import logagent.report.markdown  # noqa: F401
+        from logagent.routermem import memory
+
+        cfg = self.cfg
+        for d in (cfg.data_dir, cfg.uploads_dir, cfg.checkpoints_dir):
+            os.makedirs(d, mode=0o700, exist_ok=True)
+        self._store = JobStore(cfg.db_path)
+        baseline = memory.rss_bytes()
+        self.batch_bytes = batch_bytes_for(cfg, baseline)
+        self._metrics = Metrics(self._store.counts, memory.rss_bytes, cfg.memory_budget_bytes)
+        self._runner = Runner(
+            self._store,
+            cfg,
+            execute=self._execute,
+            forecast=self._forecast,
+            rss=memory.rss_bytes,
+            baseline_rss=baseline,
+            metrics=self._metrics,
+        )
+        self._runner.expire(time.time())
+        self._runner.recover()
+        log.info("service_started", baseline_rss=baseline, batch_bytes=self.batch_bytes)
+
+    def stop(self) -> None:
+        """Drain: stop accepting, let running jobs checkpoint within the grace period."""
+        if self._runner is not None:
+            self._runner.drain(self.cfg.grace_s)
+
+    def _forecast(self, job: Job) -> int:
+        return forecast_bytes(self.batch_bytes, int(job.progress.get("bytes_total") or 0))
+
+    def _execute(
+        self,
+        job: Job,
+        stop: Callable[[], str | None],
+        on_progress: Callable[[Any], None],
+        on_decision: Callable[[Any], None],
+    ) -> Any:
+        from logagent.engine.checkpoint import CheckpointFile
+        from logagent.engine.run import RunEnv
+
+        env = RunEnv(
+            interrupted=stop,
+            pending_signal=stop,
+            on_progress=on_progress,
+            on_decision=on_decision,
+            checkpoint=CheckpointFile(job.checkpoint) if job.checkpoint else None,
+        )
+        return run_job(job, self.cfg, env, batch_bytes=self.batch_bytes)

@@ -1,0 +1,300 @@
+"""An HTTP upload streamed to a file on disk, never held in memory (EDGE: files).
+
+The body arrives in chunks (Starlette's ``request.stream()``); each chunk goes
+through at most three small stages and is written out before the next one is
+read:
+
+    chunks ──► MultipartFile (one ``file`` part; optional) ──► Decoder ──► LimitedFile ──► disk
+                                                            (gzip/zstd by
+                                                             Content-Encoding or magic)
+
+The stored file is always the *plain* log, so the engine reads it as a
+seekable file and can stop early (a compressed file can only be read in
+order). ``--max-upload`` bounds both the bytes received and the bytes stored
+(a small gzip bomb is cut off like a large body); going over raises
+``UploadTooLarge`` at once, so the caller stops reading. A full disk raises
+``DiskFull``. The caller removes the partial file on any failure.
+"""
+
+from __future__ import annotations
+
+import errno
+import zlib
+from collections.abc import AsyncIterator, Callable
+from typing import IO, Any
+
+GZIP_MAGIC = b"\x1f\x8b"
+ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
+OUT_CHUNK = 1 << 20  # decompressed bytes produced per step: bounds what one chunk can expand to
+MAX_PART_HEADERS = 16 << 10
+
+
+class UploadError(Exception):
+    """An upload that cannot be stored; ``status`` is the HTTP status it maps to."""
+
+    status = 400
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+class UploadTooLarge(UploadError):
+    """More bytes than ``--max-upload`` (received or after decompression)."""
+
+    status = 413
+
+
+class DiskFull(UploadError):
+    """No space left under the data directory."""
+
+    status = 507
+
+
+class BadUpload(UploadError):
+    """A body that is not what its headers say (damaged gzip, broken multipart)."""
+
+    status = 400
+
+
+class LimitedFile:
+    """A binary file that counts what is written and refuses to pass ``max_bytes``."""
+
+    def __init__(self, file: IO[bytes], max_bytes: int) -> None:
+        self._file, self.max_bytes, self.written = file, max_bytes, 0
+
+    def write(self, data: bytes) -> int:
+        """Write ``data``; UploadTooLarge past the limit, DiskFull when the disk is."""
+        if self.written + len(data) > self.max_bytes:
+            raise UploadTooLarge(f"the log is larger than the limit of {self.max_bytes:,} bytes")
+        try:
+            self._file.write(data)
+        except OSError as exc:
+            if exc.errno in (errno.ENOSPC, errno.EDQUOT):
+                raise DiskFull("no space left on the server's disk for this upload") from exc
+            raise
+        self.written += len(data)
+        return len(data)
+
+
+class Decoder:
+    """Bytes of the body -> bytes of the log: gzip or zstd undone as they arrive.
+
+    Gzip is decoded when the request says ``Content-Encoding: gzip`` or the
+    body starts with its magic; zstd by its magic. Output comes in steps of at
+    most ``OUT_CHUNK`` bytes, so a highly compressed chunk never expands in memory.
+    """
+
+    def __init__(self, out: LimitedFile | _Into, *, gzip: bool = False) -> None:
+        self._out = out
+        self._head = b""
+        self._kind: str | None = "gzip" if gzip else None
+        self._zlib: Any = None
+        self._zstd: Any = None
+        if gzip:
+            self._start(b"")
+
+    @property
+    def kind(self) -> str:
+        """plain, gzip or zstd (plain until the first bytes are seen)."""
+        return self._kind or "plain"
+
+    def feed(self, data: bytes) -> None:
+        """Decode and store one chunk of the body."""
+        if self._kind is None:
+            self._head += data
+            if len(self._head) < len(ZSTD_MAGIC):
+                return
+            data, self._head = self._head, b""
+            self._start(data)
+        self._write(data)
+
+    def finish(self) -> None:
+        """The body ended: store what waits; BadUpload when a compressed stream is cut."""
+        if self._kind is None:
+            data, self._head = self._head, b""
+            self._start(data)
+            self._write(data)
+        if self._zlib is not None and not self._zlib.eof:
+            raise BadUpload("the gzip body is truncated")
+        if self._zstd is not None:
+            self._zstd.flush()
+
+    def _start(self, head: bytes) -> None:
+        if self._kind is None:
+            if head.startswith(GZIP_MAGIC):
+                self._kind = "gzip"
+            elif head.startswith(ZSTD_MAGIC):
+                self._kind = "zstd"
+            else:
+                self._kind = "plain"
+        if self._kind == "gzip":
+            self._zlib = zlib.decompressobj(wbits=31)
+        elif self._kind == "zstd":
+            import zstandard
+
+            self._zstd = zstandard.ZstdDecompressor().stream_writer(
+                self._out,  # type: ignore[arg-type]  # it only calls write()
+                write_size=OUT_CHUNK,
+                closefd=False,
+            )
+
+    def _write(self, data: bytes) -> None:
+        if self._kind == "plain":
+            self._out.write(data)
+        elif self._kind == "zstd":
+            try:
+                self._zstd.write(data)
+            except UploadError:
+                raise
+            except Exception as exc:  # zstandard.ZstdError: a damaged frame
+                raise BadUpload(f"the zstd body is damaged ({exc})") from exc
+        else:
+            self._gunzip(data)
+
+    def _gunzip(self, data: bytes) -> None:
+        """Inflate ``data`` in bounded steps, member after member (concatenated gzip)."""
+        while data:
+            d = self._zlib
+            try:
+                self._out.write(d.decompress(data, OUT_CHUNK))
+                while d.unconsumed_tail:
+                    self._out.write(d.decompress(d.unconsumed_tail, OUT_CHUNK))
+            except zlib.error as exc:
+                raise BadUpload(f"the gzip body is damaged ({exc})") from exc
+            data = d.unused_data
+            if d.eof and data:
+                self._zlib = zlib.decompressobj(wbits=31)
+
+
+class MultipartFile:
+    """The content of the one ``file`` part of a ``multipart/form-data`` body, streamed.
+
+    Keeps at most a delimiter's length of the body between chunks (and one
+    part's headers, up to ``MAX_PART_HEADERS``); other parts are skipped.
+    """
+
+    def __init__(self, boundary: str, out: Callable[[bytes], None]) -> None:
+        self._delim = b"\r\n--" + boundary.encode("latin-1")
+        self._buf = b"\r\n"  # the first boundary has no CRLF before it
+        self._state = "skip"  # skip -> after -> headers -> body|skip -> ... -> end
+        self._out = out
+        self.found = False
+
+    def feed(self, data: bytes) -> None:
+        """Parse one chunk of the body."""
+        self._buf += data
+        while self._step():
+            pass
+
+    def finish(self) -> None:
+        """The body ended: BadUpload unless a whole ``file`` part was read."""
+        if not self.found or self._state not in ("end", "skip", "after"):
+            raise BadUpload("the multipart body has no complete part named 'file'")
+
+    def _step(self) -> bool:
+        """Advance the state machine once; False when it needs more bytes."""
+        buf, delim = self._buf, self._delim
+        if self._state in ("skip", "body"):
+            at = buf.find(delim)
+            if at < 0:
+                keep = len(delim) - 1
+                if self._state == "body" and len(buf) > keep:
+                    self._out(buf[:-keep])
+                self._buf = buf[-keep:]
+                return False
+            if self._state == "body":
+                self._out(buf[:at])
+                self.found = True
+            self._buf, self._state = buf[at + len(delim) :], "after"
+            return True
+        if self._state == "after":
+            if len(buf) < 2:
+                return False
+            if buf.startswith(b"--"):
+                self._state, self._buf = "end", b""
+                return False
+            self._state = "headers"
+            return True
+        if self._state == "headers":
+            return self._headers()
+        self._buf = b""  # the epilogue after the closing boundary
+        return False
+
+    def _headers(self) -> bool:
+        end = self._buf.find(b"\r\n\r\n")
+        if end < 0:
+            if len(self._buf) > MAX_PART_HEADERS:
+                raise BadUpload("a multipart part has headers longer than 16 KiB")
+            return False
+        head = self._buf[:end].decode("latin-1").lower()
+        self._buf = self._buf[end + 4 :]
+        wanted = not self.found and 'name="file"' in head.replace(" ", "")
+        self._state = "body" if wanted else "skip"
+        return True
+
+
+class _Into:
+    """A ``write`` that hands the bytes to the next stage (a decoded body to the multipart)."""
+
+    def __init__(self, stage: Callable[[bytes], None]) -> None:
+        self._stage = stage
+
+    def write(self, data: bytes) -> int:
+        """Pass ``data`` on."""
+        self._stage(data)
+        return len(data)
+
+
+def boundary_of(content_type: str) -> str | None:
+    """The boundary of a ``multipart/form-data`` content type; None for any other type."""
+    kind, _, rest = content_type.partition(";")
+    if kind.strip().lower() != "multipart/form-data":
+        return None
+    for param in rest.split(";"):
+        name, _, value = param.strip().partition("=")
+        if name.lower() == "boundary" and value.strip('"'):
+            return value.strip('"')
+    raise BadUpload("multipart/form-data without a boundary")
+
+
+async def receive(
+    chunks: AsyncIterator[bytes],
+    file: IO[bytes],
+    *,
+    max_bytes: int,
+    content_type: str = "",
+    content_encoding: str = "",
+    on_bytes: Callable[[int], None] = lambda n: None,
+) -> tuple[int, int, str]:
+    """Stream the body into ``file``; returns (bytes received, bytes stored, compression).
+
+    Raises ``UploadError`` (stop reading: the caller answers at once) and lets
+    the framework's client-disconnect error through; either way the caller
+    removes the file.
+    """
+    encoding = content_encoding.strip().lower()
+    if encoding not in ("", "identity", "gzip"):
+        raise BadUpload(f"Content-Encoding {content_encoding!r} is not supported (use gzip)")
+    out = LimitedFile(file, max_bytes)
+    decoder = Decoder(out)  # the log itself may be .gz or .zst (by magic)
+    boundary = boundary_of(content_type)
+    parts = MultipartFile(boundary, decoder.feed) if boundary else None
+    stage: Callable[[bytes], None] = parts.feed if parts is not None else decoder.feed
+    body = Decoder(_Into(stage), gzip=True) if encoding == "gzip" else None  # the body's coding
+    received = 0
+    async for chunk in chunks:
+        received += len(chunk)
+        on_bytes(len(chunk))
+        if received > max_bytes:
+            raise UploadTooLarge(f"the upload is larger than the limit of {max_bytes:,} bytes")
+        if body is not None:
+            body.feed(chunk)
+        else:
+            stage(chunk)
+    if body is not None:
+        body.finish()
+    if parts is not None:
+        parts.finish()
+    decoder.finish()
+    return received, out.written, decoder.kind

@@ -1,0 +1,358 @@
+"""`logagent serve` as a real server process on 127.0.0.1, driven by a real HTTP client."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+import zstandard
+
+KEY = "test-key-0123456789"
+AUTH = {"Authorization": f"Bearer {KEY}"}
+SEED = "7"
+SLOW_CONFIG = '[reader]\nbatch_bytes = "256KiB"\n[checkpoint]\nevery = 1\n'
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+class Server:
+    """One `logagent serve` subprocess."""
+
+    def __init__(self, data_dir: Path, *args: str, keys: Path | None = None) -> None:
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        cmd = [sys.executable, "-m", "logagent", "serve", "--port", str(self.port)]
+        cmd += ["--data-dir", str(data_dir), *args]
+        if keys is not None:
+            cmd += ["--api-key-file", str(keys)]
+        self.stderr = data_dir.parent / f"serve-{self.port}.err"
+        with open(self.stderr, "wb") as err:
+            self.proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=err)
+        self._wait_healthy()
+
+    def _wait_healthy(self) -> None:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            assert self.proc.poll() is None, self.stderr.read_text()
+            try:
+                if httpx.get(f"{self.url}/healthz", timeout=1).status_code == 200:
+                    return
+            except httpx.TransportError:
+                time.sleep(0.1)
+        raise AssertionError("the server did not start")
+
+    def rss_bytes(self) -> int:
+        with open(f"/proc/{self.proc.pid}/status") as f:
+            for line in f:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1]) * 1024
+        return 0
+
+    def stop(self, sig: int = signal.SIGTERM) -> int:
+        if self.proc.poll() is None:
+            self.proc.send_signal(sig)
+        return self.proc.wait(60)
+
+
+@pytest.fixture(scope="module")
+def logs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """A 12 MB generated log, with its truth sidecar."""
+    d = tmp_path_factory.mktemp("logs")
+    out = {}
+    for name, size in (("small", "12"),):
+        path = d / f"{name}.log"
+        subprocess.run(
+            [
+                *(sys.executable, "-m", "logagent.samples", "--scenario", "dominant"),
+                *("--size-mb", size, "--seed", "3", "-o", str(path)),
+            ],
+            check=True,
+            capture_output=True,
+        )
+        out[name] = path
+    return out
+
+
+@pytest.fixture
+def keys(tmp_path: Path) -> Path:
+    path = tmp_path / "keys"
+    path.write_text(f"# test\n{KEY}\n")
+    return path
+
+
+@pytest.fixture
+def server(tmp_path: Path, keys: Path) -> Iterator[Server]:
+    s = Server(tmp_path / "data", "--memory-budget", "1GiB", "--max-upload", "64MiB", keys=keys)
+    yield s
+    s.stop()
+
+
+def cli_result(path: Path, *flags: str) -> dict[str, Any]:
+    """`logagent analyze --json` on the same file and seed."""
+    proc = subprocess.run(
+        [
+            *(sys.executable, "-m", "logagent", "analyze", str(path), "--json", "--quiet"),
+            *("--seed", SEED, "--llm", "off", "--memory-budget", "1GiB", *flags),
+        ],
+        capture_output=True,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr.decode()
+    result: dict[str, Any] = json.loads(proc.stdout)
+    return result
+
+
+def same_answer(service: dict[str, Any], cli: dict[str, Any]) -> None:
+    """The service's result is the CLI's (the input's name aside)."""
+    assert service["status"] == cli["status"]
+    assert service["answer"] == cli["answer"]
+    for key in ("units_read", "units_total", "bytes_read", "lines_read"):
+        assert service["progress"][key] == cli["progress"][key]
+
+
+def wait_done(url: str, job_id: str, timeout_s: float = 120) -> dict[str, Any]:
+    deadline = time.monotonic() + timeout_s
+    while True:
+        job: dict[str, Any] = httpx.get(f"{url}/v1/analyses/{job_id}", headers=AUTH).json()
+        if job["status"] in ("done", "failed", "cancelled"):
+            return job
+        assert time.monotonic() < deadline, job
+        time.sleep(0.2)
+
+
+def sse(lines: Iterator[str]) -> list[tuple[str, Any]]:
+    """(event, data) pairs of a Server-Sent Events stream."""
+    events, name = [], ""
+    for line in lines:
+        if line.startswith("event: "):
+            name = line[len("event: ") :]
+        elif line.startswith("data: "):
+            events.append((name, json.loads(line[len("data: ") :])))
+    return events
+
+
+def uploads_left(data_dir: Path) -> list[str]:
+    return os.listdir(data_dir / "uploads")
+
+
+def test_raw_gzip_zstd_multipart_give_the_cli_result(server: Server, logs: dict[str, Path]) -> None:
+    """Every way to upload the log gives `logagent analyze`'s result on the same seed."""
+    path = logs["small"]
+    data = path.read_bytes()
+    cli = cli_result(path)
+    url = f"{server.url}/v1/analyses?seed={SEED}&wait=120"
+    bodies: list[dict[str, Any]] = [
+        {"content": data},
+        {"content": gzip.compress(data, 1), "headers": {"Content-Encoding": "gzip"}},
+        {"content": zstandard.ZstdCompressor().compress(data)},
+        {"files": {"file": ("a.log", data)}},
+    ]
+    with httpx.Client(headers=AUTH, timeout=180) as client:
+        for body in bodies:
+            headers = {**AUTH, **body.pop("headers", {})}
+            r = client.post(url, headers=headers, **body)
+            assert r.status_code == 200, r.text
+            job = r.json()
+            assert job["status"] == "done" and job["status_url"].endswith(job["id"])
+            same_answer(job["result"], cli)
+        assert client.get(job["status_url"]).json()["result"] == job["result"]
+        md = client.get(f"{job['status_url']}/report")
+        assert md.headers["content-type"].startswith("text/markdown")
+        assert cli["answer"]["top"][0]["key"] in md.text
+        html = client.get(f"{job['status_url']}/report", headers={"Accept": "text/html"})
+        assert html.headers["content-type"].startswith("text/html") and "<html" in html.text
+        events = client.get(f"{job['status_url']}/events").text
+        assert "event: decision" in events and "event: status" in events
+    assert uploads_left(Path(server.stderr.parent / "data")) == []
+
+
+def test_without_wait_202_then_status_and_sse_progress(
+    server: Server, logs: dict[str, Path]
+) -> None:
+    """No ?wait: 202 with a status URL; the events stream ends with the final status."""
+    with httpx.Client(headers=AUTH, timeout=180) as client:
+        r = client.post(f"{server.url}/v1/analyses?seed={SEED}", content=logs["small"].read_bytes())
+        assert r.status_code == 202
+        job = r.json()
+        with client.stream("GET", f"{job['status_url']}/events") as stream:
+            events = sse(stream.iter_lines())
+        done = wait_done(server.url, job["id"])
+        assert done["status"] == "done"
+        kinds = [name for name, _ in events]
+        assert "progress" in kinds and kinds[-1] == "status" and events[-1][1]["status"] == "done"
+        decisions = [data for name, data in events if name == "decision"]
+        assert decisions == done["result"]["decisions"]  # each once, in order
+        metrics = client.get(f"{server.url}/metrics").text
+        assert 'logagent_jobs{state="done"} 1.0' in metrics
+        assert "logagent_uploaded_bytes_total" in metrics and "logagent_decisions_total" in metrics
+
+
+def test_auth_errors_and_limits(server: Server, tmp_path: Path) -> None:
+    """401 without or with a wrong key (no detail); 422 names the field; 413 over the limit."""
+    url = f"{server.url}/v1/analyses"
+    assert httpx.get(f"{server.url}/healthz").status_code == 200
+    for headers in ({}, {"Authorization": "Bearer wrong"}, {"Authorization": KEY}):
+        r = httpx.post(url, headers=headers, content=b"x\n")
+        assert r.status_code == 401 and r.json() == {"detail": "unauthorized"}
+        assert httpx.get(f"{url}/abc", headers=headers).status_code == 401
+    r = httpx.post(f"{url}?top=zero", headers=AUTH, content=b"x\n")
+    assert r.status_code == 422 and r.json()["detail"][0]["loc"] == ["query", "top"]
+    r = httpx.post(f"{url}?by=route", headers=AUTH, content=b"x\n")
+    assert r.status_code == 422 and r.json()["detail"][0]["msg"] == "not supported yet"
+    assert httpx.get(f"{url}/nope", headers=AUTH).status_code == 404
+
+    def chunks() -> Iterator[bytes]:  # no Content-Length: the limit is found while streaming
+        for _ in range(100):
+            yield b"y" * (1 << 20)
+
+    r = httpx.post(url, headers=AUTH, content=chunks(), timeout=60)
+    assert r.status_code == 413
+    big = httpx.post(url, headers=AUTH, content=b"z" * (65 << 20), timeout=60)
+    assert big.status_code == 413
+    assert uploads_left(tmp_path / "data") == []
+
+
+def test_disconnect_mid_upload_leaves_nothing(server: Server, tmp_path: Path) -> None:
+    """A client that goes away mid-body leaves no file and no job."""
+    with socket.create_connection(("127.0.0.1", server.port)) as s:
+        head = (
+            f"POST /v1/analyses HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {KEY}\r\n"
+            "Content-Length: 20000000\r\n\r\n"
+        )
+        s.sendall(head.encode() + b"a" * 3_000_000)
+        deadline = time.monotonic() + 30
+        while not uploads_left(tmp_path / "data") and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert uploads_left(tmp_path / "data")  # the upload was being written
+    deadline = time.monotonic() + 30
+    while uploads_left(tmp_path / "data"):
+        assert time.monotonic() < deadline, "the partial upload was not removed"
+        time.sleep(0.1)
+    metrics = httpx.get(f"{server.url}/metrics", headers=AUTH).text
+    assert all(f'logagent_jobs{{state="{s}"}} 0.0' in metrics for s in ("queued", "running"))
+
+
+def test_path_jobs_only_under_allowed_roots(tmp_path: Path, logs: dict[str, Path]) -> None:
+    """{"path"} under --allow-path-root runs; outside, via '..' or a symlink out: 403."""
+    root, outside = tmp_path / "root", tmp_path / "outside"
+    root.mkdir()
+    outside.mkdir()
+    os.symlink(logs["small"], outside / "a.log")
+    (root / "in.log").symlink_to(logs["small"])  # a symlink to outside the root
+    (root / "real.log").write_bytes(logs["small"].read_bytes())
+    s = Server(tmp_path / "data", "--allow-path-root", str(root))  # no key: loopback only
+    try:
+        url = f"{s.url}/v1/analyses?seed={SEED}&wait=120"
+        for bad in (outside / "a.log", root / "in.log", f"{root}/../outside/a.log"):
+            assert httpx.post(url, json={"path": str(bad)}).status_code == 403
+        r = httpx.post(url, json={"path": str(root / "real.log")}, timeout=180)
+        assert r.status_code == 200 and r.json()["status"] == "done"
+        assert (root / "real.log").exists()  # the service never removes a file it did not store
+        assert "no authentication" in s.stderr.read_text()
+    finally:
+        s.stop()
+
+
+def test_concurrent_uploads_share_one_budget(tmp_path: Path, logs: dict[str, Path]) -> None:
+    """8 clients at once: 202 or 503 + Retry-After; admitted answer right; RSS <= 1.2 budget."""
+    budget = 600 << 20
+    s = Server(
+        tmp_path / "data", "--memory-budget", str(budget), "--max-jobs", "2", "--max-queue", "2"
+    )
+    data = logs["small"].read_bytes()
+    truth = json.loads(Path(f"{logs['small']}.truth.json").read_text())
+    peak = [0]
+    stop = threading.Event()
+
+    def sample() -> None:
+        while not stop.is_set():
+            peak[0] = max(peak[0], s.rss_bytes())
+            time.sleep(0.02)
+
+    answers: list[httpx.Response] = []
+
+    def post() -> None:
+        answers.append(httpx.post(f"{s.url}/v1/analyses?seed={SEED}", content=data, timeout=120))
+
+    sampler = threading.Thread(target=sample)
+    sampler.start()
+    try:
+        clients = [threading.Thread(target=post) for _ in range(8)]
+        for c in clients:
+            c.start()
+        for c in clients:
+            c.join()
+        admitted = [r.json()["id"] for r in answers if r.status_code == 202]
+        for r in answers:
+            assert r.status_code in (202, 503), r.text
+            if r.status_code == 503:
+                assert int(r.headers["Retry-After"]) > 0
+        assert admitted
+        top = truth["top_errors"][0][0]
+        for job_id in admitted:
+            job = wait_done(s.url, job_id)
+            assert job["status"] == "done", job
+            assert job["result"]["status"] in ("settled", "exact")
+            assert job["result"]["answer"]["top"][0]["key"] == top
+    finally:
+        stop.set()
+        sampler.join()
+        s.stop()
+    assert peak[0] <= 1.2 * budget, f"peak RSS {peak[0] >> 20} MiB over 1.2 x {budget >> 20} MiB"
+
+
+def _checkpointed_job(s: Server, data: bytes, data_dir: Path) -> str:
+    r = httpx.post(f"{s.url}/v1/analyses?seed={SEED}&full=true", content=data, timeout=120)
+    assert r.status_code == 202
+    job_id: str = r.json()["id"]
+    deadline = time.monotonic() + 60
+    while not os.listdir(data_dir / "checkpoints"):  # running, with a checkpoint written
+        job = httpx.get(f"{s.url}/v1/analyses/{job_id}").json()
+        assert job["status"] in ("queued", "running") and time.monotonic() < deadline, job
+        time.sleep(0.02)
+    return job_id
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGKILL])
+def test_restart_after_a_signal_keeps_every_job(
+    tmp_path: Path, logs: dict[str, Path], sig: int
+) -> None:
+    """SIGTERM drains, SIGKILL kills: either way the job resumes from its checkpoint at restart."""
+    config = tmp_path / "slow.toml"
+    config.write_text(SLOW_CONFIG)
+    args = ("--config", str(config), "--grace", "20")
+    s = Server(tmp_path / "data", *args)
+    job_id = _checkpointed_job(s, logs["small"].read_bytes(), tmp_path / "data")
+    if sig == signal.SIGTERM:  # meanwhile: DELETE of a running job gives its partial answer
+        other = httpx.post(f"{s.url}/v1/analyses?full=true", content=logs["small"].read_bytes())
+        gone = httpx.delete(f"{s.url}/v1/analyses/{other.json()['id']}", timeout=60).json()
+        assert gone["status"] == "cancelled", gone
+        assert gone["result"] is None or gone["result"]["status"] == "partial"
+        assert len(uploads_left(tmp_path / "data")) == 1  # only the first job's
+    code = s.stop(sig)
+    assert code == (0 if sig == signal.SIGTERM else -signal.SIGKILL)
+    s2 = Server(tmp_path / "data", *args)
+    try:
+        job = wait_done(s2.url, job_id)
+    finally:
+        s2.stop()
+    assert job["status"] == "done", job
+    assert job["trace"][-1]["reason"] == ("drained" if sig == signal.SIGTERM else "restart")
+    same_answer(job["result"], cli_result(logs["small"], "--full"))
+    assert uploads_left(tmp_path / "data") == []

@@ -1,0 +1,152 @@
+"""Admission, the bounded queue, cancel and recovery of the job runner (fake jobs, no engine)."""
+
+from __future__ import annotations
+
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from logagent.service.config import ServiceConfig
+from logagent.service.runner import CANCEL, QueueFull, Runner
+from logagent.service.store import Job, JobStore
+
+MIB = 1 << 20
+
+
+class FakeResult:
+    """What the runner reads of a result."""
+
+    def __init__(self, status: str) -> None:
+        self.status = type("S", (), {"value": status})()
+        self.input = type("I", (), {"bytes_total": 10})()
+
+    def model_dump(self, mode: str) -> dict[str, Any]:
+        progress = {"bytes_read": 10, "fraction_read": 1.0}
+        return {"status": self.status.value, "progress": progress, "decisions": []}
+
+
+class Jobs:
+    """Fake jobs that run until released (or stopped)."""
+
+    def __init__(self) -> None:
+        self.release: dict[str, threading.Event] = {}
+        self.started: list[str] = []
+
+    def execute(self, job: Job, stop: Any, on_progress: Any, on_decision: Any) -> FakeResult:
+        self.started.append(job.id)
+        gate = self.release.setdefault(job.id, threading.Event())
+        while not gate.wait(0.01):
+            if stop() is not None:
+                return FakeResult("partial")
+        return FakeResult("settled")
+
+
+def runner(tmp_path: Path, jobs: Jobs, **cfg: Any) -> tuple[Runner, JobStore]:
+    store = JobStore(str(tmp_path / "jobs.sqlite"))
+    config = ServiceConfig(data_dir=str(tmp_path), memory_budget_bytes=1000 * MIB, **cfg)
+    r = Runner(
+        store,
+        config,
+        execute=jobs.execute,
+        forecast=lambda job: int(job.params["forecast"]),
+        rss=lambda: 100 * MIB,
+        baseline_rss=100 * MIB,
+    )
+    return r, store
+
+
+def add(store: JobStore, job_id: str, forecast_mib: int = 100) -> Job:
+    job = Job(job_id, "queued", time.time(), time.time(), {"forecast": forecast_mib * MIB})
+    store.add(job)
+    return job
+
+
+def wait_for(cond: Any, timeout_s: float = 10.0) -> None:
+    deadline = time.monotonic() + timeout_s
+    while not cond():
+        assert time.monotonic() < deadline, "condition not met"
+        time.sleep(0.01)
+
+
+def test_queue_pauses_then_refuses_and_admits_in_order(tmp_path: Path) -> None:
+    """max_jobs running, max_queue waiting (PAUSE traced), then QueueFull; FIFO on release."""
+    jobs = Jobs()
+    r, store = runner(tmp_path, jobs, max_jobs=2, max_queue=1)
+    for name in ("a", "b", "c"):
+        r.submit(add(store, name))
+    assert store.get("a").status == store.get("b").status == "running"  # type: ignore[union-attr]
+    c = store.get("c")
+    assert c is not None and c.status == "queued"
+    assert c.trace[0]["action"] == "PAUSE" and r.would_refuse()
+    with pytest.raises(QueueFull):
+        r.submit(add(store, "d"))
+    jobs.release.setdefault("a", threading.Event()).set()
+    wait_for(lambda: store.get("c").status == "running")  # type: ignore[union-attr]
+    assert store.get("a").status == "done"  # type: ignore[union-attr]
+    for name in ("b", "c"):
+        jobs.release.setdefault(name, threading.Event()).set()
+    wait_for(lambda: store.counts()["done"] == 3)
+
+
+def test_a_job_that_does_not_fit_waits_for_memory(tmp_path: Path) -> None:
+    """Under max_jobs, a forecast over the budget's room waits; alone, it runs anyway."""
+    jobs = Jobs()
+    r, store = runner(tmp_path, jobs, max_jobs=4, max_queue=4)
+    r.submit(add(store, "a", 500))
+    r.submit(add(store, "big", 600))  # 100 + 500 + 600 > 1000
+    assert store.get("big").status == "queued"  # type: ignore[union-attr]
+    jobs.release.setdefault("a", threading.Event()).set()
+    wait_for(lambda: store.get("big").status == "running")  # type: ignore[union-attr]
+    jobs.release.setdefault("big", threading.Event()).set()
+    wait_for(lambda: store.counts()["done"] == 2)
+
+
+def test_cancel_running_and_queued(tmp_path: Path) -> None:
+    """A running job stops with its partial answer (cancelled); a queued one never runs."""
+    jobs = Jobs()
+    r, store = runner(tmp_path, jobs, max_jobs=1, max_queue=2)
+    r.submit(add(store, "a"))
+    r.submit(add(store, "b"))
+    r.cancel("b")
+    r.cancel("a")
+    wait_for(lambda: store.get("a").status == "cancelled")  # type: ignore[union-attr]
+    assert store.get("a").result["status"] == "partial"  # type: ignore[index,union-attr]
+    assert store.get("b").status == "cancelled" and "b" not in jobs.started  # type: ignore[union-attr]
+    assert CANCEL == "cancel"
+
+
+def test_drain_requeues_and_recovery_fails_jobs_without_checkpoint(tmp_path: Path) -> None:
+    """Drained jobs go back to the queue; one left running with no checkpoint fails."""
+    jobs = Jobs()
+    r, store = runner(tmp_path, jobs, max_jobs=1, max_queue=2)
+    r.submit(add(store, "a"))
+    r.drain(5.0)
+    assert store.get("a").status == "queued"  # type: ignore[union-attr]
+    assert store.get("a").trace[-1]["reason"] == "drained"  # type: ignore[union-attr]
+    add(store, "killed")
+    store.update("killed", status="running")
+    r2, _ = runner(tmp_path, jobs, max_jobs=1, max_queue=2)
+    r2.recover()
+    killed = store.get("killed")
+    assert killed is not None and killed.status == "failed" and "no checkpoint" in str(killed.error)
+    wait_for(lambda: store.get("a").status == "running")  # type: ignore[union-attr]
+    jobs.release["a"].set()
+    wait_for(lambda: store.get("a").status == "done")  # type: ignore[union-attr]
+
+
+def test_finished_jobs_expire(tmp_path: Path) -> None:
+    """A final job older than expire_s is forgotten; a running one never is."""
+    jobs = Jobs()
+    r, store = runner(tmp_path, jobs, max_jobs=2, max_queue=2, expire_s=60.0)
+    r.submit(add(store, "old"))
+    r.submit(add(store, "busy"))
+    jobs.release.setdefault("old", threading.Event()).set()
+    wait_for(lambda: store.get("old").status == "done")  # type: ignore[union-attr]
+    assert r.expire(time.time()) == 0
+    assert r.expire(time.time() + 61) == 1
+    assert store.get("old") is None and store.get("busy") is not None
+    jobs.release.setdefault("busy", threading.Event()).set()
+    wait_for(lambda: store.get("busy").status == "done")  # type: ignore[union-attr]

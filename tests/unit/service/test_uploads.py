@@ -1,0 +1,163 @@
+"""The upload pipeline: multipart, gzip and zstd decoded from awkwardly split chunks."""
+
+from __future__ import annotations
+
+import asyncio
+import errno
+import gzip
+import io
+import random
+from collections.abc import AsyncIterator
+
+import pytest
+import zstandard
+
+from logagent.service.uploads import (
+    BadUpload,
+    DiskFull,
+    LimitedFile,
+    UploadTooLarge,
+    receive,
+)
+
+LOG = b"".join(b"127.0.0.1 - - line %d GET /a 500\n" % i for i in range(5000))
+
+
+def splits(data: bytes, seed: int) -> list[bytes]:
+    """``data`` cut at random places, including 1-byte chunks."""
+    rng = random.Random(seed)
+    out, i = [], 0
+    while i < len(data):
+        n = rng.choice([1, 2, 3, 7, 64, 1000, 70_000])
+        out.append(data[i : i + n])
+        i += n
+    return out
+
+
+async def _chunks(parts: list[bytes]) -> AsyncIterator[bytes]:
+    for p in parts:
+        yield p
+
+
+def store(parts: list[bytes], **kw: object) -> tuple[bytes, tuple[int, int, str]]:
+    """Run ``receive`` over ``parts``; the stored bytes and its return value."""
+    f = io.BytesIO()
+    kw.setdefault("max_bytes", 1 << 30)
+    got = asyncio.run(receive(_chunks(parts), f, **kw))  # type: ignore[arg-type]
+    return f.getvalue(), got
+
+
+def multipart(content: bytes, boundary: str = "XyZ--b0undary", extra: bool = True) -> bytes:
+    head = f"--{boundary}\r\n".encode()
+    out = b"preamble\r\n" + head
+    if extra:
+        out += b'Content-Disposition: form-data; name="note"\r\n\r\nhello\r\n' + head
+    out += b'Content-Disposition: form-data; name="file"; filename="a.log"\r\n'
+    out += b"Content-Type: application/octet-stream\r\n\r\n" + content
+    return out + f"\r\n--{boundary}--\r\nepilogue".encode()
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_plain_body_is_stored_unchanged(seed: int) -> None:
+    """A plain body is written byte for byte, whatever the chunking."""
+    data, (received, stored, kind) = store(splits(LOG, seed))
+    assert data == LOG and received == stored == len(LOG) and kind == "plain"
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_gzip_by_magic_and_by_header_is_decoded(seed: int) -> None:
+    """gzip is undone whether the header says so or only its magic does; members concatenate."""
+    body = gzip.compress(LOG[:40_000]) + gzip.compress(LOG[40_000:])
+    data, (_, stored, kind) = store(splits(body, seed))
+    assert data == LOG and stored == len(LOG) and kind == "gzip"
+    data, _ = store(splits(body, seed), content_encoding="gzip")
+    assert data == LOG
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_zstd_by_magic_is_decoded(seed: int) -> None:
+    """A zstd body is recognized by its magic and stored plain."""
+    body = zstandard.ZstdCompressor().compress(LOG)
+    data, (_, _, kind) = store(splits(body, seed))
+    assert data == LOG and kind == "zstd"
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_multipart_file_part_is_extracted(seed: int) -> None:
+    """Only the ``file`` part's bytes are stored, with delimiters split across chunks."""
+    ctype = 'multipart/form-data; boundary="XyZ--b0undary"'
+    data, _ = store(splits(multipart(LOG), seed), content_type=ctype)
+    assert data == LOG
+
+
+def test_multipart_gzip_file_part_is_decoded() -> None:
+    """A gzip file inside a multipart body is decoded too."""
+    ctype = "multipart/form-data; boundary=b"
+    data, _ = store(splits(multipart(gzip.compress(LOG), "b", extra=False), 1), content_type=ctype)
+    assert data == LOG
+
+
+def test_multipart_without_file_part_is_refused() -> None:
+    """A multipart body with no complete ``file`` part is a 400."""
+    body = b'--b\r\nContent-Disposition: form-data; name="other"\r\n\r\nx\r\n--b--\r\n'
+    with pytest.raises(BadUpload):
+        store([body], content_type="multipart/form-data; boundary=b")
+    with pytest.raises(BadUpload):  # cut inside the file part
+        store([multipart(LOG, "b")[:5000]], content_type="multipart/form-data; boundary=b")
+
+
+def test_over_the_limit_stops_at_once() -> None:
+    """More than max_bytes received raises before the rest is read."""
+    read: list[int] = []
+
+    async def chunks() -> AsyncIterator[bytes]:
+        for i in range(100):
+            read.append(i)
+            yield b"x" * 1000
+
+    with pytest.raises(UploadTooLarge) as exc:
+        asyncio.run(receive(chunks(), io.BytesIO(), max_bytes=10_500))
+    assert exc.value.status == 413 and len(read) == 11
+
+
+def test_gzip_bomb_is_cut_by_the_stored_size() -> None:
+    """A small gzip body that expands past the limit is refused while decoding."""
+    body = gzip.compress(b"a" * 5_000_000)
+    assert len(body) < 100_000
+    with pytest.raises(UploadTooLarge):
+        store([body], max_bytes=1_000_000)
+
+
+def test_damaged_and_truncated_gzip_are_bad_uploads() -> None:
+    """A gzip body cut short or damaged is a 400, not a crash."""
+    body = gzip.compress(LOG)
+    with pytest.raises(BadUpload):
+        store([body[: len(body) // 2]])
+    with pytest.raises(BadUpload):
+        store([body[:20] + b"\xff" * 200 + body[220:]])
+
+
+def test_unknown_content_encoding_is_refused() -> None:
+    """Only gzip (or identity) is a supported Content-Encoding."""
+    with pytest.raises(BadUpload):
+        store([LOG], content_encoding="br")
+
+
+class _FullDisk(io.BytesIO):
+    def write(self, data: object) -> int:
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+
+def test_full_disk_is_disk_full() -> None:
+    """ENOSPC while writing maps to DiskFull (HTTP 507)."""
+    with pytest.raises(DiskFull) as exc:
+        LimitedFile(_FullDisk(), 100).write(b"abc")
+    assert exc.value.status == 507
+
+
+def test_gzip_content_encoding_covers_a_multipart_body() -> None:
+    """Content-Encoding gzip is undone before the multipart body is parsed."""
+    ctype = "multipart/form-data; boundary=b"
+    body = gzip.compress(multipart(LOG, "b"))
+    data, _ = store(splits(body, 2), content_type=ctype, content_encoding="gzip")
+    assert data == LOG
