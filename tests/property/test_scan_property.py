@@ -26,6 +26,7 @@ from logagent.sources.files import MAGIC
 from logagent.testing import combined_line
 
 _RECORD = re.compile(COMBINED.pattern)
+_GREEDY = re.compile(COMBINED.greedy or "(?!)")  # a bare quote in the request: read greedily
 
 LINE = st.one_of(
     st.tuples(
@@ -63,12 +64,14 @@ def _reference(data: bytes, cap: int) -> tuple[Counter[tuple[str, int]], dict[st
             )
         text = text.removesuffix("\r").removeprefix("\ufeff")
         m = _RECORD.match(text)
+        path = m["path"] if m is not None else None
+        if m is None and (m := _GREEDY.match(text)) is not None:
+            req = re.fullmatch(r"[A-Za-z]+ ([^ ]+)(?: [^ ]+)?", m["request"])
+            path = req.group(1) if req else None
         if m is None or len(text.encode()) < COMBINED.min_line_bytes:
             scalars["malformed"] += 1
         elif 500 <= int(m["status"]) <= 599:
-            counts[
-                (m["path"] if m["path"] is not None else "(invalid request)", int(m["status"]))
-            ] += 1
+            counts[(path if path is not None else "(invalid request)", int(m["status"]))] += 1
     return counts, dict(scalars)
 
 
