@@ -19,7 +19,9 @@ GAWK = "/usr/bin/gawk"
 STATUS_AWK = r"{ c[$9]++ } END { for (k in c) print c[k], k }"
 RATE_AWK = r"""{ p = $7; sub(/[?#].*/, "", p); r[p]++; if ($9 ~ /^5/) e[p]++ }
 END { for (k in e) printf "%.6f %s\n", e[k] / r[k], k }"""
-RAW_AWK = r"""$9 ~ /^5[0-9][0-9]$/ { c[$7]++ } END { for (k in c) print c[k], k }"""
+# --no-normalize keeps the raw path cut at the query string (README), and so does this.
+RAW_AWK = r"""$9 ~ /^5[0-9][0-9]$/ { p = $7; sub(/[?#].*/, "", p); c[p]++ }
+END { for (k in c) print c[k], k }"""
 APP_AWK = r"""{ if (match($0, /"logger": *"[^"]*"/)) { s = substr($0, RSTART, RLENGTH);
   sub(/^"logger": *"/, "", s); sub(/"$/, "", s); c[s]++ } }
 END { for (k in c) print c[k], k }"""
@@ -92,7 +94,7 @@ def rows(la: list[str], repeat: int, size_mb: int) -> list[tuple[str, int, Measu
     pair("-q error-rate", small, ["-q", "error-rate", "--full"], RATE_AWK)
     pair("--no-normalize", small, ["--full", "--no-normalize"], RAW_AWK)
     pair("long lines -q status", longf, ["-q", "status", "--full"], STATUS_AWK)
-    pair("long lines top-errors", longf, ["--full"], RAW_AWK)
+    pair("long lines top-errors", longf, ["--full", "--no-normalize"], RAW_AWK)
     grep = "LC_ALL=C grep -E 'ERROR|FATAL'"
     pair("app top-error-components", app, ["-q", "top-error-components", "--full"], APP_AWK, grep)
     return out
