@@ -103,7 +103,8 @@ def _status(r: Record) -> int:
     return int(r["status"])
 
 
-ACCESS_CASES: dict[str, tuple[list[str], Callable[[Record], str | None], Callable[[Record], bool]]] = {
+Case = tuple[list[str], Callable[[Record], str | None], Callable[[Record], bool]]
+ACCESS_CASES: dict[str, Case] = {
     "top-clients": (["-q", "top-clients"], lambda r: r["client"], lambda r: True),
     "methods-of-4xx-5xx": (
         ["--by", "method", "--where", "status>=400"],

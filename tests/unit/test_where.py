@@ -11,8 +11,8 @@ from logagent.questions import resolve_selection
 from logagent.result import QuestionKind
 
 
-def _hits(cond: str, values: list[object], dtype: pl.DataType = pl.String()) -> list[bool]:
-    frame = pl.DataFrame({"v": values}, schema={"v": dtype})
+def _hits(cond: str, values: list[object]) -> list[bool]:
+    frame = pl.DataFrame({"v": values}, schema={"v": pl.String})
     return frame.select(cond_expr(parse_cond(cond), pl.col("v")))["v"].to_list()
 
 
