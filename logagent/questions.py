@@ -10,7 +10,9 @@ into level names.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
+from typing import NamedTuple
 
 from logagent.errors import ConfigError
 from logagent.formats.adapter import NO_LEVEL, level_of_any_code, level_of_code, metric_for
@@ -39,9 +41,23 @@ PRESETS: dict[QuestionKind, tuple[str | None, tuple[str, ...]]] = {
 _RANKING = frozenset(PRESETS)
 
 
+class Selection(NamedTuple):
+    """A question's kind, ``--by``, ``--where``, ``--level`` and ``--key``, resolved."""
+
+    kind: QuestionKind
+    by: str | None
+    where: tuple[str, ...]
+    level: str
+    key: str | None = None
+
+
 def resolve_selection(
-    kind: QuestionKind, by: str | None, where: Sequence[str], level: str = "error"
-) -> tuple[QuestionKind, str | None, tuple[str, ...], str]:
+    kind: QuestionKind,
+    by: str | None,
+    where: Sequence[str],
+    level: str = "error",
+    key: str | None = None,
+) -> Selection:
     """The question ``-q`` / ``--by`` / ``--where`` ask: (kind, by, where, level).
 
     Without ``--by``/``--where`` the named question stands (its preset filled in
@@ -58,8 +74,8 @@ def resolve_selection(
             raise ConfigError("--question top ranks a field: give --by FIELD (and --where COND)")
         preset_by, preset_where = PRESETS.get(wanted, (None, ()))
         if wanted in SELECT_KINDS:
-            return wanted, preset_by, preset_where, level
-        return wanted, None, (), level
+            return Selection(wanted, preset_by, preset_where, level, key)
+        return Selection(wanted, None, (), level, key)
     if wanted not in _RANKING:
         raise ConfigError(
             f"--by/--where rank a field; --question {wanted.value} does not (ask top, "
@@ -73,16 +89,31 @@ def resolve_selection(
     return _canonical(chosen_by, chosen_where, level)
 
 
-def _canonical(
-    by: str | None, where: tuple[str, ...], level: str
-) -> tuple[QuestionKind, str | None, tuple[str, ...], str]:
+def _canonical(by: str | None, where: tuple[str, ...], level: str) -> Selection:
     """A selection as the named question it equals, else ``top``."""
     compact = tuple(w.replace(" ", "").lower() for w in where)
     if by == "route" and compact == ("status=5xx",):
-        return QuestionKind.TOP_ERRORS, None, (), level
+        return Selection(QuestionKind.TOP_ERRORS, None, (), level)
     if by == "component" and compact in (("level>=error",), ("level>=warn",)):
-        return QuestionKind.TOP_ERROR_COMPONENTS, None, (), compact[0].split(">=")[1]
-    return QuestionKind.TOP, by, where, level
+        return Selection(QuestionKind.TOP_ERROR_COMPONENTS, None, (), compact[0].split(">=")[1])
+    if by == "template":
+        return _templates(where, level)
+    return Selection(QuestionKind.TOP, by, where, level)
+
+
+def _templates(where: tuple[str, ...], level: str) -> Selection:
+    """``--by template``: one component's message templates, i.e. ``error-types --key``."""
+    component = [w.split("=", 1)[1] for w in where if re.fullmatch(r"component=[^,]+", w)]
+    levels = [w.split(">=", 1)[1].lower() for w in where if w.startswith("level>=")]
+    rest = [w for w in where if not re.fullmatch(r"component=[^,]+|level>=\w+", w)]
+    if len(component) != 1 or rest or any(lv not in ("error", "warn") for lv in levels):
+        raise ConfigError(
+            "--by template: templates are mined per component, so write --where "
+            "component=NAME (and optionally --where level>=warn); or ask -q error-types"
+        )
+    return Selection(
+        QuestionKind.ERROR_TYPES, None, (), levels[0] if levels else level, component[0]
+    )
 
 
 def selection_metric(by: str, where: Sequence[str]) -> str:

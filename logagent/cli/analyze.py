@@ -322,7 +322,7 @@ def question_from(settings: Settings) -> Question:
     from logagent.result import Question
 
     a = settings.analysis
-    kind, by, where, level = resolve_selection(a.question, a.by, a.where, a.level)
+    kind, by, where, level, key = resolve_selection(a.question, a.by, a.where, a.level, a.key)
     return Question(
         kind=kind,
         top=a.top,
@@ -331,7 +331,7 @@ def question_from(settings: Settings) -> Question:
         delta=a.delta,
         epsilon=a.epsilon,
         level=level,  # type: ignore[arg-type]  # "error" or "warn" (resolve_selection)
-        key=a.key,
+        key=key,
         since=a.since,
         until=a.until,
         by=by,

@@ -75,26 +75,31 @@ def test_status_range_and_least_level() -> None:
 def test_presets_and_refinements() -> None:
     top, t4, tc = QuestionKind.TOP, QuestionKind.TOP_4XX, QuestionKind.TOP_CLIENTS
     # the named questions stand; the new presets are selections
-    assert resolve_selection(QuestionKind.TOP_ERRORS, None, ()) == (
+    assert resolve_selection(QuestionKind.TOP_ERRORS, None, ())[:4] == (
         QuestionKind.TOP_ERRORS,
         None,
         (),
         "error",
     )
-    assert resolve_selection(t4, None, ()) == (t4, "route", ("status=4xx",), "error")
-    assert resolve_selection(tc, None, ()) == (tc, "client", (), "error")
+    assert resolve_selection(t4, None, ())[:4] == (t4, "route", ("status=4xx",), "error")
+    assert resolve_selection(tc, None, ())[:4] == (tc, "client", (), "error")
     # --by/--where alone (the CLI asks "top"), and refining a named question
-    assert resolve_selection(top, "client", ()) == (top, "client", (), "error")
-    assert resolve_selection(t4, "client", ()) == (top, "client", ("status=4xx",), "error")
+    assert resolve_selection(top, "client", ())[:4] == (top, "client", (), "error")
+    assert resolve_selection(t4, "client", ())[:4] == (top, "client", ("status=4xx",), "error")
     assert resolve_selection(QuestionKind.TOP_ERRORS, "client", ())[2] == ("status=5xx",)
     # a selection equal to a named question is asked as it
     assert resolve_selection(top, "route", ("status=5xx",))[0] is QuestionKind.TOP_ERRORS
-    assert resolve_selection(top, "component", ("level>=warn",)) == (
+    assert resolve_selection(top, "component", ("level>=warn",))[:4] == (
         QuestionKind.TOP_ERROR_COMPONENTS,
         None,
         (),
         "warn",
     )
+    # --by template: one component's error types
+    types = resolve_selection(top, "template", ("component=db", "level>=warn"))
+    assert (types.kind, types.key, types.level) == (QuestionKind.ERROR_TYPES, "db", "warn")
+    with pytest.raises(ConfigError, match="per component"):
+        resolve_selection(top, "template", ("level>=error",))
     with pytest.raises(ConfigError, match="--by FIELD"):
         resolve_selection(top, None, ())
     with pytest.raises(ConfigError, match="does not"):
