@@ -41,6 +41,12 @@ PRESETS: dict[QuestionKind, tuple[str | None, tuple[str, ...]]] = {
 _RANKING = frozenset(PRESETS)
 
 
+def asked_kind(question: str | None, by: str | None, where: Sequence[str]) -> str | None:
+    """The ``-q`` a front door passes on: ``top`` when only ``--by``/``--where`` are given
+    (they then define the question alone), else the one named (None: the default)."""
+    return question or ("top" if by or where else None)
+
+
 class Selection(NamedTuple):
     """A question's kind, ``--by``, ``--where``, ``--level`` and ``--key``, resolved."""
 

@@ -277,6 +277,8 @@ def check_settings(settings: Settings) -> None:
 
 
 def overrides(opts: dict[str, Any]) -> dict[str, Any]:
+    from logagent.questions import asked_kind
+
     return {
         "reader": {
             "unit_size": opts["unit_size"],
@@ -284,7 +286,7 @@ def overrides(opts: dict[str, Any]) -> dict[str, Any]:
             "line_cap": opts["line_cap"],
         },
         "analysis": {
-            "question": opts["question"] or ("top" if opts["by"] or opts["where"] else None),
+            "question": asked_kind(opts["question"], opts["by"], opts["where"]),
             "top": opts["top"],
             "format": opts["fmt"],
             "level": opts["level"],

@@ -85,6 +85,7 @@ def check_params(params: AnalysisParams, cfg: ServiceConfig) -> None:
 
     from logagent.cli.analyze import parse_now, question_from
     from logagent.errors import ConfigError, FormatError
+    from logagent.formats.where import parse_cond
     from logagent.timewindow import parse_window
 
     try:
@@ -95,7 +96,19 @@ def check_params(params: AnalysisParams, cfg: ServiceConfig) -> None:
         now = parse_now(params.now) or datetime.now(UTC)
     except ConfigError as exc:
         raise ParamError([param_error("now", exc.message)]) from exc
-    question = question_from(settings)
+    try:
+        question = question_from(settings)  # --by/--where resolved as the CLI resolves them
+        for cond in question.where:
+            parse_cond(cond)
+    except ConfigError as exc:
+        field = (
+            "where"
+            if exc.message.startswith("--where")
+            else "by"
+            if "--by" in exc.message
+            else "question"
+        )
+        raise ParamError([param_error(field, exc.message)]) from exc
     try:
         parse_window(question.since, question.until, now=now)
     except ConfigError as exc:

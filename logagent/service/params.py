@@ -19,9 +19,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 if TYPE_CHECKING:
     import click
 
-#: parameters the issue names whose engine logic is being added (``--by``/``--where``):
-#: once the engine has them, add them to ``FLAGS`` and to ``AnalysisParams.overrides``
-NOT_SUPPORTED = ("by", "where")
+#: parameters that may be given more than once (``where=status=5xx&where=method=GET``)
+REPEATABLE = ("where",)
 
 #: query parameter -> the ``logagent analyze`` option (its click ``name``) that parses it
 FLAGS = {
@@ -30,6 +29,8 @@ FLAGS = {
     "format": "fmt",
     "level": "level",
     "key": "key",
+    "by": "by",
+    "where": "where",
     "since": "since",
     "until": "until",
     "full": "full",
@@ -62,6 +63,8 @@ class AnalysisParams(BaseModel):
     format: str | None = None
     level: str | None = None
     key: str | None = None
+    by: str | None = None
+    where: tuple[str, ...] = ()
     since: str | None = None
     until: str | None = None
     full: bool | None = None
@@ -76,13 +79,17 @@ class AnalysisParams(BaseModel):
 
     def overrides(self) -> dict[str, Any]:
         """The settings sections these values set (None: the configured default)."""
+        from logagent.questions import asked_kind
+
         return {
             "analysis": {
-                "question": self.question,
+                "question": asked_kind(self.question, self.by, self.where),
                 "top": self.top,
                 "format": self.format,
                 "level": self.level,
                 "key": self.key,
+                "by": self.by,
+                "where": self.where or None,
                 "since": self.since,
                 "until": self.until,
                 "seed": self.seed,
@@ -112,19 +119,21 @@ def parse_query(items: list[tuple[str, str]]) -> Request:
     seen: set[str] = set()
     wait: str | None = None
     for name, text in items:
-        if name in seen:
+        if name in seen and name not in REPEATABLE:
             errors.append(param_error(name, "given more than once"))
             continue
         seen.add(name)
-        if name in NOT_SUPPORTED:
-            errors.append(param_error(name, "not supported yet"))
-        elif name == "wait":
+        if name == "wait":
             wait = text
         elif name not in FLAGS:
             errors.append(param_error(name, f"unknown parameter (known: {_known()})"))
         else:
             try:
-                values[name] = _convert(name, text)
+                value = _convert(name, text)
+                if name in REPEATABLE:
+                    values[name] = (*values.get(name, ()), value)
+                else:
+                    values[name] = value
             except ValueError as exc:
                 errors.append(param_error(name, str(exc)))
     try:

@@ -185,6 +185,22 @@ def test_raw_gzip_zstd_multipart_give_the_cli_result(server: Server, logs: dict[
     assert uploads_left(Path(server.stderr.parent / "data")) == []
 
 
+def test_by_and_where_give_the_cli_result(server: Server, logs: dict[str, Path]) -> None:
+    """by= and where= (repeatable) ask what --by/--where ask of the CLI."""
+    path = logs["small"]
+    flags = ("--by", "client", "--where", "status>=400", "--where", "method=GET")
+    cli = cli_result(path, *flags)
+    query = f"seed={SEED}&wait=120&by=client&where=status%3E%3D400&where=method%3DGET"
+    r = httpx.post(
+        f"{server.url}/v1/analyses?{query}", headers=AUTH, content=path.read_bytes(), timeout=180
+    )
+    assert r.status_code == 200, r.text
+    result = r.json()["result"]
+    assert result["question"]["kind"] == "top" and result["question"]["by"] == "client"
+    assert result["question"]["where"] == ["status>=400", "method=GET"]
+    same_answer(result, cli)
+
+
 def test_without_wait_202_then_status_and_sse_progress(
     server: Server, logs: dict[str, Path]
 ) -> None:
@@ -216,8 +232,8 @@ def test_auth_errors_and_limits(server: Server, tmp_path: Path) -> None:
         assert httpx.get(f"{url}/abc", headers=headers).status_code == 401
     r = httpx.post(f"{url}?top=zero", headers=AUTH, content=b"x\n")
     assert r.status_code == 422 and r.json()["detail"][0]["loc"] == ["query", "top"]
-    r = httpx.post(f"{url}?by=route", headers=AUTH, content=b"x\n")
-    assert r.status_code == 422 and r.json()["detail"][0]["msg"] == "not supported yet"
+    r = httpx.post(f"{url}?by=route&by=client", headers=AUTH, content=b"x\n")
+    assert r.status_code == 422 and r.json()["detail"][0]["msg"] == "given more than once"
     assert httpx.get(f"{url}/nope", headers=AUTH).status_code == 404
 
     def chunks() -> Iterator[bytes]:  # no Content-Length: the limit is found while streaming
@@ -241,6 +257,9 @@ MALFORMED = [
     ("delta=2", "delta"),
     ("full=perhaps", "full"),
     ("colour=red", "colour"),
+    ("where=status~(", "where"),  # not a regular expression
+    ("by=client&question=status", "by"),  # a status distribution ranks no field
+    ("question=top", "by"),  # top needs --by
 ]
 
 

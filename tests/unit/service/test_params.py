@@ -38,8 +38,7 @@ def test_parameters_map_to_the_cli_settings_sections() -> None:
         ([("seed", "-3")], "seed"),
         ([("colour", "red")], "colour"),
         ([("top", "1"), ("top", "2")], "top"),
-        ([("by", "route")], "by"),
-        ([("where", "status>499")], "where"),
+        ([("by", "route"), ("by", "client")], "by"),  # only where= repeats
     ],
 )
 def test_malformed_query_names_the_field(items: list[tuple[str, str]], field: str) -> None:
@@ -49,11 +48,14 @@ def test_malformed_query_names_the_field(items: list[tuple[str, str]], field: st
     assert field in fields(exc.value)
 
 
-def test_by_and_where_say_not_supported_yet() -> None:
-    """--by/--where have no engine logic yet: said plainly, not guessed."""
-    with pytest.raises(ParamError) as exc:
-        parse_query([("by", "route")])
-    assert exc.value.errors[0]["msg"] == "not supported yet"
+def test_by_and_where_go_where_the_cli_puts_them() -> None:
+    """by= names the field, where= repeats; without question= they ask `top`, as the CLI."""
+    req = parse_query([("by", "client"), ("where", "status>=400"), ("where", "method=GET")])
+    over = req.params.overrides()["analysis"]
+    assert over["by"] == "client" and over["where"] == ("status>=400", "method=GET")
+    assert over["question"] == "top"
+    named = parse_query([("question", "top-4xx"), ("by", "client")]).params.overrides()
+    assert named["analysis"]["question"] == "top-4xx"
 
 
 def test_values_are_parsed_by_the_cli_options() -> None:
