@@ -21,7 +21,7 @@ from logagent.config import Settings, memory_budget_bytes
 from logagent.counters import Accumulator
 from logagent.engine.checkpoint import Checkpoint, CheckpointError, fingerprint
 from logagent.engine.outcome import finish, recused, unrecognized
-from logagent.engine.reading import doomed, read_all
+from logagent.engine.reading import doomed, random_units_ahead, read_all
 from logagent.engine.run import Run, RunEnv
 from logagent.errors import ConfigError
 from logagent.formats import Format
@@ -222,7 +222,16 @@ def _analyze(run: Run) -> Result:
     detection, found = _choose_format(run, sample, samples)
     auto = run.settings.analysis.format == "auto"
     if auto and doomed(run, detection.confidence):
-        return unrecognized(run, detection, sample)
+        if detection.confidence > 0 or not random_units_ahead(run):
+            return unrecognized(run, detection, sample)
+        from logagent.engine.cascade import after_spots  # the spots are no proof: search
+
+        searched = after_spots(
+            run, detection, sample, _build(run), lambda lines: _choose_format(run, lines, [lines])
+        )
+        if isinstance(searched, Result):
+            return searched
+        detection, found = searched
     run.app_log = is_app(found)
     fmt = _within_window(run, _as_access(run.question, found, sample))
     run.selection = selection_of(fmt)
@@ -261,11 +270,9 @@ def _choose_format(
     together by ``FirstOf`` (never one format for all, which would drop the
     others' records).
     """
-    settings = run.settings
-    keys = settings.formats.json_keys
-    name = settings.analysis.format
-    year = _stamp_reference(run).year  # year-less stamps (syslog) need one
-    custom = load_custom_formats(settings.formats.custom_dir, reserved=(*ACCESS_NAMES, *APP_NAMES))
+    name = run.settings.analysis.format
+    build = _build(run)
+    keys, year, custom = build["json_keys"], build["year"], build["custom"]
     if name == "auto":
         detection = detect_all(sample, json_keys=keys, year=year, custom=custom)
         fmt = build_any_format(detection.best, sample, json_keys=keys, year=year, custom=custom)
@@ -283,6 +290,18 @@ def _choose_format(
     fmt = build_any_format(name, sample, json_keys=keys, year=year, custom=custom)
     share = app_share(fmt, pl.Series("line", sample, dtype=pl.String))
     return Detection(((name, share),), len(sample)), fmt
+
+
+def _build(run: Run) -> dict[str, Any]:
+    """What building a format needs besides the sample: JSON keys, a year, custom formats."""
+    settings = run.settings
+    return {
+        "json_keys": settings.formats.json_keys,
+        "year": _stamp_reference(run).year,  # year-less stamps (syslog) need one
+        "custom": load_custom_formats(
+            settings.formats.custom_dir, reserved=(*ACCESS_NAMES, *APP_NAMES)
+        ),
+    }
 
 
 def _per_input(

@@ -72,14 +72,19 @@ def plan_checks(
     unit_size: int,
     bound: float,
     windowed: bool,
+    abort_left: float = 1.0,
 ) -> ChecksPlan:
-    """The checks of a random-units read (a window's records are not the lines' records)."""
+    """The checks of a random-units read (a window's records are not the lines' records).
+
+    ``abort_left``: the share of ``delta_abort`` not spent before the read (the detection
+    cascade spends half of it)."""
     neg = None
     if negligible > 0 and kind in NEGLIGIBLE_KINDS and not windowed:
         neg = share.SharePlan(negligible, NEGLIGIBLE_SHARE * delta, population, bound, unit_size)
     fmt = None
     if parse_rate < CHECK_BELOW and min_parse_rate > 0 and not windowed:
-        fmt = share.SharePlan(min_parse_rate, ABORT_SHARE * delta, population, bound, unit_size)
+        alpha = ABORT_SHARE * delta * abort_left
+        fmt = share.SharePlan(min_parse_rate, alpha, population, bound, unit_size)
     return ChecksPlan(neg, fmt)
 
 
@@ -156,7 +161,7 @@ def _view(plan: share.SharePlan | None, state: share.ShareState | None) -> Share
 def lines_per_unit(batch: Batch) -> F64:
     """Lines starting in each unit of the batch (order of ``batch.units``), without parsing."""
     ends = line_ends(batch.data, batch.size)
-    return _per_unit(batch.units, batch.units_of(line_starts(ends)), None)
+    return per_unit(batch.units, batch.units_of(line_starts(ends)), None)
 
 
 def _lines_and_records(batch: Batch, fmt: Format) -> tuple[F64, F64]:
@@ -164,15 +169,15 @@ def _lines_and_records(batch: Batch, fmt: Format) -> tuple[F64, F64]:
     scanned = scan(batch, fmt, errors_only=False)
     ex = extract_scanned([scanned], fmt, errors_only=False, rules=None, all_units=True)
     per = ex.records.group_by(UNIT).agg(pl.col(N).sum()).collect()
-    records = _per_unit(
+    records = per_unit(
         batch.units,
         per[UNIT].to_numpy().astype(np.int64),
         per[N].to_numpy().astype(np.float64),
     )
-    return _per_unit(batch.units, scanned.units, None), records
+    return per_unit(batch.units, scanned.units, None), records
 
 
-def _per_unit(units: I64, where: I64, weight: F64 | None) -> F64:
+def per_unit(units: I64, where: I64, weight: F64 | None) -> F64:
     """Sum ``weight`` (or count) by unit, in the order of ``units``; other units are dropped."""
     if len(units) == 0:
         return np.zeros(0)

@@ -71,7 +71,10 @@ def read_all(run: Run, fmt: Format, parse_rate: float) -> tuple[int, int | None]
         unit_size = cp.unit_size
     plan = plan_units([s.size or 0 for s in seekable], unit_size)
     run.unit_size = unit_size
-    run.seed = cp.seed if cp is not None else _seed(run)
+    if cp is not None:
+        run.seed = cp.seed
+    elif run.seed is None:  # the detection cascade may have drawn it already
+        run.seed = _seed(run)
     run.batch_bytes = batch_bytes_for(run)
     if cp is None:
         mode = _early_stop(run, plan)
@@ -167,10 +170,10 @@ def doomed(run: Run, confidence: float) -> bool:
     low share goes on to the sampled read's format check, which recuses only once a bound at
     delta_abort proves the records under the threshold (router rule 1)."""
     low = confidence < run.settings.analysis.min_format_confidence
-    return confidence <= 0 or (low and not _random_units_ahead(run))
+    return confidence <= 0 or (low and not random_units_ahead(run))
 
 
-def _random_units_ahead(run: Run) -> bool:
+def random_units_ahead(run: Run) -> bool:
     """Whether this run will be read by random units (what ``_early_stop`` will choose)."""
     a = run.settings.analysis
     if (
@@ -356,6 +359,13 @@ def _iter_batches(
             if skip is not None and len(batch.units) and np.isin(batch.units, skip).all():
                 continue  # counted before the checkpoint: read again (a stream), not counted
             yield batch
+
+
+def draw_seed(run: Run) -> int:
+    """The run's seed: ``--seed``, else a random one (drawn once, kept on the run)."""
+    if run.seed is None:
+        run.seed = _seed(run)
+    return run.seed
 
 
 def _seed(run: Run) -> int:

@@ -114,6 +114,7 @@ class Run:
     event_bound: float = 1.0  # M: the most events one unit of the plan read can hold
     app_log: bool = False  # the format is an application log (levels, not HTTP statuses)
     selection: Selected | None = None  # --by/--where: the field ranked and the conditions
+    abort_left: float = 1.0  # share of delta_abort the main read's format check may spend
 
     def batch_scale(self) -> float:
         """Batch size factor: a quarter once Router-Mem took the "smaller batches" step."""

@@ -239,6 +239,7 @@ def _checks_plan(
         unit_size=unit_size,
         bound=bound,
         windowed=bool(q.since or q.until),
+        abort_left=run.abort_left,
     )
 
 

@@ -176,9 +176,7 @@ def detect_all(
     """
     lines = pl.Series("line", list(sample), dtype=pl.String)
     names = (*custom, *ACCESS_NAMES, *APP_NAMES)
-    fmts = {
-        n: build_any_format(n, sample, json_keys=json_keys, year=year, custom=custom) for n in names
-    }
+    fmts = every_format(sample, json_keys=json_keys, year=year, custom=custom)
     shares = _shares(fmts, lines)
     scores = []
     for n in names:
@@ -186,3 +184,29 @@ def detect_all(
         scores.append((n, shares[n] * discount))
     ranked = sorted(scores, key=lambda s: -s[1])  # stable: earlier formats win ties
     return Detection(tuple(ranked), int(lines.len()))
+
+
+def every_format(
+    sample: Sequence[str],
+    *,
+    json_keys: Mapping[str, str] | None = None,
+    year: int | None = None,
+    custom: Mapping[str, CustomFormat] = {},
+) -> dict[str, AnyFormat]:
+    """Every format by name, custom first, fitted to ``sample`` where it needs to be."""
+    names = (*custom, *ACCESS_NAMES, *APP_NAMES)
+    return {
+        n: build_any_format(n, sample, json_keys=json_keys, year=year, custom=custom) for n in names
+    }
+
+
+def any_record(fmts: Mapping[str, AnyFormat], line: pl.Expr) -> pl.Expr:
+    """Whether some format reads the line as (the first line of) a record of its own."""
+    oks = []
+    for fmt in fmts.values():
+        if is_app(fmt):
+            ok = start_expr(fmt, line) & fmt.fields(line)[MESSAGE].is_not_null()  # type: ignore[arg-type]
+        else:
+            ok = fmt.fields(line)[STATUS].is_not_null()
+        oks.append(ok & (line.str.len_bytes() >= fmt.min_line_bytes))
+    return pl.any_horizontal(oks).fill_null(False)

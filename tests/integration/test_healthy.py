@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import random
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -149,3 +150,48 @@ def test_a_tenth_of_a_percent_valid_lines_is_recused_with_its_bound(tmp_path: Pa
     assert r["progress"]["fraction_read"] < 1.0
     trace = [d for d in r["decisions"] if d["reason"] == "UNRECOGNIZED_FORMAT"]
     assert "proved: records of the format < 1.0000% of lines at alpha 0.001" in trace[0]["detail"]
+
+
+def clustered_between_spots(path: Path, n_lines: int, per_cluster: int, seed: int) -> Path:
+    """Junk with valid combined lines only in clusters midway between the 8 detection spots
+    (spot i lies at i/7 of the file): the spots see junk alone."""
+    rng = np.random.default_rng(seed)
+    valid = iter(random_log_lines(seed, n_lines))
+    keep: set[int] = set()
+    for i in range(7):
+        mid = int((2 * i + 1) / 14 * n_lines)
+        keep |= set(range(mid - per_cluster // 2, mid + per_cluster // 2))
+    lengths = rng.integers(20, 300, n_lines)
+    junk = rng.integers(0, 256, int(lengths.sum()), dtype=np.uint8)
+    junk[junk == 10] = 32
+    raw, pos, out = junk.tobytes(), 0, []
+    for i, n in enumerate(lengths.tolist()):
+        out.append(next(valid).encode() if i in keep else raw[pos : pos + n])
+        pos += n
+    path.write_bytes(b"\n".join(out) + b"\n")
+    return path
+
+
+def test_valid_lines_the_spots_miss_are_found_in_random_units(tmp_path: Path) -> None:
+    """~3 % valid lines clustered between the detection spots: the spots parse nothing, the
+    cascade over random units finds them, and the question is answered, not recused."""
+    path = clustered_between_spots(tmp_path / "hidden.log", 60_000, 260, 3)
+    code, out = run(str(path), "--json", "--llm", "off", "--seed", "4")
+    r = json.loads(out)
+    assert code == 0 and r["status"] in ("settled", "exact"), r.get("recuse")
+    assert any("the detection sample (8 spots) parsed no line" in w for w in r["warnings"])
+    assert r["input"]["format"] == "combined"
+
+
+def test_pure_junk_is_recused_by_a_proof_before_the_end(tmp_path: Path) -> None:
+    """No valid line at all: the cascade proves it at delta_abort / 2 from part of the input."""
+    path = sparse(tmp_path / "junk.log", 0.0, 120_000, 9)
+    code, out = run(str(path), "--json", "--llm", "off", "--seed", "5")
+    r = json.loads(out)
+    assert code == 3 and r["recuse"]["reason_code"] == "UNRECOGNIZED_FORMAT"
+    detail = r["recuse"]["detail"]
+    assert "proved: lines any known format reads are < 1.00% of all lines at alpha 0.0005" in detail
+    found = re.search(r"after ([0-9,]+) random units of ([0-9,]+)", detail)
+    assert found is not None, detail
+    read, total = (int(x.replace(",", "")) for x in found.groups())
+    assert read < total
