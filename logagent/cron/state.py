@@ -336,4 +336,7 @@ def _check_meta(db: sqlite3.Connection) -> None:
     if meta.get("app") != APP:
         raise StateError("a SQLite file, but not a logagent cron state; it was left as it is")
     if str(meta.get("schema")) != str(SCHEMA):
-        raise StateError(f"state schema {meta.get('schema')} is not {SCHEMA} (another version)")
+        raise StateError(
+            f"state schema {meta.get('schema')} is not {SCHEMA} (made by another version); "
+            "it was left as it is: --reset starts over, or name another --state"
+        )

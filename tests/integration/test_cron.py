@@ -371,6 +371,11 @@ def test_reset_starts_over_and_status_shows_the_state(tmp_path: Path) -> None:
     status = json.loads(cron(state, "--status", "--json").stdout)
     assert status["files"][0]["offset"] == log.stat().st_size
     assert status["runs"] == 1
+    assert status["buckets"] == {  # /r/0 /r/1 /r/2 are one route, one status, one hour
+        "rows": 1,
+        "first": "2026-11-28T13:00:00Z",
+        "last": "2026-11-28T13:00:00Z",
+    }
     assert window_counts(cron(state, "--json", log=log))[1] == 7  # nothing new: still 7
     proc = cron(state, "--reset", "--json", log=log)
     assert window_counts(proc)[1] == 7
@@ -395,13 +400,14 @@ def _at(lines: bytes, stamp: str) -> bytes:
 def test_window_is_chosen_by_the_records_time_not_the_runs(tmp_path: Path) -> None:
     """--window picks records by their own time: one run reading 2 h of log, late lines too."""
     log, state = tmp_path / "a.log", tmp_path / "s.sqlite"
-    log.write_bytes(
-        _at(_lines(10, 500), "01/Jan/2026:00:10:00") + _at(_lines(4, 500), "01/Jan/2026:02:10:00")
-    )
-    proc = cron(state, "--json", "--window", "1h", "--now", "2026-01-01T02:30:00", log=log)
-    assert sum(window_counts(proc)[0].values()) == 4  # one run, but only the last hour's records
-    window = json.loads(proc.stdout)["incremental"]["window"]
-    assert (window["from"], window["to"]) == ("2026-01-01T02:00:00Z", "2026-01-01T03:00:00Z")
+    early, late = _at(_lines(10, 500), "01/Jan/2026:00:10:00"), _lines(4, 500)
+    log.write_bytes(early + _at(late, "01/Jan/2026:02:10:00"))
+    first = cron(state, "--json", "--window", "3h", "--now", "2026-01-01T02:30:00", log=log)
+    assert sum(window_counts(first)[0].values()) == 14
+    window = json.loads(first.stdout)["incremental"]["window"]
+    assert (window["from"], window["to"]) == ("2026-01-01T00:00:00Z", "2026-01-01T03:00:00Z")
+    one_hour = ("--json", "--window", "1h", "--now", "2026-01-01T02:30:00")
+    assert sum(window_counts(cron(state, *one_hour, log=log))[0].values()) == 4  # the same run's
     append(log, _at(_lines(3, 503), "01/Jan/2026:00:20:00"))  # late lines of an old hour
     later = ("--json", "--now", "2026-01-01T02:40:00")
     assert sum(window_counts(cron(state, *later, "--window", "1h", log=log))[0].values()) == 4
@@ -409,6 +415,8 @@ def test_window_is_chosen_by_the_records_time_not_the_runs(tmp_path: Path) -> No
     assert sum(window_counts(cron(state, *later, log=log))[0].values()) == 17  # since the first
     future = cron(state, "--json", "--window", "1h", "--now", "2026-01-01T05:00:00", log=log)
     assert window_counts(future)[0] == {}
+    # the longest window asked was 3 h: buckets before 03:00 are pruned, nothing is left
+    assert window_counts(cron(state, "--json", "--now", "2026-01-01T05:00:00", log=log))[0] == {}
 
 
 def test_records_without_a_time_are_counted_at_the_run_and_said(tmp_path: Path) -> None:

@@ -291,3 +291,17 @@ def test_an_empty_file_copied_away_is_read_whole_not_matched_by_its_empty_head(
         ("access.log.1", 0, "unseen"),
         ("access.log", 0, "new"),
     ]
+
+
+def test_a_state_of_another_schema_is_refused_with_the_way_out(tmp_path: Path) -> None:
+    """A state made by another version (schema 1: tallies by run) is kept and names --reset."""
+    path = tmp_path / "old.sqlite"
+    db = sqlite3.connect(path)
+    db.execute("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
+    db.execute("INSERT INTO meta VALUES ('app', 'logagent-cron'), ('schema', '1')")
+    db.commit()
+    db.close()
+    before = path.read_bytes()
+    with pytest.raises(StateError, match="schema 1 is not 2.*--reset"), open_state(str(path)):
+        pass
+    assert path.read_bytes() == before
