@@ -47,8 +47,8 @@ def render_outcome(outcome: CronOutcome, fired: list[Fired], *, as_json: bool) -
         "",
         "## Incremental run",
         "",
-        f"Run {inc['run']}: the answer covers {inc['runs_merged']} run(s), {window} "
-        f"(state `{inc['state']}`); {inc['rotations']} rotation(s) detected.",
+        f"Run {inc['run']}: the answer covers {window}, merged from {inc['runs_merged']} "
+        f"run(s) (state `{inc['state']}`); {inc['rotations']} rotation(s) detected.",
         "",
         "| file | new bytes | new lines | rotation |",
         "|---|---:|---:|---|",
