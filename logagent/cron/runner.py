@@ -132,7 +132,8 @@ def run_cron(job: CronJob, question: Question, settings: Settings, env: RunEnv) 
         now_s = job.now_s if job.now_s is not None else time.time()
         stored = state.files()
         known = state.known()
-        env = replace(env, on_records=BucketTap())
+        tap = BucketTap()  # every slice's records, by their own time bucket
+        env = replace(env, on_records=tap)
         reports: list[FileReport] = []
         tallies: list[Tally] = []
         files: list[FileState] = []
@@ -149,7 +150,7 @@ def run_cron(job: CronJob, question: Question, settings: Settings, env: RunEnv) 
             found = found or fmt
         previous = state.last_run()
         bucket_s = store_bucket_s(settings)
-        rows, untimed = _tap(env).rows(bucket_of(now_s, bucket_s))
+        rows, untimed = tap.rows(bucket_of(now_s, bucket_s))
         record = _record(now_s, reports, tallies, rows, untimed)
         run_id = _commit(state, record, reports, files, found if not pinned else None)
         if job.window_s is not None:
@@ -181,11 +182,6 @@ def run_cron(job: CronJob, question: Question, settings: Settings, env: RunEnv) 
         }
         prev_top = previous[2].get("window_top") if previous else None
         return CronOutcome(result, incremental, prev_top)
-
-
-def _tap(env: RunEnv) -> BucketTap:
-    assert isinstance(env.on_records, BucketTap)  # set by run_cron
-    return env.on_records
 
 
 def _record(
