@@ -302,6 +302,6 @@ def test_a_state_of_another_schema_is_refused_with_the_way_out(tmp_path: Path) -
     db.commit()
     db.close()
     before = path.read_bytes()
-    with pytest.raises(StateError, match="schema 1 is not 2.*--reset"), open_state(str(path)):
+    with pytest.raises(StateError, match=r"schema 1 is not 2.*--reset"), open_state(str(path)):
         pass
     assert path.read_bytes() == before
