@@ -29,6 +29,7 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/window_bench.py $(WINDOW_BENCH_ARGS)
 	$(BIN)/python benchmarks/timeline_bench.py $(TIMELINE_BENCH_ARGS)
 	$(BIN)/python benchmarks/service_bench.py --big benchmarks/data/dominant_1000mb_s1.log $(SERVICE_BENCH_ARGS)
+	$(BIN)/python benchmarks/cron_bench.py $(CRON_BENCH_ARGS)
 
 calibrate: $(STAMP)
 	$(BIN)/python benchmarks/calibrate.py $(CALIBRATE_ARGS)

@@ -1,9 +1,12 @@
 """One incremental run: plan the slices, count them, commit, answer the window (EDGE).
 
 Thin over the engine: each slice is counted by ``engine.count_exactly`` (the
-same loop as ``analyze --full``), its tally stored in the state, and the
-window's answer is ``engine.answer_tally`` over the stored tallies merged —
-nothing is read again. The state is locked for the whole run.
+same loop as ``analyze --full``), its records kept by their own time bucket
+(``tallies.BucketTap``) and stored in the state, and the window's answer is
+``engine.answer_tally`` over the stored buckets merged — nothing is read
+again. The state is locked for the whole run.
+
+The window and its anchor (the run's clock, ``--now``) are in ``cron.window``.
 """
 
 from __future__ import annotations
@@ -16,7 +19,8 @@ from typing import TYPE_CHECKING, Any
 
 from logagent.cron.rotation import Identity, Plan, Slice, identify, plan_path
 from logagent.cron.state import FileState, RunRecord, State, open_state
-from logagent.cron.tallies import rows_of, tally_of
+from logagent.cron.tallies import UNTIMED, BucketTap, bucket_of
+from logagent.cron.window import DEFAULT_BUCKET, prune, store_bucket_s, window_result
 from logagent.errors import ConfigError, LogagentError
 
 if TYPE_CHECKING:
@@ -25,8 +29,8 @@ if TYPE_CHECKING:
     from logagent.engine.run import RunEnv
     from logagent.result import Question, Result
 
-DEFAULT_BUCKET = "1h"  # every run must cut the timeline alike: "auto" would vary by slice
 UNREADABLE = ("UNRECOGNIZED_FORMAT", "INPUT_UNREADABLE")
+TAIL_BYTES = 64 << 10  # the last lines ``--start end`` detects the format on
 
 
 class CronStopped(LogagentError):
@@ -128,6 +132,8 @@ def run_cron(job: CronJob, question: Question, settings: Settings, env: RunEnv) 
         now_s = job.now_s if job.now_s is not None else time.time()
         stored = state.files()
         known = state.known()
+        tap = BucketTap()  # every slice's records, by their own time bucket
+        env = replace(env, on_records=tap)
         reports: list[FileReport] = []
         tallies: list[Tally] = []
         files: list[FileState] = []
@@ -143,10 +149,21 @@ def run_cron(job: CronJob, question: Question, settings: Settings, env: RunEnv) 
             warnings.extend(report.warnings)
             found = found or fmt
         previous = state.last_run()
-        run_id = _commit(state, now_s, reports, tallies, files, found if not pinned else None)
+        bucket_s = store_bucket_s(settings)
+        rows, untimed = tap.rows(bucket_of(now_s, bucket_s))
+        record = _record(now_s, reports, tallies, rows, untimed)
+        run_id = _commit(state, record, reports, files, found if not pinned else None)
         if job.window_s is not None:
-            state.prune(now_s - _keep_s(state, job.window_s))
-        result, merged = window_result(state, question, settings, job, now_s)
+            prune(state, now_s, job.window_s, bucket_s)
+        result, merged, window = window_result(
+            state, question, settings, now_s, window_s=job.window_s, paths=job.paths
+        )
+        if window["untimed_records"]:
+            warnings.append(
+                f"{window['untimed_records']:,} record(s) in the window have no time (the format "
+                "has no timestamp, or it did not parse): they are counted at the time of the "
+                "run that read them"
+            )
         if warnings:
             result = result.model_copy(update={"warnings": [*warnings, *result.warnings]})
         state.db.execute(
@@ -159,6 +176,7 @@ def run_cron(job: CronJob, question: Question, settings: Settings, env: RunEnv) 
             "run": run_id,
             "runs_merged": merged,
             "window_s": job.window_s,
+            "window": window,
             "rotations": sum(1 for r in reports if r.rotation),
             "files": [r.as_dict() for r in reports],
         }
@@ -166,26 +184,17 @@ def run_cron(job: CronJob, question: Question, settings: Settings, env: RunEnv) 
         return CronOutcome(result, incremental, prev_top)
 
 
-def _keep_s(state: State, window_s: int) -> int:
-    """The longest window any run of this state asked for (what pruning must keep)."""
-    keep = max(int(state.meta("keep_s") or 0), window_s)
-    with state.db:
-        state.db.execute("INSERT OR REPLACE INTO meta VALUES ('keep_s', ?)", (str(keep),))
-    return keep
-
-
-def _commit(
-    state: State,
+def _record(
     now_s: float,
     reports: list[FileReport],
     tallies: list[Tally],
-    files: list[FileState],
-    detected: str | None,
-) -> int:
+    rows: list[tuple[int, str, int, int]],
+    untimed: int,
+) -> RunRecord:
     from logagent.counters import merge
 
-    counts, timeline, scalars = rows_of(merge(tallies))
-    record = RunRecord(
+    scalars = merge(tallies).scalars()
+    return RunRecord(
         time_s=now_s,
         slices=[s for r in reports for s in r.slices],
         result={
@@ -193,10 +202,18 @@ def _commit(
             "lines_new": sum(r.lines_new for r in reports),
             "rotations": [r.rotation for r in reports if r.rotation],
         },
-        counts=counts,
-        timeline=timeline,
-        scalars=scalars,
+        buckets=rows,
+        scalars={**scalars, UNTIMED: untimed},
     )
+
+
+def _commit(
+    state: State,
+    record: RunRecord,
+    reports: list[FileReport],
+    files: list[FileState],
+    detected: str | None,
+) -> int:
     extra = [("format", detected)] if detected else []
     now_ns = time.time_ns()
     heads = [(h.head_hash, h.head_size, now_ns) for r in reports for h in r.heads if h.head_size]
@@ -218,7 +235,8 @@ def _read_path(
     """
     report = FileReport(watched)
     if stored is None and job.start_at_end and os.path.isfile(watched):
-        return report, [], [_state_at_end(watched)], None
+        at_end, fmt = _state_at_end(watched, question, settings, env)
+        return report, [], [at_end], fmt
     plan: Plan = plan_path(watched, stored, known)
     report.rotation, report.rotated_from = plan.rotation, plan.old_found
     report.warnings.extend(plan.warnings)
@@ -258,16 +276,34 @@ def _followed(
     return None
 
 
-def _state_at_end(watched: str) -> FileState:
-    """``--start end``: follow the file from the end of its last complete line."""
-    from logagent.sources.slices import open_slice
+def _state_at_end(
+    watched: str, question: Question, settings: Settings, env: RunEnv
+) -> tuple[FileState, str | None]:
+    """``--start end``: follow the file from the end of its last complete line.
 
-    source = open_slice(watched, 0)
+    The format is detected on the file's last lines (``TAIL_BYTES``, nothing
+    counted), so the runs that follow read it as pinned, without detecting.
+    """
+    from logagent.sources.slices import complete_end, open_slice
+
+    source = open_slice(watched, 0, whole_lines=False)
     try:
-        end = source.size or 0
+        size = source.size or 0
+        end = complete_end(source, 0, size) if source.seekable else size
+        tail = source.read_at(max(0, end - TAIL_BYTES), min(end, TAIL_BYTES))
     finally:
         source.close()
-    return _file_state(watched, identify(watched), end)
+    fmt = None
+    if source.seekable and tail and settings.analysis.format == "auto":
+        start = end - len(tail) + (tail.find(b"\n") + 1 if end > len(tail) else 0)
+        probe = replace(env, on_records=None)  # a sample to tell the format: nothing is kept
+        try:
+            _, _, fmt = _count_slice(
+                Slice(watched, start, False, "tail"), question, settings, probe
+            )
+        except CronStopped:  # not a log (yet): the first run that reads lines detects it
+            fmt = None
+    return _file_state(watched, identify(watched), end), fmt
 
 
 def _file_state(watched: str, ident: Identity, end: int) -> FileState:
@@ -304,20 +340,3 @@ def _count_slice(
         )
     end = piece.start + (size if size is not None else tally.bytes_read)
     return tally, end, result.input.format
-
-
-def window_result(
-    state: State, question: Question, settings: Settings, job: CronJob, now_s: float
-) -> tuple[Result, int]:
-    """The answer over the runs in the window, from their stored tallies; and how many."""
-    from logagent.engine.exact import answer_tally
-    from logagent.formats.bucketed import parse_bucket
-
-    since = None if job.window_s is None else now_s - job.window_s
-    ids = [run_id for run_id, _, _ in state.runs(since)]
-    tally = tally_of(*state.tallies(ids))
-    bucket = settings.analysis.bucket
-    bucket_s = None if bucket == "off" else parse_bucket(bucket or DEFAULT_BUCKET)
-    fmt = state.meta("format") or settings.analysis.format
-    result = answer_tally(tally, question, settings, fmt=fmt, bucket_s=bucket_s, paths=job.paths)
-    return result, len(ids)

@@ -13,16 +13,20 @@ in WAL mode. It holds:
   the last run whose head is not among them was born and rotated between
   two runs, and is read whole);
 * ``runs``: per run its time, the slices it read and a summary of its result;
-* ``counts``, ``timeline``, ``scalars``: each run's exact tally (key x
-  status/level -> n; time bucket x key -> n; line counters), the pieces the
-  windowed answer merges.
+* ``buckets``: the time-bucketed tallies, summed over runs: (start of the
+  records' own time bucket, key, status/level) -> n; the pieces a windowed
+  answer merges (``window_rows``);
+* ``scalars``: each run's line counters (lines, bytes, malformed, ...; a
+  line the question skips unparsed has no time, so these are kept by run).
 
-A run's tally rows, its ``runs`` row and the new offsets are written in one
-transaction (``commit_run``): a crash at any point leaves the slice counted
-once or not at all. Overlap is prevented by ``fcntl.flock`` on the state
-file itself (``open_state``): the lock dies with its process, so a state
-"locked" by a dead run is simply free again, and SQLite rolls back whatever
-that run had not committed.
+A run's bucket rows and counters, its ``runs`` row and the new offsets are
+written in one transaction (``commit_run``): a crash at any point leaves the
+slice counted once or not at all (a power loss may undo the last commits
+whole, ``synchronous=NORMAL``: the next run then reads those slices again).
+Overlap is prevented by ``fcntl.flock`` on the state file itself
+(``open_state``): the lock dies with its process, so a state "locked" by a
+dead run is simply free again, and SQLite rolls back whatever that run had
+not committed.
 """
 
 from __future__ import annotations
@@ -40,7 +44,7 @@ from typing import Any
 from logagent.errors import LogagentError
 
 APP = "logagent-cron"
-SCHEMA = 1
+SCHEMA = 2  # 2: tallies by the records' time bucket (1 kept them by run)
 SQLITE_MAGIC = b"SQLite format 3\x00"
 KNOWN_KEPT = 256  # heads of files read lately, kept to tell a new file from a moved one
 TABLES = """
@@ -57,17 +61,13 @@ CREATE TABLE IF NOT EXISTS known (
 CREATE TABLE IF NOT EXISTS runs (
     id INTEGER PRIMARY KEY, time_s REAL NOT NULL, slices TEXT NOT NULL, result TEXT NOT NULL
 );
-CREATE TABLE IF NOT EXISTS counts (
-    run_id INTEGER NOT NULL, route TEXT NOT NULL, status INTEGER, n INTEGER NOT NULL
-);
-CREATE TABLE IF NOT EXISTS timeline (
-    run_id INTEGER NOT NULL, bucket INTEGER NOT NULL, route TEXT NOT NULL, n INTEGER NOT NULL
-);
+CREATE TABLE IF NOT EXISTS buckets (
+    bucket INTEGER NOT NULL, route TEXT NOT NULL, status INTEGER NOT NULL, n INTEGER NOT NULL,
+    PRIMARY KEY (bucket, route, status)
+) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS scalars (
     run_id INTEGER NOT NULL, name TEXT NOT NULL, n INTEGER NOT NULL
 );
-CREATE INDEX IF NOT EXISTS counts_run ON counts (run_id);
-CREATE INDEX IF NOT EXISTS timeline_run ON timeline (run_id);
 CREATE INDEX IF NOT EXISTS scalars_run ON scalars (run_id);
 """
 
@@ -100,8 +100,7 @@ class RunRecord:
     time_s: float
     slices: list[dict[str, Any]]
     result: dict[str, Any]
-    counts: list[tuple[str, int | None, int]]
-    timeline: list[tuple[int, str, int]]
+    buckets: list[tuple[int, str, int, int]]  # (bucket start, key, status, n)
     scalars: dict[str, int]
 
 
@@ -174,10 +173,9 @@ class State:
             )
             run_id = int(cur.lastrowid or 0)
             self.db.executemany(
-                "INSERT INTO counts VALUES (?, ?, ?, ?)", [(run_id, *row) for row in run.counts]
-            )
-            self.db.executemany(
-                "INSERT INTO timeline VALUES (?, ?, ?, ?)", [(run_id, *r) for r in run.timeline]
+                "INSERT INTO buckets VALUES (?, ?, ?, ?) ON CONFLICT (bucket, route, status) "
+                "DO UPDATE SET n = n + excluded.n",
+                run.buckets,
             )
             self.db.executemany(
                 "INSERT INTO scalars VALUES (?, ?, ?)",
@@ -205,38 +203,37 @@ class State:
         row = self.db.execute("SELECT id, time_s, result FROM runs ORDER BY id DESC").fetchone()
         return None if row is None else (int(row[0]), float(row[1]), dict(json.loads(row[2])))
 
-    def tallies(
-        self, run_ids: list[int]
-    ) -> tuple[list[tuple[str, int | None, int]], list[tuple[int, str, int]], dict[str, int]]:
-        """The summed counts, timeline and scalars of the runs ``run_ids``."""
+    def window_rows(
+        self, lo: int | None = None, hi: int | None = None
+    ) -> list[tuple[int, str, int, int]]:
+        """The bucket rows with ``lo <= bucket < hi`` (None: unbounded), merged over runs."""
+        rows = self.db.execute(
+            "SELECT bucket, route, status, n FROM buckets WHERE bucket >= ? AND bucket < ?",
+            (-(2**62) if lo is None else lo, 2**62 if hi is None else hi),
+        )
+        return [(int(b), str(r), int(s), int(n)) for b, r, s, n in rows]
+
+    def scalars(self, run_ids: list[int]) -> dict[str, int]:
+        """The summed line counters of the runs ``run_ids``."""
         self.db.execute("CREATE TEMP TABLE IF NOT EXISTS pick (id INTEGER PRIMARY KEY)")
         self.db.execute("DELETE FROM pick")
         self.db.executemany("INSERT INTO pick VALUES (?)", [(i,) for i in run_ids])
-        counts = self.db.execute(
-            "SELECT route, status, SUM(n) FROM counts JOIN pick ON run_id = pick.id "
-            "GROUP BY route, status"
-        ).fetchall()
-        timeline = self.db.execute(
-            "SELECT bucket, route, SUM(n) FROM timeline JOIN pick ON run_id = pick.id "
-            "GROUP BY bucket, route"
-        ).fetchall()
-        scalars = self.db.execute(
+        rows = self.db.execute(
             "SELECT name, SUM(n) FROM scalars JOIN pick ON run_id = pick.id GROUP BY name"
-        ).fetchall()
-        return (
-            [(str(r), s, int(n)) for r, s, n in counts],
-            [(int(b), str(r), int(n)) for b, r, n in timeline],
-            {str(k): int(v) for k, v in scalars},
         )
+        return {str(k): int(v) for k, v in rows}
 
-    def prune(self, before_s: float) -> int:
-        """Drop the tallies of runs older than ``before_s`` (their ``runs`` rows stay)."""
+    def prune(self, before_s: float, before_bucket: int) -> int:
+        """Drop the buckets before ``before_bucket`` and the counters of runs before ``before_s``.
+
+        The ``runs`` rows stay (``--status``, the previous run's top keys).
+        """
         with self.db:
-            old = "SELECT id FROM runs WHERE time_s < ?"
-            n = 0
-            for table in ("counts", "timeline", "scalars"):
-                cur = self.db.execute(f"DELETE FROM {table} WHERE run_id IN ({old})", (before_s,))
-                n += cur.rowcount
+            n = self.db.execute("DELETE FROM buckets WHERE bucket < ?", (before_bucket,)).rowcount
+            n += self.db.execute(
+                "DELETE FROM scalars WHERE run_id IN (SELECT id FROM runs WHERE time_s < ?)",
+                (before_s,),
+            ).rowcount
         return n
 
 
@@ -315,7 +312,10 @@ def _connect(path: str) -> sqlite3.Connection:
         if names:  # checked before anything is written: a foreign file stays byte for byte
             _check_meta(db)
         db.execute("PRAGMA journal_mode=WAL")
-        db.execute("PRAGMA synchronous=FULL")
+        # WAL + NORMAL: no fsync per commit (a small run's largest wait on a busy disk). A
+        # killed process loses nothing committed; a power loss may undo the last runs whole,
+        # their counts with their offsets, so the next run reads those slices again: still once.
+        db.execute("PRAGMA synchronous=NORMAL")
         if not names:  # one transaction: a run killed here leaves an empty, new state
             db.executescript(
                 f"BEGIN; {TABLES} INSERT INTO meta VALUES ('app', '{APP}'), "
@@ -341,4 +341,7 @@ def _check_meta(db: sqlite3.Connection) -> None:
     if meta.get("app") != APP:
         raise StateError("a SQLite file, but not a logagent cron state; it was left as it is")
     if str(meta.get("schema")) != str(SCHEMA):
-        raise StateError(f"state schema {meta.get('schema')} is not {SCHEMA} (another version)")
+        raise StateError(
+            f"state schema {meta.get('schema')} is not {SCHEMA} (made by another version); "
+            "it was left as it is: --reset starts over, or name another --state"
+        )

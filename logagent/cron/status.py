@@ -35,14 +35,20 @@ def render_outcome(outcome: CronOutcome, fired: list[Fired], *, as_json: bool) -
         data["alerts"] = alerts
         return json.dumps(data, indent=2) + "\n"
     inc = outcome.incremental
-    window = f"the last {inc['window_s']} s" if inc["window_s"] else "since the first run"
+    span = inc.get("window") or {}
+    window = (
+        f"the records stamped {span['from']} to {span['to']} (the last {inc['window_s']} s "
+        f"before {span['anchored_at']}, by whole buckets)"
+        if inc["window_s"] and span.get("from")
+        else "since the first run"
+    )
     lines = [
         render(result).rstrip(),
         "",
         "## Incremental run",
         "",
-        f"Run {inc['run']}: the answer covers {inc['runs_merged']} run(s), {window} "
-        f"(state `{inc['state']}`); {inc['rotations']} rotation(s) detected.",
+        f"Run {inc['run']}: the answer covers {window}, merged from {inc['runs_merged']} "
+        f"run(s) (state `{inc['state']}`); {inc['rotations']} rotation(s) detected.",
         "",
         "| file | new bytes | new lines | rotation |",
         "|---|---:|---:|---|",
@@ -78,6 +84,9 @@ def status_data(path: str) -> dict[str, Any]:
     """The state: job, files and offsets, runs, the last run."""
     with open_state(path, create=False, lock=False) as state:
         runs = state.runs()
+        first, last, rows = state.db.execute(
+            "SELECT MIN(bucket), MAX(bucket), COUNT(*) FROM buckets"
+        ).fetchone()
         return {
             "state": path,
             "job": state.job(),
@@ -88,6 +97,11 @@ def status_data(path: str) -> dict[str, Any]:
                 for f in state.files().values()
             ],
             "runs": len(runs),
+            "buckets": {
+                "rows": int(rows),
+                "first": None if first is None else iso(first),
+                "last": None if last is None else iso(last),
+            },
             "first_run": iso(runs[0][1]) if runs else None,
             "last_run": {"id": runs[-1][0], "time": iso(runs[-1][1]), **runs[-1][2]}
             if runs
@@ -108,6 +122,12 @@ def render_status(path: str, *, as_json: bool) -> str:
         lines.append(
             f"last run: #{last['id']} at {last['time']}: {last.get('bytes_new', 0):,} new bytes, "
             f"{last.get('lines_new', 0):,} new lines"
+        )
+    buckets = data["buckets"]
+    if buckets["rows"]:
+        lines.append(
+            f"counts: {buckets['rows']:,} rows (bucket x key x status), records stamped "
+            f"{buckets['first']} to {buckets['last']}"
         )
     window = data["kept_window_s"]
     lines.append(f"window kept: {f'{window} s' if window else 'everything since the first run'}")

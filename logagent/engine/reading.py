@@ -133,6 +133,7 @@ def _pool(run: Run, fmt: Format, *, sampling: bool = False) -> ParsePool:
         all_units=rate_units,
         track_units=sampling,  # only the evidence needs per-unit counts
         keyed=kind is not QuestionKind.STATUS,  # a status distribution has no key to parse
+        on_records=run.env.on_records,
     )
 
 

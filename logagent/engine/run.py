@@ -13,6 +13,7 @@ from datetime import UTC, datetime
 from typing import Any, Protocol
 
 import numpy as np
+import polars as pl
 
 from logagent.config import Settings
 from logagent.counters import Accumulator, Tally, tally_batch
@@ -75,6 +76,9 @@ class RunEnv:
     release_memory: Callable[[], None] = memory.release  # give freed heap pages back
     wall_clock: Callable[[], datetime] = lambda: datetime.now(UTC)  # "now" of --since, years
     on_decision: Callable[[DecisionRecord], None] | None = None  # each one, as traced (service SSE)
+    #: each parse's records (unit, route, status, n; bucket with a timeline) before they are
+    #: tallied: cron keeps them by the records' own time bucket, which a tally does not
+    on_records: Callable[[pl.LazyFrame], None] | None = None
 
 
 @dataclass
@@ -202,8 +206,10 @@ class ParsePool:
         all_units: bool = False,
         track_units: bool = True,
         keyed: bool = True,
+        on_records: Callable[[pl.LazyFrame], None] | None = None,
     ) -> None:
         self._fmt, self._errors_only, self._rules = fmt, errors_only, rules
+        self._on_records = on_records
         self._all_units, self._track_units, self._keyed = all_units, track_units, keyed
         self._scans: list[Scanned] = []
         self._units = self._bytes = self._truncated = 0  # never keep a batch: its buffer is large
@@ -235,6 +241,8 @@ class ParsePool:
             track_units=self._track_units,
             keyed=self._keyed,
         )
+        if self._on_records is not None:
+            self._on_records(extracted.records)
         tally = tally_batch(
             extracted, units=self._units, bytes_read=self._bytes, truncated=self._truncated
         )

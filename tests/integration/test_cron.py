@@ -8,11 +8,14 @@ import hashlib
 import json
 import os
 import random
+import re
 import shutil
 import signal
 import subprocess
 import sys
 import time
+from collections import Counter
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -127,6 +130,69 @@ def test_random_slices_with_logrotate_count_exactly(
     assert lines == truth["lines"]
 
 
+#: the test's own reading of a generated line: its time, raw path and status (not logagent's)
+STAMPED = re.compile(rb'\[(\d\d/\w{3}/\d{4}:\d\d:\d\d:\d\d [+-]\d{4})\] "\S+ (\S+)[^"]*" (\d{3}) ')
+HOUR = 3600
+
+
+def own_parse(data: bytes) -> list[tuple[float, str, int]]:
+    """(epoch s, path without its query, status) of each complete line of ``data``."""
+    out = []
+    for line in data.split(b"\n")[:-1]:  # the last piece is a partial line, or empty
+        m = STAMPED.search(line)
+        assert m is not None, line
+        when = datetime.strptime(m[1].decode(), "%d/%b/%Y:%H:%M:%S %z").timestamp()
+        out.append((when, m[2].decode().split("?")[0], int(m[3])))
+    return out
+
+
+def truth_in_window(lines: list[tuple[float, str, int]], now_s: float, hours: int) -> Counter[str]:
+    """5xx per raw path of the records whose time is in the window's whole hours."""
+    hi = (now_s // HOUR) * HOUR + HOUR  # the hour holding now is the window's last
+    lo = hi - hours * HOUR
+    return Counter(path for t, path, status in lines if 500 <= status <= 599 and lo <= t < hi)
+
+
+def iso_utc(time_s: float) -> str:
+    """``--now`` for ``time_s``."""
+    return datetime.fromtimestamp(time_s, UTC).isoformat()
+
+
+@needs_logrotate
+def test_window_by_record_time_in_random_slices_with_logrotate(
+    tmp_path: Path, generated: tuple[bytes, dict[str, Any]]
+) -> None:
+    """20 random slices, logrotate between them, "now" moving with the log: after every run the
+    6 h window's 5xx per path equal the test's own count over those hours of the lines so far."""
+    data, truth = generated
+    lines = own_parse(data)
+    assert sum(1 for _, _, s in lines if 500 <= s <= 599) == truth["lines_5xx"]  # the parse
+    rng = random.Random(5)
+    log, state = tmp_path / "access.log", tmp_path / "job.sqlite"
+    names = sorted(VARIANTS)
+    used: set[str] = set()
+    pos, now_s, checked = 0, 0.0, 0
+    for i, cut in enumerate(cuts(rng, len(data), 19)):
+        rotate = i > 0 and (i <= len(names) or rng.random() < 0.3) and cut < len(data)
+        end = max(pos, data.index(b"\n", cut - 1) + 1 if rotate else cut)
+        append(log, data[pos:end])
+        pos = end
+        if rotate:
+            variant = names[len(used)] if len(used) < len(names) else rng.choice(names)
+            used.add(variant)
+            logrotate(log, variant, tmp_path)
+        so_far = lines[: data.count(b"\n", 0, end)]
+        if so_far:  # a live log's clock: a little after its last line, never going back
+            now_s = max(now_s, so_far[-1][0] + rng.uniform(0, 1800))
+        args = ("--json", "--top", "1000", "--no-normalize", "--window", "6h")
+        proc = cron(state, *args, "--now", iso_utc(now_s), log=log)
+        counts, _ = window_counts(proc)
+        assert counts == dict(truth_in_window(so_far, now_s, 6)), f"slice {i}"
+        checked += sum(counts.values())
+    assert used == set(VARIANTS)
+    assert checked > 0
+
+
 def test_inode_reuse_and_vanished_file_by_hand(
     tmp_path: Path, generated: tuple[bytes, dict[str, Any]]
 ) -> None:
@@ -215,11 +281,27 @@ def test_sigkill_at_random_points_never_loses_or_doubles(
         if proc.poll() is None:
             proc.send_signal(signal.SIGKILL)
             killed += 1
+        else:  # the run was quicker than the first one: aim the next kills earlier
+            typical = max(0.2, typical * 0.8)
         proc.wait()
     assert killed >= 10  # most kills landed inside a run
     counts, lines = window_counts(cron(state, "--json", "--top", "1000", log=log))
     assert counts == truth_counts(truth)
     assert lines == truth["lines"]
+    now_s = own_parse(data)[-1][0]  # the windowed totals, by the records' time, are exact too
+    args = ("--json", "--top", "1000", "--window", "6h", "--now", iso_utc(now_s))
+    windowed = cron(state, *args, log=log)
+    assert window_counts(windowed)[0] == timeline_truth(truth, now_s, 6)
+
+
+def timeline_truth(truth: dict[str, Any], now_s: float, hours: int) -> dict[str, int]:
+    """The generator's 5xx per route over the window's whole hours (its hourly timeline)."""
+    hi = (now_s // HOUR) * HOUR + HOUR
+    total: Counter[str] = Counter()
+    for stamp, routes in truth["timeline_5xx_1h"].items():
+        if hi - hours * HOUR <= datetime.fromisoformat(stamp).timestamp() < hi:
+            total.update(routes)
+    return dict(total)
 
 
 def test_second_run_while_one_holds_the_state_exits_75_and_changes_nothing(
@@ -289,6 +371,11 @@ def test_reset_starts_over_and_status_shows_the_state(tmp_path: Path) -> None:
     status = json.loads(cron(state, "--status", "--json").stdout)
     assert status["files"][0]["offset"] == log.stat().st_size
     assert status["runs"] == 1
+    assert status["buckets"] == {  # /r/0 /r/1 /r/2 are one route, one status, one hour
+        "rows": 1,
+        "first": "2026-11-28T13:00:00Z",
+        "last": "2026-11-28T13:00:00Z",
+    }
     assert window_counts(cron(state, "--json", log=log))[1] == 7  # nothing new: still 7
     proc = cron(state, "--reset", "--json", log=log)
     assert window_counts(proc)[1] == 7
@@ -305,15 +392,46 @@ def test_other_question_on_the_same_state_is_refused(tmp_path: Path) -> None:
     assert "another job" in proc.stderr
 
 
-def test_window_counts_only_recent_runs(tmp_path: Path) -> None:
-    """--window 1h merges the runs of the last hour only (run times from --now)."""
+def _at(lines: bytes, stamp: str) -> bytes:
+    """``_lines`` restamped at ``stamp`` (``01/Jan/2026:00:10:00``)."""
+    return lines.replace(b"28/Nov/2026:13:55:36", stamp.encode())
+
+
+def test_window_is_chosen_by_the_records_time_not_the_runs(tmp_path: Path) -> None:
+    """--window picks records by their own time: one run reading 2 h of log, late lines too."""
     log, state = tmp_path / "a.log", tmp_path / "s.sqlite"
-    log.write_bytes(_lines(10, 500))
-    cron(state, "--json", "--now", "2026-01-01T00:00:00", log=log)
-    append(log, _lines(4, 500))
-    proc = cron(state, "--json", "--window", "1h", "--now", "2026-01-01T02:00:00", log=log)
-    assert window_counts(proc)[1] == 4
-    assert json.loads(proc.stdout)["incremental"]["runs_merged"] == 1
+    early, late = _at(_lines(10, 500), "01/Jan/2026:00:10:00"), _lines(4, 500)
+    log.write_bytes(early + _at(late, "01/Jan/2026:02:10:00"))
+    first = cron(state, "--json", "--window", "3h", "--now", "2026-01-01T02:30:00", log=log)
+    assert sum(window_counts(first)[0].values()) == 14
+    window = json.loads(first.stdout)["incremental"]["window"]
+    assert (window["from"], window["to"]) == ("2026-01-01T00:00:00Z", "2026-01-01T03:00:00Z")
+    one_hour = ("--json", "--window", "1h", "--now", "2026-01-01T02:30:00")
+    assert sum(window_counts(cron(state, *one_hour, log=log))[0].values()) == 4  # the same run's
+    append(log, _at(_lines(3, 503), "01/Jan/2026:00:20:00"))  # late lines of an old hour
+    later = ("--json", "--now", "2026-01-01T02:40:00")
+    assert sum(window_counts(cron(state, *later, "--window", "1h", log=log))[0].values()) == 4
+    assert sum(window_counts(cron(state, *later, "--window", "3h", log=log))[0].values()) == 17
+    assert sum(window_counts(cron(state, *later, log=log))[0].values()) == 17  # since the first
+    future = cron(state, "--json", "--window", "1h", "--now", "2026-01-01T05:00:00", log=log)
+    assert window_counts(future)[0] == {}
+    # the longest window asked was 3 h: buckets before 03:00 are pruned, nothing is left
+    assert window_counts(cron(state, "--json", "--now", "2026-01-01T05:00:00", log=log))[0] == {}
+
+
+def test_records_without_a_time_are_counted_at_the_run_and_said(tmp_path: Path) -> None:
+    """A format without timestamps: the window falls back to the runs' time, with a warning."""
+    log, state = tmp_path / "a.jsonl", tmp_path / "s.sqlite"
+    rows = [{"path": f"/r/{i % 2}", "status": 500, "bytes": 10} for i in range(6)]
+    log.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    first = cron(state, "--json", "--window", "1h", "--now", "2026-01-01T00:30:00", log=log)
+    assert sum(window_counts(first)[0].values()) == 6
+    data = json.loads(first.stdout)
+    assert data["incremental"]["window"]["untimed_records"] == 6
+    assert any("no time" in w and "time of the run" in w for w in data["warnings"])
+    append(log, "".join(json.dumps(r) + "\n" for r in rows[:2]).encode())
+    later = cron(state, "--json", "--window", "1h", "--now", "2026-01-01T02:30:00", log=log)
+    assert sum(window_counts(later)[0].values()) == 2  # the first run's records are 2 h old
 
 
 def test_alerts_exit_5_and_nagios_status_line(tmp_path: Path) -> None:

@@ -8,14 +8,15 @@ import sqlite3
 import time
 from pathlib import Path
 
+import polars as pl
 import pytest
 
 from logagent.config import load_settings
-from logagent.counters import merge, same_counts
+from logagent.counters import merge
 from logagent.cron.alerts import CRITICAL, WARNING, evaluate, nagios, parse_alert
 from logagent.cron.rotation import find_old, identify, plan_path
 from logagent.cron.state import FileState, RunRecord, StateError, StateLocked, open_state
-from logagent.cron.tallies import rows_of, tally_of
+from logagent.cron.tallies import BucketTap, window_bounds, window_tally
 from logagent.engine.exact import count_exactly
 from logagent.errors import ConfigError
 from logagent.result import Question
@@ -80,13 +81,53 @@ def test_count_exactly_of_slices_adds_up_to_the_whole(tmp_path: Path) -> None:
     assert merged.lines == whole.lines == 74
 
 
-def test_tally_rows_round_trip() -> None:
-    """A tally stored as rows and read back holds the same counts."""
-    from logagent.counters import Tally
+def _records(rows: list[tuple[int, str, int, int | None, int]]) -> pl.LazyFrame:
+    """Records as a parse hands them over: (unit, route, status, bucket, n)."""
+    schema = {"unit": pl.Int64, "route": pl.String, "status": pl.Int32, "bucket": pl.Int64}
+    return pl.LazyFrame(rows, schema={**schema, "n": pl.Int64}, orient="row")
 
-    tally = tally_of([("/a", 500, 3), ("/b", 200, 1)], [(3600, "/a", 3)], {"lines": 5})
-    assert same_counts(tally_of(*rows_of(tally)), tally)
-    assert same_counts(tally_of(*rows_of(Tally())), Tally())
+
+def test_bucket_tap_keeps_records_by_their_own_bucket() -> None:
+    """Parses summed by (bucket, key, status); a record without a time goes to the run's bucket."""
+    tap = BucketTap()
+    tap(_records([(-1, "/a", 500, 0, 2), (-1, "/a", 500, 3600, 1), (-1, "/b", 200, None, 4)]))
+    tap(_records([(-1, "/a", 500, 0, 5), (7, "/a", 500, 0, 1)]))
+    rows, untimed = tap.rows(7200)
+    assert rows == [(0, "/a", 500, 8), (3600, "/a", 500, 1), (7200, "/b", 200, 4)]
+    assert untimed == 4
+    assert BucketTap().rows(0) == ([], 0)
+
+
+def test_bucket_tap_without_a_timeline_puts_everything_at_the_run() -> None:
+    """Records with no bucket column at all (``--bucket off``) are all counted at the run's time."""
+    tap = BucketTap()
+    tap(_records([(-1, "/a", 500, 0, 2)]).drop("bucket"))
+    assert tap.rows(3600) == ([(3600, "/a", 500, 2)], 2)
+
+
+@pytest.mark.parametrize(
+    ("now_s", "window_s", "bucket_s", "bounds"),
+    [
+        (7200, 3600, 3600, (7200, 10800)),  # the bucket holding now is the window's last
+        (7199, 3600, 3600, (3600, 7200)),
+        (9000, 7200, 3600, (3600, 10800)),
+        (9000, 5400, 3600, (3600, 10800)),  # 1.5 h is rounded up to whole hours
+        (9000, 600, 300, (8700, 9300)),
+    ],
+)
+def test_window_bounds(now_s: int, window_s: int, bucket_s: int, bounds: tuple[int, int]) -> None:
+    """The window is whole buckets, ending with the one that holds now."""
+    assert window_bounds(now_s, window_s, bucket_s) == bounds
+
+
+def test_window_tally_merges_the_rows_into_counts_and_timeline() -> None:
+    """A window's rows give the counts by key x status and the 5xx timeline, with its counters."""
+    rows = [(0, "/a", 500, 3), (3600, "/a", 503, 1), (3600, "/a", 200, 9), (0, "/b", 502, 2)]
+    tally = window_tally(rows, {"lines": 15, "parsed": 15, "untimed": 3})
+    assert tally.counts.rows() == [("/a", 200, 9), ("/a", 500, 3), ("/a", 503, 1), ("/b", 502, 2)]
+    assert tally.timeline.rows() == [(0, "/a", 3), (0, "/b", 2), (3600, "/a", 1)]
+    assert (tally.lines, tally.parsed, tally.malformed) == (15, 15, 0)
+    assert window_tally([], {}).counts.is_empty()
 
 
 def test_identity_finds_a_renamed_or_compressed_copy(tmp_path: Path) -> None:
@@ -123,8 +164,8 @@ def test_another_file_with_another_head_is_not_the_old_one(tmp_path: Path) -> No
     assert "not found" in plan.warnings[0]
 
 
-def _record(n: int) -> RunRecord:
-    return RunRecord(1.0, [], {}, [("/a", 500, n)], [(0, "/a", n)], {"lines": n})
+def _record(n: int, bucket: int = 0, time_s: float = 1.0) -> RunRecord:
+    return RunRecord(time_s, [], {}, [(bucket, "/a", 500, n)], {"lines": n})
 
 
 def test_a_failed_commit_leaves_nothing(tmp_path: Path) -> None:
@@ -138,11 +179,27 @@ def test_a_failed_commit_leaves_nothing(tmp_path: Path) -> None:
         with pytest.raises(sqlite3.IntegrityError):
             state.commit_run(_record(3), [bad])
         assert state.runs() == []
-        assert state.tallies([1]) == ([], [], {})
+        assert state.window_rows() == []
+        assert state.scalars([1]) == {}
         state.db.execute("DROP TRIGGER boom")
         run_id = state.commit_run(_record(3), [bad])
-        assert state.tallies([run_id])[0] == [("/a", 500, 3)]
+        assert state.window_rows() == [(0, "/a", 500, 3)]
+        assert state.scalars([run_id]) == {"lines": 3}
         assert state.files()["x"].offset == 10
+
+
+def test_buckets_add_up_over_runs_and_old_ones_are_pruned(tmp_path: Path) -> None:
+    """Two runs' rows of one bucket are summed; a window picks buckets; pruning drops old ones."""
+    with open_state(str(tmp_path / "s.sqlite")) as state:
+        first = state.commit_run(_record(3, bucket=0, time_s=100.0), [])
+        second = state.commit_run(_record(4, bucket=0, time_s=4000.0), [])
+        state.commit_run(_record(5, bucket=3600, time_s=4000.0), [])
+        assert state.window_rows() == [(0, "/a", 500, 7), (3600, "/a", 500, 5)]
+        assert state.window_rows(3600, 7200) == [(3600, "/a", 500, 5)]
+        assert state.scalars([first, second]) == {"lines": 7}
+        state.prune(3600.0, 3600)
+        assert state.window_rows() == [(3600, "/a", 500, 5)]
+        assert state.scalars([first, second]) == {"lines": 4}
 
 
 def test_the_lock_is_exclusive(tmp_path: Path) -> None:
@@ -178,7 +235,7 @@ def test_alert_levels_and_perfdata() -> None:
     """One threshold is critical; two are warn,crit; perfdata has 'label'=value;warn;crit."""
     from logagent.engine.exact import answer_tally
 
-    tally = tally_of([("/a", 500, 30), ("/b", 502, 20)], [], {"lines": 1000, "parsed": 50})
+    tally = window_tally([(0, "/a", 500, 30), (0, "/b", 502, 20)], {"lines": 1000, "parsed": 50})
     settings = load_settings(None)
     result = answer_tally(tally, Question(), settings, fmt="combined", bucket_s=None, paths=[])
     alerts = [parse_alert("rate>0.02,0.1"), parse_alert("share>0.5"), parse_alert("count>60")]
@@ -234,3 +291,17 @@ def test_an_empty_file_copied_away_is_read_whole_not_matched_by_its_empty_head(
         ("access.log.1", 0, "unseen"),
         ("access.log", 0, "new"),
     ]
+
+
+def test_a_state_of_another_schema_is_refused_with_the_way_out(tmp_path: Path) -> None:
+    """A state made by another version (schema 1: tallies by run) is kept and names --reset."""
+    path = tmp_path / "old.sqlite"
+    db = sqlite3.connect(path)
+    db.execute("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
+    db.execute("INSERT INTO meta VALUES ('app', 'logagent-cron'), ('schema', '1')")
+    db.commit()
+    db.close()
+    before = path.read_bytes()
+    with pytest.raises(StateError, match=r"schema 1 is not 2.*--reset"), open_state(str(path)):
+        pass
+    assert path.read_bytes() == before

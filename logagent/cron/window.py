@@ -1,0 +1,84 @@
+"""The window of a cron job: its bounds, its answer from the stored buckets, pruning (EDGE).
+
+The window is anchored at the run's clock (``--now`` for tests and replays,
+else the wall clock): the whole buckets covering ``--window`` that end with
+the bucket holding "now" (``tallies.window_bounds``), picked by each record's
+own time. Records without a time were stored at their run's bucket; the line
+counters (lines, bytes, malformed: the rate's denominator) are those of the
+runs made within the window. Buckets older than the longest window any run
+of the job asked for are pruned.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any
+
+from logagent.cron.state import State
+from logagent.cron.tallies import UNTIMED, window_bounds, window_tally
+
+if TYPE_CHECKING:
+    from logagent.config import Settings
+    from logagent.result import Question, Result
+
+DEFAULT_BUCKET = "1h"  # every run must cut the timeline alike: "auto" would vary by slice
+
+
+def store_bucket_s(settings: Settings) -> int:
+    """The width of the stored buckets: the job's timeline bucket (1h with ``--bucket off``)."""
+    from logagent.formats.bucketed import parse_bucket
+
+    bucket = settings.analysis.bucket
+    width = None if bucket in (None, "off") else parse_bucket(bucket)
+    return width or parse_bucket(DEFAULT_BUCKET) or 3600
+
+
+def keep_s(state: State, window_s: int) -> int:
+    """The longest window any run of this state asked for (what pruning must keep)."""
+    keep = max(int(state.meta("keep_s") or 0), window_s)
+    with state.db:
+        state.db.execute("INSERT OR REPLACE INTO meta VALUES ('keep_s', ?)", (str(keep),))
+    return keep
+
+
+def prune(state: State, now_s: float, window_s: int, bucket_s: int) -> None:
+    """Drop what no window of this job can reach any more (the longest one asked)."""
+    keep_lo, _ = window_bounds(now_s, keep_s(state, window_s), bucket_s)
+    state.prune(keep_lo, keep_lo)
+
+
+def window_result(
+    state: State,
+    question: Question,
+    settings: Settings,
+    now_s: float,
+    *,
+    window_s: int | None,
+    paths: list[str],
+) -> tuple[Result, int, dict[str, Any]]:
+    """The answer over the window, from the stored buckets; the runs merged; the window."""
+    from logagent.engine.exact import answer_tally
+    from logagent.formats.bucketed import parse_bucket
+
+    width = store_bucket_s(settings)
+    lo, hi = (None, None) if window_s is None else window_bounds(now_s, window_s, width)
+    ids = [run_id for run_id, _, _ in state.runs(lo)]
+    scalars = state.scalars(ids)
+    tally = window_tally(state.window_rows(lo, hi), scalars)
+    bucket = settings.analysis.bucket
+    bucket_s = None if bucket == "off" else parse_bucket(bucket or DEFAULT_BUCKET)
+    fmt = state.meta("format") or settings.analysis.format
+    result = answer_tally(tally, question, settings, fmt=fmt, bucket_s=bucket_s, paths=paths)
+    window = {
+        "by": "record time",
+        "anchored_at": _iso(now_s),
+        "from": None if lo is None else _iso(lo),
+        "to": None if hi is None else _iso(hi),
+        "bucket_s": width,
+        "untimed_records": scalars.get(UNTIMED, 0),
+    }
+    return result, len(ids), window
+
+
+def _iso(time_s: float) -> str:
+    return datetime.fromtimestamp(time_s, UTC).isoformat().replace("+00:00", "Z")
