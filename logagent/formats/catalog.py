@@ -81,6 +81,7 @@ NESTED = frozenset(
         ("pino", "slog_json"),
         *((f.name, other) for f in JSON_ACCESS_LAYOUTS for other in ("jsonl", "jsonapp")),
         ("haproxy", "syslog3164"),  # HAProxy logs through syslog
+        ("elb", "syslog3164"),  # "stamp name client:port ..." reads as "stamp host tag: ..."
     }
 )
 #: What a result on each layout must say (levels or components it could only infer).

@@ -9,8 +9,9 @@ normalization cuts to its path and ``--no-normalize`` keeps whole.
 
 * ``haproxy``: the HTTP log format (``option httplog``), with or without the
   syslog header, captured headers in braces, a host field before the timers.
-* ``envoy``: Envoy's default access log and Istio's (which adds response code
-  details, termination details and the upstream failure reason after the flags).
+* ``envoy``: Envoy's default access log, with or without the response code
+  details (newer releases) and Istio's (which adds termination details and the
+  quoted upstream failure reason after the flags).
 * ``alb`` / ``elb``: the Application Load Balancer's and the Classic Load
   Balancer's S3 access logs. The status is the balancer's (``elb_status_code``):
   what the client got. A classic TCP/SSL listener's entry (``- -`` codes, request
@@ -25,6 +26,7 @@ from dataclasses import dataclass
 import polars as pl
 
 from logagent.formats.base import RegexFormat
+from logagent.formats.extract import CONTINUATION
 
 CLIENT, METHOD, USER_AGENT = "client", "method", "user_agent"
 #: Every line holding a 5xx status holds it as a token of its own: a superset of 5xx records.
@@ -38,6 +40,15 @@ class ProxyFormat(RegexFormat):
     """A ``RegexFormat`` whose pattern also names client, method and user agent groups."""
 
     extra: tuple[str, ...] = (CLIENT, METHOD)
+    #: Lines of the layout that are no HTTP record (flagged ``continuation``: not malformed).
+    skip: str | None = None
+
+    def fields(self, line: pl.Expr) -> dict[str, pl.Expr]:
+        """``path`` and ``status``, plus the ``continuation`` flag when the layout has ``skip``."""
+        cols = super().fields(line)
+        if self.skip is None:
+            return cols
+        return {**cols, CONTINUATION: line.str.contains(self.skip)}
 
     def extra_fields(self, line: pl.Expr) -> dict[str, pl.Expr]:
         """``client``, ``method`` and (where logged) ``user_agent`` of each record."""
@@ -61,8 +72,8 @@ HAPROXY = ProxyFormat(
 ENVOY = ProxyFormat(
     name="envoy",
     pattern=(
-        r"^\[\d{4}-\d\d-\d\dT[^\]]+\] " + _REQUEST + r" (?P<status>\d{1,3}) \S+"
-        r'(?: \S+ \S+ "[^"]*")? \d+ \d+ \d+ \S+ "(?P<client>[^"]*)" "(?P<user_agent>[^"]*)" '
+        r"^\[\d{4}-\d\d-\d\dT[^\]]+\] " + _REQUEST + r" (?P<status>\d{1,3})(?: [^ \"]+){1,3}"
+        r'(?: "[^"]*")? \d+ \d+ \d+ \S+ "(?P<client>[^"]*)" "(?P<user_agent>[^"]*)" '
         r'"[^"]*" "[^"]*" "[^"]*"(?:\s.*)?$'
     ),
     extra=(CLIENT, METHOD, USER_AGENT),
@@ -95,6 +106,7 @@ ELB = ProxyFormat(
         + r'(?: "(?P<user_agent>(?:[^"\\]|\\.)*)" \S+ \S+)?\s*$'
     ),
     extra=(CLIENT, METHOD, USER_AGENT),
+    skip=r'^\d{4}-\d\d-\d\dT[\d:.]+Z \S+ \S+ \S+ -?[\d.]+ -?[\d.]+ -?[\d.]+ - - \d+ \d+ "- - - "',
     min_line_bytes=80,
     error_prefilter=TOKEN_5XX_PREFILTER,
     description="AWS Classic Load Balancer (ELB) access log",
