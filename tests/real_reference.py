@@ -264,8 +264,8 @@ def envoy_access(line: str) -> Access | None:
     quoted = _quoted(line)
     method, path = _request(quoted[0])
     status = line.split('" ', 1)[1].split(" ")[0]
-    numbered = [q for q in quoted[1:]]  # [failure reason], xff, agent, id, authority, upstream
-    xff, agent = numbered[-5], numbered[-4]
+    # after the request: [failure reason], xff, agent, request id, authority, upstream host
+    xff, agent = quoted[-5], quoted[-4]
     return _record(status, path, client=xff, method=method, user_agent=agent)
 
 
@@ -286,7 +286,8 @@ def elb_access(line: str) -> Access | None:
     quoted = _quoted(line)
     method, path = _request(quoted[0])
     agent = quoted[1] if len(quoted) > 1 else None
-    return _record(words[7], path, client=words[2].rsplit(":", 1)[0], method=method, user_agent=agent)
+    client = words[2].rsplit(":", 1)[0]
+    return _record(words[7], path, client=client, method=method, user_agent=agent)
 
 
 def caddy_access(line: str) -> Access | None:
@@ -296,16 +297,20 @@ def caddy_access(line: str) -> Access | None:
         return None
     agent = (req.get("headers") or {}).get("User-Agent") or [None]
     client = req.get("client_ip") or req.get("remote_ip")
-    return _record(str(obj["status"]), req["uri"], client=client, method=req.get("method"),
-                   user_agent=agent[0])  # fmt: skip
+    extras = {"client": client, "method": req.get("method"), "user_agent": agent[0]}
+    return _record(str(obj["status"]), req["uri"], **extras)
 
 
 def traefik_access(line: str) -> Access | None:
     obj = json.loads(line)
     if "RequestPath" not in obj or "DownstreamStatus" not in obj:
         return None
-    return _record(str(obj["DownstreamStatus"]), obj["RequestPath"], client=obj.get("ClientHost"),
-                   method=obj.get("RequestMethod"), user_agent=obj.get("request_User-Agent"))  # fmt: skip
+    extras = {
+        "client": obj.get("ClientHost"),
+        "method": obj.get("RequestMethod"),
+        "user_agent": obj.get("request_User-Agent"),
+    }
+    return _record(str(obj["DownstreamStatus"]), obj["RequestPath"], **extras)
 
 
 def w3c_records(text: str, sep: str) -> list[Access | None]:
@@ -323,8 +328,9 @@ def w3c_records(text: str, sep: str) -> list[Access | None]:
         row = dict(zip(names, values, strict=False)) if len(values) == len(names) else {}
         found = _record(row["sc-status"], row.get("cs-uri-stem")) if "sc-status" in row else None
         if found is not None:
-            found |= {"client": row.get("c-ip"), "method": row.get("cs-method"),
-                      "user_agent": row.get("cs(User-Agent)")}  # fmt: skip
+            found["client"] = row.get("c-ip")
+            found["method"] = row.get("cs-method")
+            found["user_agent"] = row.get("cs(User-Agent)")
         out.append(found)
     return out
 

@@ -56,7 +56,11 @@ class ProxyFormat(RegexFormat):
         return {name: groups.struct.field(name) for name in self.extra}
 
 
-_SYSLOG = r"(?:<\d{1,3}>)?(?:[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d|\d{4}-\d\d-\d\dT\S+) \S+ [^\s:\[]+(?:\[\d+\])?: "
+#: A syslog header (RFC 3164 or ISO stamp, host, ``haproxy[pid]:``): HAProxy logs through syslog.
+_SYSLOG = (
+    r"(?:<\d{1,3}>)?(?:[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d|\d{4}-\d\d-\d\dT\S+) "
+    r"\S+ [^\s:\[]+(?:\[\d+\])?: "
+)
 HAPROXY = ProxyFormat(
     name="haproxy",
     pattern=(

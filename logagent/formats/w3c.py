@@ -34,18 +34,58 @@ W3C_NAMES = {
     METHOD: "cs-method",
     USER_AGENT: "cs(User-Agent)",
 }
-IIS_DEFAULT = (
-    "date time s-ip cs-method cs-uri-stem cs-uri-query s-port cs-username c-ip "
-    "cs(User-Agent) cs(Referer) sc-status sc-substatus sc-win32-status time-taken"
-).split()
-CLOUDFRONT_DEFAULT = (
-    "date time x-edge-location sc-bytes c-ip cs-method cs(Host) cs-uri-stem sc-status "
-    "cs(Referer) cs(User-Agent) cs-uri-query cs(Cookie) x-edge-result-type x-edge-request-id "
-    "x-host-header cs-protocol cs-bytes time-taken x-forwarded-for ssl-protocol ssl-cipher "
-    "x-edge-response-result-type cs-protocol-version fle-status fle-encrypted-fields c-port "
-    "time-to-first-byte x-edge-detailed-result-type sc-content-type sc-content-len "
-    "sc-range-start sc-range-end"
-).split()
+IIS_DEFAULT = [
+    "date",
+    "time",
+    "s-ip",
+    "cs-method",
+    "cs-uri-stem",
+    "cs-uri-query",
+    "s-port",
+    "cs-username",
+    "c-ip",
+    "cs(User-Agent)",
+    "cs(Referer)",
+    "sc-status",
+    "sc-substatus",
+    "sc-win32-status",
+    "time-taken",
+]
+CLOUDFRONT_DEFAULT = [
+    "date",
+    "time",
+    "x-edge-location",
+    "sc-bytes",
+    "c-ip",
+    "cs-method",
+    "cs(Host)",
+    "cs-uri-stem",
+    "sc-status",
+    "cs(Referer)",
+    "cs(User-Agent)",
+    "cs-uri-query",
+    "cs(Cookie)",
+    "x-edge-result-type",
+    "x-edge-request-id",
+    "x-host-header",
+    "cs-protocol",
+    "cs-bytes",
+    "time-taken",
+    "x-forwarded-for",
+    "ssl-protocol",
+    "ssl-cipher",
+    "x-edge-response-result-type",
+    "cs-protocol-version",
+    "fle-status",
+    "fle-encrypted-fields",
+    "c-port",
+    "time-to-first-byte",
+    "x-edge-detailed-result-type",
+    "sc-content-type",
+    "sc-content-len",
+    "sc-range-start",
+    "sc-range-end",
+]
 #: Field lists longer than this are not fitted (a junk directive).
 MAX_FIELDS = 200
 _FIELDS = re.compile(r"^#Fields:\s*(.*?)\s*$")
