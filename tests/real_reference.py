@@ -13,6 +13,8 @@ import json
 import re
 from collections import Counter
 from collections.abc import Callable
+from datetime import UTC, datetime
+from typing import Any
 
 Reading = tuple[str | None, str] | None
 LEVELS = {
@@ -152,9 +154,14 @@ def docker_json(line: str) -> Reading:
     return level(log.split(" ")[1]), kind(log.rstrip("\n"))
 
 
+#: journald's PRIORITY is a syslog severity: 0-2 emerg/alert/crit, 3 err, 4 warning, 5-6, 7 debug.
+SYSLOG_SEVERITY = {"0": "FATAL", "1": "FATAL", "2": "FATAL", "3": "ERROR", "4": "WARN",
+                   "5": "INFO", "6": "INFO", "7": "DEBUG"}  # fmt: skip
+
+
 def journald(line: str) -> Reading:
     obj = json.loads(line)
-    return level(obj["PRIORITY"]), obj["SYSLOG_IDENTIFIER"]
+    return SYSLOG_SEVERITY.get(obj["PRIORITY"]), obj["SYSLOG_IDENTIFIER"]
 
 
 def zap(line: str) -> Reading:
@@ -164,7 +171,18 @@ def zap(line: str) -> Reading:
 
 def pino(line: str) -> Reading:
     obj = json.loads(line)
+    return level(str(obj["level"])), obj.get("name", "-")
+
+
+def bunyan(line: str) -> Reading:
+    obj = json.loads(line)
     return level(str(obj["level"])), obj["name"]
+
+
+def ecs(line: str) -> Reading:
+    obj = json.loads(line)
+    logger = obj.get("log.logger") or (obj.get("log") or {}).get("logger") or "-"
+    return level(obj["log.level"]), logger
 
 
 def zeek(line: str) -> Reading:
@@ -186,6 +204,8 @@ READERS: dict[str, Callable[[str], Reading]] = {
     "journald": journald,
     "zap": zap,
     "pino": pino,
+    "bunyan": bunyan,
+    "ecs_json": ecs,
     "zeek": zeek,
 }
 #: Sample file -> its layout.
@@ -201,9 +221,11 @@ SAMPLES = {
     "nginx_error.log": "nginx_error",
     "cri_handmade.log": "cri",
     "docker_handmade.log": "docker_json",
-    "journald_handmade.json": "journald",
-    "zap_handmade.log": "zap",
-    "pino_handmade.jsonl": "pino",
+    "journald.json": "journald",
+    "zap_console.log": "zap",
+    "pino.jsonl": "pino",
+    "bunyan.jsonl": "bunyan",
+    "ecs.json": "ecs_json",
     "zeek_handmade.jsonl": "zeek",
 }
 RANK = {"FATAL": 0, "ERROR": 1, "WARN": 2}
@@ -221,7 +243,7 @@ def reference(text: str, fmt: str, at_least: str) -> Counter[str]:
 
 # --- Access layouts (issue 13 part 2): one record per line, as (status, raw path, extras) ---
 
-Access = dict[str, str | int | None]
+Access = dict[str, Any]
 ACCESS_KEYS = ("status", "path", "client", "method", "user_agent")
 
 
@@ -238,7 +260,7 @@ def _quoted(text: str) -> list[str]:
     return text.split('"')[1::2]
 
 
-def _record(status: str, path: str | None, **extras: str | None) -> Access | None:
+def _record(status: str, path: str | None, **extras: Any) -> Access | None:
     code = status.strip().lstrip("+")
     if not code.lstrip("-").isdigit():
         return None
@@ -255,7 +277,9 @@ def haproxy_access(line: str) -> Access | None:
     if timers is None:
         return None
     method, path = _request(line[line.index('"') + 1 : line.rindex('"')])
-    return _record(after[timers + 1], path, client=client, method=method)
+    accepted = line.split(" [", 1)[1].split("]", 1)[0]  # local time: the tests read it as UTC
+    when = datetime.strptime(accepted, "%d/%b/%Y:%H:%M:%S.%f").replace(tzinfo=UTC)
+    return _record(after[timers + 1], path, client=client, method=method, time=when)
 
 
 def envoy_access(line: str) -> Access | None:
@@ -266,7 +290,8 @@ def envoy_access(line: str) -> Access | None:
     status = line.split('" ', 1)[1].split(" ")[0]
     # after the request: [failure reason], xff, agent, request id, authority, upstream host
     xff, agent = quoted[-5], quoted[-4]
-    return _record(status, path, client=xff, method=method, user_agent=agent)
+    when = datetime.fromisoformat(line[1 : line.index("]")])
+    return _record(status, path, client=xff, method=method, user_agent=agent, time=when)
 
 
 def alb_access(line: str) -> Access | None:
@@ -275,8 +300,8 @@ def alb_access(line: str) -> Access | None:
         return None
     quoted = _quoted(line)
     method, path = _request(quoted[0])
-    client = words[3].rsplit(":", 1)[0]
-    return _record(words[8], path, client=client, method=method, user_agent=quoted[1])
+    client, when = words[3].rsplit(":", 1)[0], datetime.fromisoformat(words[1])
+    return _record(words[8], path, client=client, method=method, user_agent=quoted[1], time=when)
 
 
 def elb_access(line: str) -> Access | None:
@@ -286,8 +311,8 @@ def elb_access(line: str) -> Access | None:
     quoted = _quoted(line)
     method, path = _request(quoted[0])
     agent = quoted[1] if len(quoted) > 1 else None
-    client = words[2].rsplit(":", 1)[0]
-    return _record(words[7], path, client=client, method=method, user_agent=agent)
+    client, when = words[2].rsplit(":", 1)[0], datetime.fromisoformat(words[0])
+    return _record(words[7], path, client=client, method=method, user_agent=agent, time=when)
 
 
 def caddy_access(line: str) -> Access | None:
@@ -297,7 +322,8 @@ def caddy_access(line: str) -> Access | None:
         return None
     agent = (req.get("headers") or {}).get("User-Agent") or [None]
     client = req.get("client_ip") or req.get("remote_ip")
-    extras = {"client": client, "method": req.get("method"), "user_agent": agent[0]}
+    when = datetime.fromtimestamp(float(obj["ts"]), UTC)
+    extras = {"client": client, "method": req.get("method"), "user_agent": agent[0], "time": when}
     return _record(str(obj["status"]), req["uri"], **extras)
 
 
@@ -331,6 +357,8 @@ def w3c_records(text: str, sep: str) -> list[Access | None]:
             found["client"] = row.get("c-ip")
             found["method"] = row.get("cs-method")
             found["user_agent"] = row.get("cs(User-Agent)")
+            stamp = f"{row['date']}T{row['time']}"
+            found["time"] = datetime.fromisoformat(stamp).replace(tzinfo=UTC)
         out.append(found)
     return out
 

@@ -22,6 +22,7 @@ import polars as pl
 
 from logagent.formats.base import PATH, STATUS
 from logagent.formats.proxies import CLIENT, METHOD, USER_AGENT
+from logagent.timewindow.columns import stamp_expr
 
 
 @dataclass(frozen=True)
@@ -32,7 +33,13 @@ class JsonAccessLayout:
     paths: tuple[tuple[str, tuple[str, ...]], ...]
     status_key: str
     description: str
+    time_paths: tuple[str, ...] = ()
     min_line_bytes: int = 30
+
+    def time_expr(self, line: pl.Expr, tz: str = "UTC") -> pl.Expr:
+        """Each record's UTC time: an ISO 8601 string or an epoch number (Caddy's ``ts``)."""
+        value = pl.coalesce([line.str.json_path_match(p) for p in self.time_paths])
+        return pl.coalesce(stamp_expr(value, "iso8601", tz=tz), stamp_expr(value, "epoch", tz=tz))
 
     @property
     def error_prefilter(self) -> re.Pattern[bytes]:
@@ -65,6 +72,7 @@ CADDY = JsonAccessLayout(
         (USER_AGENT, ("$.request.headers['User-Agent'][0]",)),
     ),
     status_key="status",
+    time_paths=("$.ts",),
     description="Caddy JSON access log (logger http.log.access)",
 )
 TRAEFIK = JsonAccessLayout(
@@ -77,6 +85,7 @@ TRAEFIK = JsonAccessLayout(
         (USER_AGENT, ("$['request_User-Agent']",)),
     ),
     status_key="DownstreamStatus",
+    time_paths=("$.time", "$.StartUTC"),
     description="Traefik JSON access log",
 )
 JSON_ACCESS_LAYOUTS = (CADDY, TRAEFIK)

@@ -27,6 +27,7 @@ import polars as pl
 
 from logagent.formats.base import RegexFormat
 from logagent.formats.extract import CONTINUATION
+from logagent.timewindow.columns import UTC_US, stamp_expr
 
 CLIENT, METHOD, USER_AGENT = "client", "method", "user_agent"
 #: Every line holding a 5xx status holds it as a token of its own: a superset of 5xx records.
@@ -42,6 +43,20 @@ class ProxyFormat(RegexFormat):
     extra: tuple[str, ...] = (CLIENT, METHOD)
     #: Lines of the layout that are no HTTP record (flagged ``continuation``: not malformed).
     skip: str | None = None
+    #: The request's time: a regex whose group 1 is the stamp, and the stamp's kind.
+    stamp: tuple[str, str] | None = None
+
+    def time_expr(self, line: pl.Expr, tz: str = "UTC") -> pl.Expr:
+        """Each line's UTC time (null without a stamp): for time windows and timelines."""
+        if self.stamp is None:
+            return pl.lit(None, dtype=UTC_US)
+        pattern, kind = self.stamp
+        text = line.str.extract(pattern, 1)
+        if kind == "haproxy":  # accept date, local time with milliseconds: 06/Feb/2009:12:14:14.655
+            naive = text.str.to_datetime("%d/%b/%Y:%H:%M:%S%.f", strict=False, time_unit="us")
+            local = naive.dt.replace_time_zone(tz, ambiguous="earliest", non_existent="null")
+            return local.dt.convert_time_zone("UTC").cast(UTC_US)
+        return stamp_expr(text, kind, tz=tz)
 
     def fields(self, line: pl.Expr) -> dict[str, pl.Expr]:
         """``path`` and ``status``, plus the ``continuation`` flag when the layout has ``skip``."""
@@ -68,6 +83,7 @@ HAPROXY = ProxyFormat(
         r"\S+ \S+/\S+ (?:\S+ )?-?\d+/-?\d+/-?\d+/-?\d+/\+?-?\d+ (?P<status>-?\d{1,3}) \+?\d+ "
         r"\S+ \S+ \S{4} \S+ \S+(?: \{[^}]*\})* " + _REQUEST + r"\s*$"
     ),
+    stamp=(r"\[([0-9]{2}/[A-Z][a-z]{2}/[0-9]{4}:[0-9:.]+)\] ", "haproxy"),
     min_line_bytes=60,
     error_prefilter=TOKEN_5XX_PREFILTER,
     description="HAProxy HTTP log (option httplog), syslog header optional",
@@ -81,6 +97,7 @@ ENVOY = ProxyFormat(
         r'"[^"]*" "[^"]*" "[^"]*"(?:\s.*)?$'
     ),
     extra=(CLIENT, METHOD, USER_AGENT),
+    stamp=(r"^\[([^\]]+)\]", "iso8601"),
     min_line_bytes=60,
     error_prefilter=TOKEN_5XX_PREFILTER,
     description="Envoy / Istio default access log (client: X-Forwarded-For)",
@@ -96,6 +113,7 @@ ALB = ProxyFormat(
         + r' "(?P<user_agent>(?:[^"\\]|\\.)*)" \S+ \S+ \S+ "[^"]*"(?:\s.*)?$'
     ),
     extra=(CLIENT, METHOD, USER_AGENT),
+    stamp=(r"^\S+ (\S+)", "iso8601"),
     min_line_bytes=100,
     error_prefilter=TOKEN_5XX_PREFILTER,
     description="AWS Application Load Balancer access log",
@@ -111,6 +129,7 @@ ELB = ProxyFormat(
     ),
     extra=(CLIENT, METHOD, USER_AGENT),
     skip=r'^\d{4}-\d\d-\d\dT[\d:.]+Z \S+ \S+ \S+ -?[\d.]+ -?[\d.]+ -?[\d.]+ - - \d+ \d+ "- - - "',
+    stamp=(r"^(\S+)", "iso8601"),
     min_line_bytes=80,
     error_prefilter=TOKEN_5XX_PREFILTER,
     description="AWS Classic Load Balancer (ELB) access log",

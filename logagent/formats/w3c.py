@@ -25,6 +25,7 @@ import polars as pl
 from logagent.formats.base import PATH, STATUS
 from logagent.formats.extract import CONTINUATION
 from logagent.formats.proxies import CLIENT, METHOD, TOKEN_5XX_PREFILTER, USER_AGENT
+from logagent.timewindow.columns import stamp_expr
 
 #: W3C field name of each column the questions use.
 W3C_NAMES = {
@@ -124,6 +125,11 @@ class W3cFormat:
         """``client``, ``method`` and ``user_agent`` of each record (null where not logged)."""
         return self._columns(line, (CLIENT, METHOD, USER_AGENT))
 
+    def time_expr(self, line: pl.Expr, tz: str = "UTC") -> pl.Expr:
+        """Each record's time from its ``date`` and ``time`` fields (W3C writes UTC)."""
+        cols = self._columns(line, ("date", "time"))
+        return stamp_expr(cols["date"] + pl.lit("T") + cols["time"], "iso8601", tz="UTC")
+
     def _columns(self, line: pl.Expr, wanted: tuple[str, ...]) -> dict[str, pl.Expr]:
         values = line.str.strip_chars_end(self.separator).str.split(self.separator)
         count = values.list.len()
@@ -139,7 +145,7 @@ class W3cFormat:
                 if name == STATUS:
                     status = pl.when(fits).then(code).otherwise(status)
                     continue
-                key = W3C_NAMES[name]
+                key = W3C_NAMES.get(name, name)
                 value = (
                     values.list.get(names.index(key), null_on_oob=True)
                     if key in names

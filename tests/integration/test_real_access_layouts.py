@@ -130,3 +130,18 @@ def test_client_method_and_agent_equal_the_reference(name: str) -> None:
     ]
     want = [{k: r.get(k) for k in ACCESS_KEYS} for r in access_records(text(name), fmt.name)]
     assert got == want
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_time_window_counts_the_reference_records_inside_it(name: str) -> None:
+    """--since/--until on each layout: the status counts of the records whose own stamp lies in
+    the window (the reference reads the stamps with datetime), by bisection or by filtering."""
+    records = access_records(text(name), ACCESS_SAMPLES[name])
+    times = sorted({r["time"] for r in records})
+    since, until = times[len(times) // 4], times[(3 * len(times)) // 4]
+    inside = [r for r in records if since <= r["time"] <= until]
+    code, out = answer(
+        name, "-q", "status", "--since", since.isoformat(), "--until", until.isoformat()
+    )
+    assert code == 0 and out["status"] == "exact", out.get("recuse")
+    assert counts(out) == dict(Counter(str(r["status"]) for r in inside))
