@@ -3,9 +3,11 @@
 Their columns are named by a ``#Fields:`` directive, which a server writes at
 the head of each file and again whenever it restarts, perhaps with other
 fields. The format is fitted to a sample (``fit``): every distinct
-``#Fields:`` list in it, plus the layout's default one. A line is a record
-when it splits into as many values as one of these lists has names and that
-list's ``sc-status`` is a number (the first such list wins). ``#`` lines
+``#Fields:`` list in it (the first ``MAX_SETS``), plus the layout's default
+ones. A line is a record when it splits into as many values as one of these
+lists has names and that list's ``sc-status`` is a number (the first such list
+wins: a line is not tied to the directive above it, which a random read of the
+file may not have seen). ``#`` lines
 (``#Fields:``, ``#Version:``, ``#Date:``, ...) are directives, neither records
 nor malformed: they are flagged in the optional ``continuation`` column.
 
@@ -89,6 +91,8 @@ CLOUDFRONT_DEFAULT = [
 ]
 #: Field lists longer than this are not fitted (a junk directive).
 MAX_FIELDS = 200
+#: At most this many distinct lists are fitted (each adds to every line's parse).
+MAX_SETS = 16
 _FIELDS = re.compile(r"^#Fields:\s*(.*?)\s*$")
 
 
@@ -111,7 +115,8 @@ class W3cFormat:
             if m is None:
                 continue
             names = tuple(m[1].split())
-            if STATUS_NAME in names and 0 < len(names) <= MAX_FIELDS and names not in found:
+            fits = STATUS_NAME in names and 0 < len(names) <= MAX_FIELDS
+            if fits and names not in found and len(found) < MAX_SETS:
                 found.append(names)
         sets = (*found, *(s for s in self.field_sets if s not in found))
         return W3cFormat(self.name, self.separator, sets, self.description, self.min_line_bytes)

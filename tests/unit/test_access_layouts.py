@@ -176,3 +176,15 @@ def test_unknown_format_lists_the_new_layouts() -> None:
         build_any_format("nosuch", [])
     for name in ("haproxy", "envoy", "alb", "elb", "cloudfront", "w3c", "caddy", "traefik"):
         assert name in str(err.value)
+
+
+def test_w3c_fit_keeps_at_most_max_sets_field_lists() -> None:
+    """A sample with many distinct #Fields lists fits the first MAX_SETS (plus the default)."""
+    from logagent.formats.w3c import MAX_SETS
+
+    sample = [
+        f"#Fields: date time {' '.join(f'f{i}' for i in range(n))} sc-status" for n in range(40)
+    ]
+    fmt = IIS.fit(sample)
+    assert len(fmt.field_sets) == MAX_SETS + 1
+    assert fmt.field_sets[0] == ("date", "time", "sc-status")
