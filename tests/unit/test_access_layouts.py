@@ -188,3 +188,15 @@ def test_w3c_fit_keeps_at_most_max_sets_field_lists() -> None:
     fmt = IIS.fit(sample)
     assert len(fmt.field_sets) == MAX_SETS + 1
     assert fmt.field_sets[0] == ("date", "time", "sc-status")
+
+
+def test_mixed_inputs_keep_w3c_directives_apart() -> None:
+    """FirstOf(w3c, haproxy): directives stay flagged, records of both parse, junk is neither."""
+    from logagent.formats.mixed import FirstOf
+
+    lines = ["#Fields: date time cs-method cs-uri-stem sc-status", "2020-01-01 00:00:00 GET /a 500"]
+    mixed = FirstOf((IIS.fit(lines), HAPROXY))
+    sample = [*lines, HAPROXY_BARE, "junk line that nothing reads"]
+    frame = pl.DataFrame({"line": sample}).select(**mixed.fields(pl.col("line")))
+    assert frame["status"].to_list() == [None, 500, 502, None]
+    assert frame[CONTINUATION].to_list() == [True, False, False, False]
