@@ -23,6 +23,7 @@ import tempfile
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 import httpx
 
@@ -51,8 +52,11 @@ def start_server(data_dir: Path, args: argparse.Namespace) -> tuple[subprocess.P
     raise SystemExit("the server did not start")
 
 
-def wait_done(url: str, job_id: str) -> None:
-    while httpx.get(f"{url}/v1/analyses/{job_id}").json()["status"] in ("queued", "running"):
+def wait_done(url: str, job_id: str) -> dict[str, Any]:
+    while True:
+        job: dict[str, Any] = httpx.get(f"{url}/v1/analyses/{job_id}").json()
+        if job["status"] not in ("queued", "running"):
+            return job
         time.sleep(0.05)
 
 
@@ -82,14 +86,21 @@ def round_of(url: str, data: bytes, clients: int, per_client: int) -> tuple[floa
     return len(ids) / uploaded, len(ids) / finished
 
 
-def big_upload(url: str, path: Path) -> tuple[float, float]:
-    """(seconds to upload, seconds from the end of the upload to the result)."""
+def big_upload(url: str, path: Path) -> tuple[float, float, str]:
+    """(seconds to upload, seconds from the end of the upload to the result, what it was)."""
     started = time.monotonic()
     with open(path, "rb") as f:
         r = httpx.post(f"{url}/v1/analyses", content=f, timeout=3600)
     uploaded = time.monotonic()
-    wait_done(url, r.json()["id"])
-    return uploaded - started, time.monotonic() - uploaded
+    if r.status_code != 202:
+        raise SystemExit(f"the upload of {path} got {r.status_code}: {r.text}")
+    job = wait_done(url, r.json()["id"])
+    done = time.monotonic()
+    if job["status"] != "done":
+        raise SystemExit(f"the job of {path} ended {job['status']}: {job.get('error')}")
+    res = job["result"]
+    what = f"{res['status']}, {res['progress']['fraction_read']:.1%} read"
+    return uploaded - started, done - uploaded, what
 
 
 def main() -> None:
@@ -120,8 +131,11 @@ def main() -> None:
                 up, done = round_of(url, data, clients, args.per_client)
                 print(f"| {clients} | {up:.1f} | {done:.2f} |", flush=True)
             if args.big is not None:
-                up_s, result_s = big_upload(url, args.big)
-                print(f"{args.big}: upload {up_s:.1f} s, upload end to result {result_s:.1f} s")
+                up_s, result_s, what = big_upload(url, args.big)
+                print(
+                    f"{args.big}: upload {up_s:.1f} s, upload end to result {result_s:.1f} s "
+                    f"({what})"
+                )
         finally:
             proc.terminate()
             proc.wait(60)

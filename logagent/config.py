@@ -96,6 +96,8 @@ class AnalysisSettings(_Section):
     format: str = "auto"  # auto, a built-in or a custom format (checked when it is built)
     level: Literal["error", "warn"] = "error"
     key: str | None = None
+    by: str | None = None  # --by: the field a ``top`` question ranks
+    where: tuple[str, ...] = ()  # --where: conditions every counted record meets
     since: str | None = None
     until: str | None = None
     normalize: bool = True

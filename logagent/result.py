@@ -23,6 +23,9 @@ class QuestionKind(StrEnum):
     TOP_ERROR_COMPONENTS = "top-error-components"
     ERROR_TYPES = "error-types"
     TIMELINE = "timeline"  # matching events per time bucket alone (answer.timeline), no ranking
+    TOP = "top"  # --by FIELD --where COND: any field ranked among the matching records
+    TOP_4XX = "top-4xx"  # preset: --by route --where status=4xx
+    TOP_CLIENTS = "top-clients"  # preset: --by client (requests per client)
 
 
 class Status(StrEnum):
@@ -61,6 +64,8 @@ class Question(_Frozen):
     normalize: bool = True
     level: Literal["error", "warn"] = "error"  # app questions: least level that is an event
     key: str | None = None  # error-types: the component whose error types are asked
+    by: str | None = None  # top / presets: the field ranked
+    where: tuple[str, ...] = ()  # top / presets: conditions every counted record meets
 
 
 class InputInfo(_Frozen):

@@ -32,6 +32,9 @@ QUESTION_KINDS = [
     "top-error-components",
     "error-types",
     "timeline",
+    "top",
+    "top-4xx",
+    "top-clients",
 ]
 
 
@@ -42,7 +45,9 @@ QUESTION_KINDS = [
     "-q",
     type=click.Choice(QUESTION_KINDS),
     default=None,
-    help="What to ask [default: top-errors].",
+    help="What to ask [default: top-errors]. Presets of --by/--where: top-errors = --by route "
+    "--where status=5xx, top-4xx = --by route --where status=4xx, top-clients = --by client, "
+    "top-error-components = --by component --where level>=error; top = --by/--where alone.",
 )
 @click.option(
     "--top",
@@ -66,6 +71,22 @@ QUESTION_KINDS = [
     "[default: error].",
 )
 @click.option("--key", default=None, help="error-types: the component to break down.")
+@click.option(
+    "--by",
+    default=None,
+    metavar="FIELD",
+    help="Rank the values of FIELD (route, path, client, method, status, user_agent, level, "
+    "component, a JSON/logfmt key, a custom regex group) among the records that match "
+    "every --where. Without -q every record counts; with a named question, its events.",
+)
+@click.option(
+    "--where",
+    multiple=True,
+    metavar="COND",
+    help="Count only records where COND holds: FIELD OP VALUE, OP one of = != >= <= > < ~ !~ "
+    "(status=5xx, status>=400, status=404,500, level>=warn, rcode_name=NXDOMAIN, "
+    "message~timeout). Repeat to require several.",
+)
 @click.option(
     "--since",
     default=None,
@@ -256,6 +277,8 @@ def check_settings(settings: Settings) -> None:
 
 
 def overrides(opts: dict[str, Any]) -> dict[str, Any]:
+    from logagent.questions import asked_kind
+
     return {
         "reader": {
             "unit_size": opts["unit_size"],
@@ -263,11 +286,13 @@ def overrides(opts: dict[str, Any]) -> dict[str, Any]:
             "line_cap": opts["line_cap"],
         },
         "analysis": {
-            "question": opts["question"],
+            "question": asked_kind(opts["question"], opts["by"], opts["where"]),
             "top": opts["top"],
             "format": opts["fmt"],
             "level": opts["level"],
             "key": opts["key"],
+            "by": opts["by"],
+            "where": tuple(opts["where"]) or None,
             "since": opts["since"],
             "until": opts["until"],
             "seed": opts["seed"],
@@ -295,20 +320,24 @@ def overrides(opts: dict[str, Any]) -> dict[str, Any]:
 
 def question_from(settings: Settings) -> Question:
     """The question a run asks, from the analysis settings."""
+    from logagent.questions import resolve_selection
     from logagent.result import Question
 
     a = settings.analysis
+    kind, by, where, level, key = resolve_selection(a.question, a.by, a.where, a.level, a.key)
     return Question(
-        kind=a.question,
+        kind=kind,
         top=a.top,
         min_requests=a.min_requests,
         normalize=a.normalize,
         delta=a.delta,
         epsilon=a.epsilon,
-        level=a.level,
-        key=a.key,
+        level=level,  # type: ignore[arg-type]  # "error" or "warn" (resolve_selection)
+        key=key,
         since=a.since,
         until=a.until,
+        by=by,
+        where=where,
     )
 
 

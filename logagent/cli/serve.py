@@ -58,7 +58,8 @@ from logagent.errors import ConfigError, LogagentError
     type=click.FloatRange(0),
     default=10.0,
     show_default=True,
-    help="SIGTERM: seconds running jobs get to checkpoint before the server exits.",
+    help="SIGTERM: seconds running jobs get to finish (new ones get 503 meanwhile); those "
+    "still running then are checkpointed and resumed at the next start.",
 )
 @click.option(
     "--expire-hours",
@@ -93,20 +94,15 @@ def serve_cmd(**opts: Any) -> None:
         sys.exit(2)
     import signal
 
-    import uvicorn
+    from logagent.service.server import serve
 
-    # uvicorn drains on SIGTERM/SIGINT, then raises the signal again for the handler it found:
+    # uvicorn raises a signal it handled again once it has stopped, for the handler it found:
     # a no-op one makes a drained server exit 0 (stopped cleanly), not "killed by SIGTERM".
     for sig in (signal.SIGTERM, signal.SIGINT):
         signal.signal(sig, lambda signum, frame: None)
     say(f"logagent serve: http://{host}:{opts['port']} (data in {cfg.data_dir})")
-    uvicorn.run(
-        create_app(cfg),
-        host=host,
-        port=opts["port"],
-        log_level="warning",
-        timeout_graceful_shutdown=max(1, int(cfg.grace_s)),
-    )
+    app = create_app(cfg)
+    serve(app, app.state.service, host=host, port=opts["port"])
 
 
 def service_config(opts: dict[str, Any]) -> tuple[Any, str]:

@@ -31,10 +31,11 @@ from logagent.formats.custom import load_custom_formats
 from logagent.formats.detect import Detection, app_share, detect_all
 from logagent.formats.levelfilter import level_prefilter
 from logagent.formats.mixed import FirstOf
+from logagent.formats.selected import selection_of
 from logagent.formats.windowed import Windowed, line_kind, time_of
 from logagent.limits import check_fixed_costs
 from logagent.log import get_logger
-from logagent.questions import check_fits
+from logagent.questions import SELECT_KINDS, check_fits
 from logagent.report.markdown import render
 from logagent.result import (
     DecisionRecord,
@@ -223,7 +224,10 @@ def _analyze(run: Run) -> Result:
     if auto and doomed(run, detection.confidence):
         return unrecognized(run, detection, sample)
     run.app_log = is_app(found)
-    fmt = _within_window(run, _as_access(run.question, found))
+    fmt = _within_window(run, _as_access(run.question, found, sample))
+    run.selection = selection_of(fmt)
+    if run.selection is not None:  # the field the engine chose (route or component) is said
+        run.question = run.question.model_copy(update={"by": run.selection.by})
     if run.question.kind is QuestionKind.ERROR_TYPES:
         fmt = _with_templates(run, fmt, sample)
     fmt = _with_timeline(run, fmt, sample)
@@ -333,10 +337,15 @@ def _share(fmt: Any, lines: list[str]) -> float:
     return app_share(fmt, pl.Series("line", lines, dtype=pl.String))
 
 
-def _as_access(question: Question, fmt: AnyFormat) -> Format:
+def _as_access(question: Question, fmt: AnyFormat, sample: list[str]) -> Format:
     """The format as the engine counts it; a question that does not fit it is a usage error."""
     app = is_app(fmt)
     check_fits(question.kind, fmt_name=fmt.name, app=app)
+    if question.kind in SELECT_KINDS:  # --by/--where: the format's fields, checked
+        from logagent.engine.selection import select
+
+        view = AppAsAccess(fmt, every_level=True) if app else fmt  # type: ignore[arg-type]
+        return select(question, fmt, view, sample)  # type: ignore[arg-type]
     if app:
         if question.kind is QuestionKind.STATUS:  # on an app log: the distribution of levels
             return AppAsAccess(fmt, level=question.level, every_level=True)  # type: ignore[arg-type]

@@ -14,7 +14,14 @@ from logagent.formats.adapter import metric_for
 from logagent.formats.catalog import FORMAT_NOTES
 from logagent.formats.detect import Detection
 from logagent.log import get_logger
-from logagent.questions import APP_KINDS, app_answer, level_distribution
+from logagent.questions import (
+    APP_KINDS,
+    SELECT_KINDS,
+    app_answer,
+    level_distribution,
+    selected_answer,
+    selection_metric,
+)
 from logagent.report.markdown import render
 from logagent.result import (
     Answer,
@@ -51,6 +58,11 @@ def finish(run: Run, detection: Detection, unit_size: int, units_total: int | No
     if q.kind in APP_KINDS:
         ans = app_answer(ans, q.level)
         _warn_layout(run, detection)
+    elif run.selection is not None:
+        sel = run.selection
+        ans = selected_answer(ans, sel.breakdown_label, selection_metric(sel.by, q.where))
+        if run.app_log and "level" in (sel.by, *(c.field for c in sel.conds)):
+            _warn_layout(run, detection)
     elif q.kind is QuestionKind.STATUS and run.app_log:
         ans = level_distribution(ans)
     info = _input_info(run, detection, unit_size)
@@ -79,6 +91,8 @@ def finish(run: Run, detection: Detection, unit_size: int, units_total: int | No
         return no_such_key(run, detection, run.known_keys)
     if not run.partial and q.kind is not QuestionKind.STATUS and ans.total == 0 and not negligible:
         events = metric_for(q.level)[: -len("s")] if q.kind in APP_KINDS else "5xx line"
+        if run.selection is not None:
+            events = selection_metric(run.selection.by, q.where).replace("records", "record", 1)
         windowed = bool(q.since or q.until)
         scope = "the time window" if windowed else "the whole input"
         empty = "no line lies in the time window" if windowed else "no line was read"
@@ -331,6 +345,11 @@ def _suggestion(question: Question, code: RecuseCode) -> str:
         if question.level == "error":
             return "nothing at ERROR or above: ask --level warn to count WARN records too"
         return "nothing at WARN or above in scope: check the time window or the file"
+    if code is RecuseCode.NO_MATCHING_EVENTS and question.kind in SELECT_KINDS:
+        return (
+            "no record meets every --where: check the conditions' fields and values, or ask "
+            f"--by {question.by or 'FIELD'} alone to see the values every record holds"
+        )
     return _SUGGESTIONS.get(code, "")
 
 

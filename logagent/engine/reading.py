@@ -29,6 +29,7 @@ from logagent.engine.sampled import (
 )
 from logagent.errors import InputCorrupt
 from logagent.formats import Format
+from logagent.formats.fieldsets import ROUTE
 from logagent.formats.routes import RouteRule
 from logagent.log import get_logger
 from logagent.questions import APP_KINDS, counts_events
@@ -119,6 +120,8 @@ def _pool(run: Run, fmt: Format, *, sampling: bool = False) -> ParsePool:
     kind = run.question.kind
     # Components are names, not paths: never normalized.
     rules = _rules(run) if run.question.normalize and kind not in APP_KINDS else None
+    if run.selection is not None and run.selection.by != ROUTE:  # a path is raw, others as is
+        rules = None
     rate_units = sampling and kind is QuestionKind.ERROR_RATE  # its evidence needs requests/unit
     return ParsePool(
         fmt,

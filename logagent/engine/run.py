@@ -22,6 +22,7 @@ from logagent.evidence.rates import RateEntry
 from logagent.formats import Format
 from logagent.formats.extract import Scanned, extract_scanned, scan
 from logagent.formats.routes import RouteRule
+from logagent.formats.selected import Selected
 from logagent.log import get_logger
 from logagent.result import DecisionRecord, Question
 from logagent.routermem import memory
@@ -112,6 +113,7 @@ class Run:
     bucket_span: tuple[int, int] | None = None  # first and last bucket of the input's range
     event_bound: float = 1.0  # M: the most events one unit of the plan read can hold
     app_log: bool = False  # the format is an application log (levels, not HTTP statuses)
+    selection: Selected | None = None  # --by/--where: the field ranked and the conditions
 
     def batch_scale(self) -> float:
         """Batch size factor: a quarter once Router-Mem took the "smaller batches" step."""

@@ -73,18 +73,30 @@ def update(
     low = _column(bound if lower is None else lower)
     high = _column(bound)
     t = state.t + 1 + np.arange(n)
-    before = state.total[:, None] + np.cumsum(draws, axis=1) - draws
-    mu = -before / (population - t + 1)
+    # In place where it can be: these arrays are rows x n, and each pass over them costs.
+    seen = np.cumsum(draws, axis=1)  # S_t - S_0 (the draws up to and including t)
+    seen += state.total[:, None]  # S_t
+    before = seen - draws  # S_{t-1}
+    mu = before
+    mu /= -(population - t + 1)  # -S_{t-1} / (B - t + 1); ``before`` is not used again
     var = state.m2 / np.maximum(state.t, 1)
     gap = state.mean[:, None] - mu
     with np.errstate(divide="ignore", invalid="ignore"):
-        grapa = np.where(gap > 0, gap / (var[:, None] + gap**2), 0.0)
-        cap = TRUNCATION / (low + mu)
-    lam = np.where(mu > high, 0.0, np.minimum(grapa, np.where(cap > 0, cap, 0.0)))
-    steps = np.log1p(lam * (draws - mu))
-    after = before + draws  # the B - t draws left (each >= -lower) cannot cancel this
-    impossible = (mu < -low).any(axis=1) | (after > (population - t) * low).any(axis=1)
-    running = state.log_e[:, None] + np.cumsum(steps, axis=1)
+        den = gap * gap
+        den += var[:, None]
+        lam = np.divide(gap, den, out=np.zeros_like(gap), where=gap > 0)  # aGRAPA, 0 if gap <= 0
+        cap = np.add(mu, low)
+        np.divide(TRUNCATION, cap, out=cap)
+    np.maximum(cap, 0.0, out=cap)  # a cap <= 0 (mu below -low: see ``impossible``) bets nothing
+    np.minimum(lam, cap, out=lam)
+    lam[mu > high] = 0.0
+    steps = np.subtract(draws, mu, out=den)  # ``den`` is not used again
+    steps *= lam
+    np.log1p(steps, out=steps)
+    # S_t: the B - t draws left (each >= -lower) cannot cancel it
+    impossible = (mu < -low).any(axis=1) | (seen > (population - t) * low).any(axis=1)
+    running = np.cumsum(steps, axis=1, out=steps)
+    running += state.log_e[:, None]
     log_e = np.where(impossible, np.inf, running[:, -1])
     peak = np.where(impossible, np.inf, np.maximum(state.max_log_e, running.max(axis=1)))
     return _with_moments(state, draws, log_e=log_e, max_log_e=peak)

@@ -15,6 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+import numpy.typing as npt
 
 from logagent.evidence.eprocess import WorState, rejected, start, update
 from logagent.evidence.matrix import F64
@@ -52,8 +53,13 @@ def observe(
     population: int,
     bound: float,
     weight_max: float,
+    threshold: float | None = None,
 ) -> GridCS:
     """Bet on new units (reading order).
+
+    With ``threshold`` (the one ``interval`` will be asked with), values already
+    rejected at it are not bet on any further: a crossing counts forever, so the
+    interval is the same, and the work shrinks with the sequence.
 
     ``target`` lies in ``[0, bound]`` and ``weight`` in ``[0, weight_max]``
     (a share: X <= A <= M; a total: weight 1, scale B), so with ``reach = v
@@ -66,12 +72,57 @@ def observe(
     lower = np.concatenate([reach, bound - reach])  # W >= -reach; -W >= -(bound - reach)
     upper = np.concatenate([bound - reach, reach])
     both = cs.both
+    n = len(cs.values)
     for lo in range(0, len(target), CHUNK_UNITS):
-        d = _draws(cs.values, target[lo : lo + CHUNK_UNITS], weight[lo : lo + CHUNK_UNITS], scale)
-        both = update(
-            both, np.concatenate([d, -d]), population=population, bound=upper, lower=lower
+        live = np.arange(n) if threshold is None else _alive(both, n, threshold)
+        if len(live) == 0:  # every value is rejected for good: nothing left to bet on
+            break
+        rows = np.concatenate([live, live + n])
+        tgt, wgt = target[lo : lo + CHUNK_UNITS], weight[lo : lo + CHUNK_UNITS]
+        d = _draws(cs.values[live], tgt, wgt, scale)
+        sub = update(
+            _rows(both, rows),
+            np.concatenate([d, -d]),
+            population=population,
+            bound=upper[rows],
+            lower=lower[rows],
         )
+        both = _put(both, rows, sub) if len(rows) < 2 * n else sub
     return GridCS(cs.values, both)
+
+
+def _alive(both: WorState, n: int, threshold: float) -> npt.NDArray[np.intp]:
+    """Grid values neither of whose sides has crossed ``threshold`` (a crossing is forever)."""
+    hit = rejected(both, threshold)
+    return np.flatnonzero(~(hit[:n] | hit[n:]))
+
+
+def _rows(state: WorState, rows: npt.NDArray[np.intp]) -> WorState:
+    """The e-processes of ``rows`` alone."""
+    return WorState(
+        state.t,
+        state.total[rows],
+        state.mean[rows],
+        state.m2[rows],
+        state.log_e[rows],
+        state.max_log_e[rows],
+    )
+
+
+def _put(state: WorState, rows: npt.NDArray[np.intp], sub: WorState) -> WorState:
+    """``state`` with ``rows`` replaced by ``sub`` (the other rows keep their last values:
+    they were rejected, and only that is read of them)."""
+    out = WorState(
+        sub.t,
+        state.total.copy(),
+        state.mean.copy(),
+        state.m2.copy(),
+        state.log_e.copy(),
+        state.max_log_e.copy(),
+    )
+    for name in ("total", "mean", "m2", "log_e", "max_log_e"):
+        getattr(out, name)[rows] = getattr(sub, name)
+    return out
 
 
 def interval(cs: GridCS, threshold: float) -> tuple[float, float] | None:

@@ -9,7 +9,7 @@ per-unit counts of everything read so far for a new candidate set (restarts).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -118,8 +118,25 @@ def verdict(plan: RacePlan, state: RaceState) -> topk.Verdict:
     return topk.verdict(plan.ranking, state.ranking, state.totals)
 
 
+#: A ``map`` over the intervals to compute (``builtins.map`` in order, or one over threads).
+Mapper = Callable[
+    [Callable[[int], tuple[float, float]], Iterable[int]], Iterable[tuple[float, float]]
+]
+
+
+def _serial(
+    fn: Callable[[int], tuple[float, float]], items: Iterable[int]
+) -> Iterable[tuple[float, float]]:
+    return [fn(i) for i in items]
+
+
 def estimates(
-    plan: RacePlan, state: RaceState, keys: list[str], history: History
+    plan: RacePlan,
+    state: RaceState,
+    keys: list[str],
+    history: History,
+    *,
+    each: Mapper = _serial,
 ) -> list[Estimate]:
     """Counts, full-input estimates and time-uniform intervals of ``keys``.
 
@@ -127,7 +144,9 @@ def estimates(
     read in order: they do not drive the stop, and computing a process late
     gives the same path as computing it as the units arrived. Each share runs
     from its stage's start for every candidate of the stage (the threshold
-    counts all |C|), so evaluating only the reported ones is enough.
+    counts all |C|), so evaluating only the reported ones is enough. The
+    intervals are independent of each other: ``each`` (a ``map``; the engine
+    passes one over threads, numpy releasing the GIL) computes them.
     """
     assert state.ranking is not None
     if not keys:  # nothing to report (a negligible stop with no 5xx seen): no interval to build
@@ -135,12 +154,17 @@ def estimates(
     counts = history(state.ranking.candidates)
     scale = plan.population / max(state.units, 1)
     left = (plan.population - state.units) * plan.bound
-    total_iv = _total_interval(plan, state, counts, left)
+    shares = [state.totals.get(key, 0) / state.errors if state.errors else 0.0 for key in keys]
+
+    def interval(i: int) -> tuple[float, float]:  # -1: the total; i: the share of keys[i]
+        if i < 0:
+            return _total_interval(plan, state, counts, left)
+        return _share_interval(plan, state, counts, keys[i], shares[i])
+
+    total_iv, *share_ivs = each(interval, range(-1, len(keys)))
     out = []
-    for key in keys:
+    for key, share, (s_lo, s_hi) in zip(keys, shares, share_ivs, strict=True):
         count = state.totals.get(key, 0)
-        share = count / state.errors if state.errors else 0.0
-        s_lo, s_hi = _share_interval(plan, state, counts, key, share)
         low = max(float(count), s_lo * total_iv[0])
         high = min(float(count) + left, s_hi * total_iv[1])
         out.append(Estimate(key, count, count * scale, low, max(low, high), share, s_lo, s_hi))
@@ -161,6 +185,7 @@ def _share_interval(
     if key not in cands:
         return 0.0, 1.0
     j, s0 = cands.index(key), state.stage_start
+    thr = 2 * max(len(cands), 1) / topk.stage_delta(plan.delta / 4, state.ranking.stage)
     cs = intervals.begin(intervals.SHARE_GRID, counts.x[:s0, j], counts.all_errors[:s0], scale=1.0)
     cs = intervals.observe(
         cs,
@@ -170,8 +195,8 @@ def _share_interval(
         population=plan.population,
         bound=plan.bound,
         weight_max=plan.bound,
+        threshold=thr,
     )
-    thr = 2 * max(len(cands), 1) / topk.stage_delta(plan.delta / 4, state.ranking.stage)
     iv = intervals.interval(cs, thr)
     if iv is None:  # narrower than the grid: every grid value is rejected
         step = float(intervals.SHARE_GRID[1] - intervals.SHARE_GRID[0])
@@ -195,6 +220,7 @@ def _total_interval(
         population=plan.population,
         bound=plan.bound,
         weight_max=1.0,
+        threshold=2 / (plan.delta / 4),
     )
     iv = intervals.interval(cs, 2 / (plan.delta / 4))
     if iv is not None:

@@ -145,6 +145,7 @@ def observe(plan: RatePlan, state: RateState, new: RateCounts) -> RateState:
         population=plan.population,
         bound=plan.bound,
         weight_max=1.0,
+        threshold=2 / (plan.delta / 4),  # the one ``_rest_high`` asks
     )
     seen = state.rest_seen + float(new.rest.sum())
     return RateState(state.candidates, state.units + len(new.rest), elig, rates, rest, seen)

@@ -93,3 +93,8 @@ class Wrapped:
     def error_prefilter(self) -> re.Pattern[bytes] | None:
         """The inner prefilter: the added columns change no record."""
         return self.inner.error_prefilter
+
+    @property
+    def raw_keys(self) -> bool:
+        """Whether the inner format's keys are taken as written (``selected.Selected``)."""
+        return bool(getattr(self.inner, "raw_keys", False))

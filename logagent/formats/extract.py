@@ -25,7 +25,7 @@ import polars as pl
 import pyarrow as pa
 
 from logagent.formats.base import BUCKET, PATH, STATUS, Format
-from logagent.formats.routes import RouteRule, with_routes
+from logagent.formats.routes import INVALID_REQUEST, RouteRule, with_routes
 from logagent.sources.batches import I64, Batch
 from logagent.sources.framing import Buffer
 from logagent.sources.locate import arrow_series, find_hits, is_utf8, polars_pattern
@@ -144,10 +144,12 @@ def extract_scanned(
         .group_by(keys)
         .agg(pl.len().cast(pl.Int64).alias(N))
     )
+    if getattr(fmt, "raw_keys", False):  # --by a field that is no path: keys as written
+        routed = records.with_columns(pl.col(PATH).fill_null(INVALID_REQUEST).alias(ROUTE))
+    else:
+        routed = with_routes(records, PATH, rules)
     return Extracted(
-        records=with_routes(records, PATH, rules)
-        .group_by([ROUTE if k == PATH else k for k in keys])
-        .agg(pl.col(N).sum()),
+        records=routed.group_by([ROUTE if k == PATH else k for k in keys]).agg(pl.col(N).sum()),
         valid=base.select(
             ok.sum().alias("valid"),
             cont.sum().alias(CONTINUATION),

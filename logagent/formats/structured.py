@@ -87,7 +87,7 @@ class LogfmtFormat:
 
     def fields(self, line: pl.Expr) -> dict[str, pl.Expr]:
         """The mapped keys of each line made only of key=value pairs."""
-        get = {k: _logfmt_value(line, v) for k, v in self.mapping.items()}
+        get = {k: logfmt_value(line, v) for k, v in self.mapping.items()}
         return fields_of(get, is_record=line.str.contains(LOGFMT_LINE))
 
 
@@ -113,7 +113,7 @@ def _jsonpath(key: str) -> str:
     return "$" + "".join(f"['{part}']" for part in key.split("."))
 
 
-def _logfmt_value(line: pl.Expr, key: str) -> pl.Expr:
+def logfmt_value(line: pl.Expr, key: str) -> pl.Expr:
     """The value of ``key`` (quoted values unescaped), or null."""
     groups = line.str.extract_groups(r"(?:^|[ \t])" + re.escape(key) + "=" + _VALUE)
     quoted = groups.struct.field("1").str.replace_all(r'\\(["\\])', "$1")

@@ -52,6 +52,10 @@ def line_kind(fmt_name: str) -> str | None:
 
 def time_of(fmt: Format, *, tz: str = "UTC", reference: datetime | None = None) -> TimeOf | None:
     """How to get each line's UTC time for ``fmt`` (None when it has no known stamp)."""
+    from logagent.formats.selected import Selected
+
+    if isinstance(fmt, Selected):  # --by/--where: the time of the format it selects from
+        fmt = fmt.view
     if isinstance(fmt, AppAsAccess):
         app = fmt.app
         return lambda line: app.fields(line)[TIME]

@@ -10,6 +10,8 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable
 
+from logagent.formats.adapter import NO_LEVEL
+from logagent.formats.levels import LEVELS
 from logagent.questions import LEVEL_METRIC
 from logagent.report.document import Document, Section, Table
 from logagent.report.overtime import over_time, timeline_claim
@@ -25,7 +27,7 @@ from logagent.report.words import (
     size,
     status_mix,
 )
-from logagent.result import QuestionKind, Result, Status
+from logagent.result import QuestionKind, Result, Status, TopEntry
 
 _TITLES = {
     QuestionKind.TOP_ERRORS: "Routes with the most 5xx errors",
@@ -34,6 +36,8 @@ _TITLES = {
     QuestionKind.TOP_ERROR_COMPONENTS: "Components with the most error records",
     QuestionKind.ERROR_TYPES: "Most frequent error types",
     QuestionKind.TIMELINE: "5xx errors over time",
+    QuestionKind.TOP_4XX: "Routes with the most 4xx errors",
+    QuestionKind.TOP_CLIENTS: "Clients with the most requests",
 }
 
 
@@ -44,12 +48,29 @@ def _by_level(result: Result) -> bool:
 
 def build(result: Result) -> Document:
     """The report of ``result`` as a document."""
-    name = "Level distribution" if _by_level(result) else _TITLES[result.question.kind]
+    name = "Level distribution" if _by_level(result) else _title(result)
     title = f"logagent: {name}"
     if result.recuse:
         return Document(title, _recuse_headline(result), _recuse_sections(result), footer(result))
     sections = [s for make in SECTIONS if (s := make(result)) is not None]
     return Document(title, headline(result), sections, footer(result))
+
+
+def _title(result: Result) -> str:
+    q = result.question
+    if q.kind is QuestionKind.TOP:
+        key, ev = nouns(result)
+        return f"{key} values with the most {ev}"
+    return _TITLES[q.kind]
+
+
+def _selection_note(result: Result) -> list[str]:
+    """What a --by/--where question counted, in its own words."""
+    q = result.question
+    if q.kind is not QuestionKind.TOP:
+        return []
+    scope = " and ".join(f"`{w}`" for w in q.where) if q.where else "every record"
+    return [f"Ranked: the values of `{q.by}` among {'records where ' if q.where else ''}{scope}."]
 
 
 def headline(result: Result) -> str:
@@ -81,12 +102,12 @@ def headline(result: Result) -> str:
     elif result.status is Status.EXACT:
         claim = (
             f"`{top.key}` has the most {ev}: {top.count:,} of {result.answer.total:,} "
-            f"({pct(top.share)}), {mostly(top)}"
+            f"({pct(top.share)}){_tail(top)}"
         )
     else:
         claim = (
             f"`{top.key}` has the most {ev}: {pct(top.share, 0)} "
-            f"({pct_range(top.share_low, top.share_high)}) of all {ev}, {mostly(top)}; "
+            f"({pct_range(top.share_low, top.share_high)}) of all {ev}{_tail(top)}; "
             f"about {top.estimate:,.0f} ({top.low:,.0f}{DASH}{top.high:,.0f}) in the whole input"
         )
     return f"{how}: {claim}. {reading(result)}"
@@ -152,11 +173,13 @@ def top_table(result: Result) -> Section | None:
         ]
         return Section("Top routes", table=Table(header, rows, ["r", "l", "r", "r", "r", "l"]))
     key, ev = nouns(result)
-    apart = _keyless(result, key, ev)
+    apart = _selection_note(result) + _keyless(result, key, ev)
     if result.status is Status.EXACT:
         header = ["#", key, ev, f"share of {ev}"]
         rows = [[str(i), f"`{e.key}`", f"{e.count:,}", pct(e.share)] for i, e in enumerate(top, 1)]
-        return Section(f"Top {key}s", apart, table=Table(header, rows, ["r", "l", "r", "r"]))
+        return Section(
+            f"Top {_plural(key)}", apart, table=Table(header, rows, ["r", "l", "r", "r"])
+        )
     header = ["#", key, f"{ev} seen", "est. total (interval)", f"share of {ev} (interval)"]
     rows = [
         [
@@ -168,7 +191,9 @@ def top_table(result: Result) -> Section | None:
         ]
         for i, e in enumerate(top, 1)
     ]
-    return Section(f"Top {key}s", apart, table=Table(header, rows, ["r", "l", "r", "r", "r"]))
+    return Section(
+        f"Top {_plural(key)}", apart, table=Table(header, rows, ["r", "l", "r", "r", "r"])
+    )
 
 
 def _keyless(result: Result, key: str, ev: str) -> list[str]:
@@ -177,9 +202,10 @@ def _keyless(result: Result, key: str, ev: str) -> list[str]:
     if not n:
         return []
     seen = "" if result.status is Status.EXACT else " seen"
+    why = "a request with no path, binary junk" if key == "route" else f"no `{key}` value"
     return [
-        f"{n:,} {ev}{seen} on records without a usable {key} (a request with no path, binary "
-        f"junk): counted, but not a {key}, so not ranked."
+        f"{n:,} {ev}{seen} on records without a usable {key} ({why}): counted, but not "
+        f"a {key}, so not ranked."
     ]
 
 
@@ -189,6 +215,12 @@ def nouns(result: Result) -> tuple[str, str]:
     if q.kind in (QuestionKind.TOP_ERROR_COMPONENTS, QuestionKind.ERROR_TYPES):
         events = result.answer.metric.removesuffix(" records") or "ERROR+"
         return ("error type" if q.kind is QuestionKind.ERROR_TYPES else "component"), events
+    if q.kind is QuestionKind.TOP_4XX:
+        return "route", "4xx"
+    if q.kind is QuestionKind.TOP_CLIENTS:
+        return "client", "requests"
+    if q.kind is QuestionKind.TOP:
+        return q.by or "value", "matching records" if q.where else "records"
     return "route", "5xx"
 
 
@@ -199,6 +231,10 @@ def error_types(result: Result) -> Section | None:
         return None
     bullets = [f"`{e.key}`: {status_mix(e)}" for e in entries]
     key, ev = nouns(result)
+    if result.question.kind in (QuestionKind.TOP, QuestionKind.TOP_CLIENTS):
+        labels = {k for e in entries for k in e.breakdown}
+        what = "level" if labels <= {*LEVELS, NO_LEVEL} else "status"
+        return Section(f"Breakdown by {what} (share of each {key}'s {ev})", bullets=bullets)
     return Section(f"Error types (share of each {key}'s {ev})", bullets=bullets)
 
 
@@ -334,3 +370,13 @@ def footer(result: Result) -> str:
             f"the result twice ({rep.fallback_detail})._"
         )
     return "_Report rendered from a template (no LLM was used)._"
+
+
+def _plural(noun: str) -> str:
+    """``route`` -> ``routes``, ``status`` -> ``statuses``."""
+    return noun + ("es" if noun.endswith(("s", "x", "sh", "ch")) else "s")
+
+
+def _tail(entry: TopEntry) -> str:
+    """``, mostly 503 (71 %)``, or nothing for an entry without a breakdown."""
+    return f", {mostly(entry)}" if entry.breakdown else ""

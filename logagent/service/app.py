@@ -25,6 +25,7 @@ from starlette.responses import StreamingResponse
 
 from logagent.service.auth import authorized
 from logagent.service.config import ServiceConfig
+from logagent.service.execute import check_params
 from logagent.service.metrics import CONTENT_TYPE
 from logagent.service.params import ParamError, parse_query
 from logagent.service.paths import PathRefused, allowed_path
@@ -62,8 +63,10 @@ def create_app(cfg: ServiceConfig) -> FastAPI:
         return JSONResponse({"detail": exc.errors}, status_code=422)
 
     @app.get("/healthz")
-    async def healthz() -> dict[str, Any]:
-        return {"status": "ok" if service.runner.accepting else "draining"}
+    async def healthz() -> JSONResponse:
+        if service.runner.accepting:
+            return JSONResponse({"status": "ok"})
+        return JSONResponse({"status": "draining"}, status_code=503)  # balancers: send elsewhere
 
     @app.get("/metrics", dependencies=auth)
     async def metrics() -> Response:
@@ -72,6 +75,7 @@ def create_app(cfg: ServiceConfig) -> FastAPI:
     @app.post("/v1/analyses", dependencies=auth, status_code=202)
     async def create(request: Request) -> Response:
         req = parse_query(request.query_params.multi_items())
+        check_params(req.params, cfg)  # a malformed question is 422 before the body is read
         service.runner.expire(time.time())
         if service.runner.would_refuse():
             return _busy(cfg)
@@ -154,6 +158,8 @@ async def _answer(request: Request, service: Service, job_id: str, wait_s: float
     deadline = time.monotonic() + wait_s
     job = _job(service, job_id)
     while wait_s > 0 and job.status not in FINAL and time.monotonic() < deadline:
+        if _drained(service, job):
+            break
         await asyncio.sleep(WAIT_POLL_S)
         job = _job(service, job_id)
     code = 200 if job.status in FINAL and wait_s > 0 else 202
@@ -169,12 +175,13 @@ async def _upload_job(request: Request, service: Service, job_id: str, req: Any)
     path = os.path.join(cfg.uploads_dir, f"{job_id}.log")
     try:
         with open(path, "xb") as f:
-            received, stored, kind = await receive(
+            got = await receive(
                 request.stream(),
                 f,
                 max_bytes=cfg.max_upload_bytes,
                 content_type=request.headers.get("content-type", ""),
                 content_encoding=request.headers.get("content-encoding", ""),
+                content_disposition=request.headers.get("content-disposition", ""),
                 on_bytes=service.metrics.uploaded.inc,
             )
     except UploadError as exc:
@@ -188,10 +195,11 @@ async def _upload_job(request: Request, service: Service, job_id: str, req: Any)
         raise
     params = {
         "query": req.params.model_dump(exclude_none=True),
-        "compression": kind,
-        "received": received,
+        "compression": got.kind,
+        "received": got.received,
+        "filename": got.filename,  # what the result calls the input (else upload:<id>)
     }
-    return _new_job(service, job_id, params, upload=path, size=stored)
+    return _new_job(service, job_id, params, upload=path, size=got.stored)
 
 
 async def _path_job(
@@ -223,7 +231,7 @@ async def _path_job(
         status="queued",
         created_at=now,
         updated_at=now,
-        params={"query": query, "path": path},
+        params={"query": query, "path": path, "given_path": raw},
         checkpoint=os.path.join(cfg.checkpoints_dir, f"{job_id}.ckpt"),
         progress={"bytes_total": os.path.getsize(path)},
     )
@@ -270,6 +278,9 @@ async def _sse(service: Service, job_id: str) -> AsyncIterator[str]:
         job = service.store.get(job_id)
         if job is None:
             return
+        if _drained(service, job):  # checkpointed for the next start: this stream ends here
+            yield _event("status", {"status": job.status, "detail": "the server is stopping"})
+            return
         if job.status in FINAL and (events is None or events.closed):
             if events is None and not had_log:  # finished long ago: replay its end from SQLite
                 for decision in (job.result or {}).get("decisions", []):
@@ -278,6 +289,11 @@ async def _sse(service: Service, job_id: str) -> AsyncIterator[str]:
                 yield _event("status", {"status": job.status})
             return
         await asyncio.sleep(SSE_POLL_S)
+
+
+def _drained(service: Service, job: Job) -> bool:
+    """The server is stopping and ``job`` will not run before it starts again."""
+    return not service.runner.accepting and job.status == "queued"
 
 
 def _event(name: str, data: Any) -> str:

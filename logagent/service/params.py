@@ -1,21 +1,48 @@
-"""The question of ``POST /v1/analyses``, from its query string (PURE).
+"""The question of ``POST /v1/analyses``, from its query string (EDGE: no I/O, the CLI's parsers).
 
-The parameters are the CLI's flags of the same names, mapped onto the same
-settings sections (``cli.analyze.overrides``), so a service job and
-``logagent analyze`` with the same values ask the engine the same question.
-Anything malformed is a ``ParamError`` naming the field (HTTP 422).
+The parameters are ``logagent analyze``'s flags of the same names, and each
+value is converted and range-checked by the very click option of that flag
+(``cli.analyze.analyze_cmd``), so the service never keeps a second copy of
+the CLI's rules. The values then go onto the same settings sections as the
+CLI's (``AnalysisParams.overrides``), and ``execute.check_params`` runs the
+checks the engine would only run later (settings, question, time window,
+format name) before the body is stored. Anything malformed is a
+``ParamError`` naming the field (HTTP 422).
 """
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from logagent.result import QuestionKind
+if TYPE_CHECKING:
+    import click
 
-#: parameters the issue names whose logic the engine does not have yet
-NOT_SUPPORTED = ("by", "where")
+#: parameters that may be given more than once (``where=status=5xx&where=method=GET``)
+REPEATABLE = ("where",)
+
+#: query parameter -> the ``logagent analyze`` option (its click ``name``) that parses it
+FLAGS = {
+    "question": "question",
+    "top": "top",
+    "format": "fmt",
+    "level": "level",
+    "key": "key",
+    "by": "by",
+    "where": "where",
+    "since": "since",
+    "until": "until",
+    "full": "full",
+    "delta": "delta",
+    "epsilon": "epsilon",
+    "ranked": "ranked",
+    "seed": "seed",
+    "min_requests": "min_requests",
+    "max_seconds": "max_seconds",
+    "max_fraction": "max_fraction",
+    "now": "now",  # the "now" relative --since counts from (reproducible runs)
+}
 
 
 class ParamError(Exception):
@@ -27,36 +54,42 @@ class ParamError(Exception):
 
 
 class AnalysisParams(BaseModel):
-    """What a job asks: the ``logagent analyze`` flags of the same names."""
+    """What a job asks: the ``logagent analyze`` flags of the same names, already parsed."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    question: QuestionKind | None = None
-    top: int | None = Field(default=None, ge=1, le=1000)
+    question: str | None = None
+    top: int | None = None
     format: str | None = None
-    level: Literal["error", "warn"] | None = None
+    level: str | None = None
     key: str | None = None
+    by: str | None = None
+    where: tuple[str, ...] = ()
     since: str | None = None
     until: str | None = None
     full: bool | None = None
-    delta: float | None = Field(default=None, gt=0, lt=1)
-    epsilon: float | None = Field(default=None, ge=0, lt=1)
+    delta: float | None = None
+    epsilon: float | None = None
     ranked: bool | None = None
-    seed: int | None = Field(default=None, ge=0, le=2**63 - 1)
-    min_requests: int | None = Field(default=None, ge=1)
-    max_seconds: float | None = Field(default=None, gt=0)
-    max_fraction: float | None = Field(default=None, gt=0, le=1)
-    now: str | None = None  # the "now" relative --since counts from (reproducible runs)
+    seed: int | None = None
+    min_requests: int | None = None
+    max_seconds: float | None = None
+    max_fraction: float | None = None
+    now: str | None = None
 
     def overrides(self) -> dict[str, Any]:
         """The settings sections these values set (None: the configured default)."""
+        from logagent.questions import asked_kind
+
         return {
             "analysis": {
-                "question": self.question,
+                "question": asked_kind(self.question, self.by, self.where),
                 "top": self.top,
                 "format": self.format,
                 "level": self.level,
                 "key": self.key,
+                "by": self.by,
+                "where": self.where or None,
                 "since": self.since,
                 "until": self.until,
                 "seed": self.seed,
@@ -81,30 +114,65 @@ class Request(BaseModel):
 
 def parse_query(items: list[tuple[str, str]]) -> Request:
     """The request a query string asks for; ``ParamError`` naming every bad field."""
-    values: dict[str, str] = {}
+    values: dict[str, Any] = {}
     errors: list[dict[str, Any]] = []
-    for name, value in items:
-        if name in values:
-            errors.append(_error(name, "given more than once"))
-        values[name] = value
-    for name in NOT_SUPPORTED:
-        if name in values:
-            errors.append(_error(name, "not supported yet"))
-            values.pop(name)
-    wait = values.pop("wait", None)
+    seen: set[str] = set()
+    wait: str | None = None
+    for name, text in items:
+        if name in seen and name not in REPEATABLE:
+            errors.append(param_error(name, "given more than once"))
+            continue
+        seen.add(name)
+        if name == "wait":
+            wait = text
+        elif name not in FLAGS:
+            errors.append(param_error(name, f"unknown parameter (known: {_known()})"))
+        else:
+            try:
+                value = _convert(name, text)
+                if name in REPEATABLE:
+                    values[name] = (*values.get(name, ()), value)
+                else:
+                    values[name] = value
+            except ValueError as exc:
+                errors.append(param_error(name, str(exc)))
+    try:
+        req = Request(params=AnalysisParams(**values), wait_s=wait or 0.0)  # type: ignore[arg-type]  # pydantic parses the text
+    except ValidationError as exc:
+        errors += [param_error("wait", e["msg"]) for e in exc.errors()]
     if errors:
         raise ParamError(errors)
+    return req
+
+
+def param_error(field: str, msg: str) -> dict[str, Any]:
+    """One entry of a 422's ``detail``: the query parameter and what is wrong with it."""
+    return {"loc": ["query", field], "msg": msg, "type": "value_error"}
+
+
+def _convert(name: str, text: str) -> Any:
+    """``text`` as the CLI's option parses it; ValueError with click's own message."""
+    import click
+
+    option = _options()[FLAGS[name]]
+    if option.is_flag:  # a flag on the command line is a boolean here (full=true)
+        kind: click.ParamType[Any] = click.BOOL
+    else:
+        kind = option.type
     try:
-        params = AnalysisParams.model_validate(values)
-        return Request(params=params, wait_s=wait or 0.0)  # type: ignore[arg-type]  # pydantic parses the text
-    except ValidationError as exc:
-        raise ParamError(
-            [_error(".".join(str(p) for p in e["loc"]) or "query", e["msg"]) for e in exc.errors()]
-        ) from exc
+        return kind.convert(text, option, None)
+    except click.BadParameter as exc:
+        raise ValueError(exc.message) from exc
 
 
-def _error(field: str, msg: str) -> dict[str, Any]:
-    name = field.removeprefix("params.")
-    if name == "wait_s":
-        name = "wait"
-    return {"loc": ["query", name], "msg": msg, "type": "value_error"}
+def _options() -> dict[str, click.Option]:
+    """``logagent analyze``'s options by name (click only: the CLI module imports no engine)."""
+    import click
+
+    from logagent.cli.analyze import analyze_cmd
+
+    return {p.name: p for p in analyze_cmd.params if isinstance(p, click.Option) and p.name}
+
+
+def _known() -> str:
+    return ", ".join((*FLAGS, "wait"))

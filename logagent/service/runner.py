@@ -40,6 +40,7 @@ PROGRESS_EVENT_S = 0.25  # and its SSE stream at most this often
 KEEP_FINISHED_EVENTS = (
     256  # event logs of finished jobs kept in memory (older: replayed from SQLite)
 )
+CHECKPOINT_WAIT_S = 60.0  # drain: how long a job asked to stop gets to write its checkpoint
 DRAIN = "SIGTERM"  # the interrupt a drained job sees (its trace says "interrupted by SIGTERM")
 CANCEL = "cancel"
 
@@ -302,17 +303,35 @@ class Runner:
             self._remove_files(job)
 
     def drain(self, grace_s: float) -> None:
-        """Stop accepting; running jobs checkpoint and stop (or finish) within ``grace_s``."""
+        """Stop accepting; running jobs get ``grace_s`` to finish, the rest checkpoint and stop.
+
+        Queued jobs stay queued (in SQLite) and start at the next start; a job
+        stopped here goes back to the queue with its checkpoint and goes on
+        from it then.
+        """
         with self._lock:
             self.accepting = False
             actives = list(self._running.values())
-            for active in actives:
-                active.stop = DRAIN
         deadline = time.monotonic() + grace_s
         for active in actives:
             if active.thread is not None:
                 active.thread.join(max(0.0, deadline - time.monotonic()))
-        log.info("drained", jobs=len(actives))
+        left = self.checkpoint_all()
+        for active in left:
+            if active.thread is not None:
+                active.thread.join(CHECKPOINT_WAIT_S)
+        say = log.warning if left else log.info  # jobs put off to the next start: worth a look
+        say("drained", finished=len(actives) - len(left), checkpointed=len(left))
+
+    def checkpoint_all(self) -> list[Active]:
+        """Ask every running job to checkpoint and stop now; the jobs asked."""
+        with self._lock:
+            self.accepting = False
+            left = list(self._running.values())
+            for active in left:
+                if active.stop is None:
+                    active.stop = DRAIN
+        return left
 
     def recover(self) -> None:
         """At start: jobs a stopped server left are resumed, re-queued or failed with a reason."""

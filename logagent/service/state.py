@@ -76,7 +76,7 @@ class Service:
         log.info("service_started", baseline_rss=baseline, batch_bytes=self.batch_bytes)
 
     def stop(self) -> None:
-        """Drain: stop accepting, let running jobs checkpoint within the grace period."""
+        """Drain: stop accepting; running jobs get the grace period to finish, then checkpoint."""
         if self._runner is not None:
             self._runner.drain(self.cfg.grace_s)
 

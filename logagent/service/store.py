@@ -64,6 +64,7 @@ class Job:
             "id": self.id,
             "status": self.status,
             "created_at": self.created_at,
+            "updated_at": self.updated_at,
             "progress": self.progress,
             "trace": self.trace,
             "error": self.error,

@@ -19,14 +19,17 @@ order). ``--max-upload`` bounds both the bytes received and the bytes stored
 from __future__ import annotations
 
 import errno
+import re
 import zlib
 from collections.abc import AsyncIterator, Callable
-from typing import IO, Any
+from typing import IO, Any, NamedTuple
 
 GZIP_MAGIC = b"\x1f\x8b"
 ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
 OUT_CHUNK = 1 << 20  # decompressed bytes produced per step: bounds what one chunk can expand to
 MAX_PART_HEADERS = 16 << 10
+MAX_NAME = 255  # longest client-given file name kept (the result shows it as the input's path)
+_FILENAME = re.compile(r'filename\s*=\s*(?:"([^"]*)"|([^;\s]+))', re.IGNORECASE)
 
 
 class UploadError(Exception):
@@ -180,6 +183,7 @@ class MultipartFile:
         self._state = "skip"  # skip -> after -> headers -> body|skip -> ... -> end
         self._out = out
         self.found = False
+        self.filename: str | None = None  # the ``file`` part's filename, as the client gave it
 
     def feed(self, data: bytes) -> None:
         """Parse one chunk of the body."""
@@ -227,10 +231,12 @@ class MultipartFile:
             if len(self._buf) > MAX_PART_HEADERS:
                 raise BadUpload("a multipart part has headers longer than 16 KiB")
             return False
-        head = self._buf[:end].decode("latin-1").lower()
+        head = self._buf[:end].decode("latin-1")
         self._buf = self._buf[end + 4 :]
-        wanted = not self.found and 'name="file"' in head.replace(" ", "")
+        wanted = not self.found and 'name="file"' in head.lower().replace(" ", "")
         self._state = "body" if wanted else "skip"
+        if wanted:
+            self.filename = filename_of(head)
         return True
 
 
@@ -244,6 +250,31 @@ class _Into:
         """Pass ``data`` on."""
         self._stage(data)
         return len(data)
+
+
+def filename_of(header: str) -> str | None:
+    """The file name a ``Content-Disposition`` gives, without any directory; None if none.
+
+    Only its last path component is kept (a client's ``C:\\logs\\a.log`` or
+    ``../../etc/x`` is ``a.log`` or ``x``), without control characters, at
+    most ``MAX_NAME`` characters: it is shown, never opened.
+    """
+    found = _FILENAME.search(header)
+    if found is None:
+        return None
+    raw = found.group(1) if found.group(1) is not None else found.group(2)
+    name = raw.replace("\\", "/").rsplit("/", 1)[-1]
+    name = "".join(c for c in name if c.isprintable()).strip()[:MAX_NAME]
+    return name if name not in ("", ".", "..") else None
+
+
+class Received(NamedTuple):
+    """What ``receive`` stored: bytes received and stored, the compression, the file's name."""
+
+    received: int
+    stored: int
+    kind: str
+    filename: str | None
 
 
 def boundary_of(content_type: str) -> str | None:
@@ -265,9 +296,13 @@ async def receive(
     max_bytes: int,
     content_type: str = "",
     content_encoding: str = "",
+    content_disposition: str = "",
     on_bytes: Callable[[int], None] = lambda n: None,
-) -> tuple[int, int, str]:
-    """Stream the body into ``file``; returns (bytes received, bytes stored, compression).
+) -> Received:
+    """Stream the body into ``file``; returns what was received and stored.
+
+    The file's name is the multipart ``file`` part's ``filename``, else the
+    request's own ``Content-Disposition`` one (a raw body), else None.
 
     Raises ``UploadError`` (stop reading: the caller answers at once) and lets
     the framework's client-disconnect error through; either way the caller
@@ -297,4 +332,5 @@ async def receive(
     if parts is not None:
         parts.finish()
     decoder.finish()
-    return received, out.written, decoder.kind
+    name = parts.filename if parts is not None else None
+    return Received(received, out.written, decoder.kind, name or filename_of(content_disposition))

@@ -263,3 +263,22 @@ def test_bad_memory_budget_is_a_usage_error(dominant: tuple[Path, dict[str, Any]
     assert (
         proc.returncode == 2 and b"memory budget" in proc.stderr and b"Traceback" not in proc.stderr
     )
+
+
+def test_a_selection_settles_early_on_the_same_evidence(
+    dominant: tuple[Path, dict[str, Any]],
+) -> None:
+    """--by route --where status=5xx --where method!=OPTIONS (no named question) stops early
+    with the true leader and its interval, like top-errors: the same race over the same units."""
+    path, truth = dominant
+    settings = load_settings(
+        analysis={"seed": 1, "degrade_above": 1.0}, reader={"unit_size": "1KiB"}
+    )
+    q = Question(kind="top", top=1, by="route", where=("status=5xx", "method!=OPTIONS"))
+    r = analyze([str(path)], q, settings, fake_env())
+    plain = run(path)
+    assert r.status is Status.SETTLED and 0 < r.progress.fraction_read < 1
+    assert r.answer.top[0].key == truth["top_errors"][0][0] == plain.answer.top[0].key
+    true_total = truth["top_errors"][0][1]  # the generator writes no OPTIONS request
+    assert r.answer.top[0].low <= true_total <= r.answer.top[0].high
+    assert set(r.answer.top[0].breakdown) <= {str(c) for c in range(500, 600)}

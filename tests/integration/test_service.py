@@ -171,6 +171,9 @@ def test_raw_gzip_zstd_multipart_give_the_cli_result(server: Server, logs: dict[
             job = r.json()
             assert job["status"] == "done" and job["status_url"].endswith(job["id"])
             same_answer(job["result"], cli)
+            shown = "a.log" if "files" in body else f"upload:{job['id']}"
+            assert job["result"]["input"]["paths"] == [shown]
+            assert str(server.stderr.parent / "data") not in json.dumps(job)
         assert client.get(job["status_url"]).json()["result"] == job["result"]
         md = client.get(f"{job['status_url']}/report")
         assert md.headers["content-type"].startswith("text/markdown")
@@ -180,6 +183,22 @@ def test_raw_gzip_zstd_multipart_give_the_cli_result(server: Server, logs: dict[
         events = client.get(f"{job['status_url']}/events").text
         assert "event: decision" in events and "event: status" in events
     assert uploads_left(Path(server.stderr.parent / "data")) == []
+
+
+def test_by_and_where_give_the_cli_result(server: Server, logs: dict[str, Path]) -> None:
+    """by= and where= (repeatable) ask what --by/--where ask of the CLI."""
+    path = logs["small"]
+    flags = ("--by", "client", "--where", "status>=400", "--where", "method=GET")
+    cli = cli_result(path, *flags)
+    query = f"seed={SEED}&wait=120&by=client&where=status%3E%3D400&where=method%3DGET"
+    r = httpx.post(
+        f"{server.url}/v1/analyses?{query}", headers=AUTH, content=path.read_bytes(), timeout=180
+    )
+    assert r.status_code == 200, r.text
+    result = r.json()["result"]
+    assert result["question"]["kind"] == "top" and result["question"]["by"] == "client"
+    assert result["question"]["where"] == ["status>=400", "method=GET"]
+    same_answer(result, cli)
 
 
 def test_without_wait_202_then_status_and_sse_progress(
@@ -213,8 +232,8 @@ def test_auth_errors_and_limits(server: Server, tmp_path: Path) -> None:
         assert httpx.get(f"{url}/abc", headers=headers).status_code == 401
     r = httpx.post(f"{url}?top=zero", headers=AUTH, content=b"x\n")
     assert r.status_code == 422 and r.json()["detail"][0]["loc"] == ["query", "top"]
-    r = httpx.post(f"{url}?by=route", headers=AUTH, content=b"x\n")
-    assert r.status_code == 422 and r.json()["detail"][0]["msg"] == "not supported yet"
+    r = httpx.post(f"{url}?by=route&by=client", headers=AUTH, content=b"x\n")
+    assert r.status_code == 422 and r.json()["detail"][0]["msg"] == "given more than once"
     assert httpx.get(f"{url}/nope", headers=AUTH).status_code == 404
 
     def chunks() -> Iterator[bytes]:  # no Content-Length: the limit is found while streaming
@@ -226,6 +245,53 @@ def test_auth_errors_and_limits(server: Server, tmp_path: Path) -> None:
     big = httpx.post(url, headers=AUTH, content=b"z" * (65 << 20), timeout=60)
     assert big.status_code == 413
     assert uploads_left(tmp_path / "data") == []
+
+
+MALFORMED = [
+    ("question=most-errors", "question"),
+    ("format=no-such-format", "format"),
+    ("since=yesterday", "since"),
+    ("since=1h&until=2h", "since"),  # since after until
+    ("until=2026-13-40", "until"),
+    ("top=0", "top"),
+    ("delta=2", "delta"),
+    ("full=perhaps", "full"),
+    ("colour=red", "colour"),
+    ("where=status~(", "where"),  # not a regular expression
+    ("by=client&question=status", "by"),  # a status distribution ranks no field
+    ("question=top", "by"),  # top needs --by
+]
+
+
+def _post_head_only(port: int, query: str) -> bytes:
+    """POST announcing 50 MB but sending 1 kB of it; the reply as it arrives."""
+    with socket.create_connection(("127.0.0.1", port)) as s:
+        head = (
+            f"POST /v1/analyses?{query} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {KEY}\r\n"
+            "Content-Length: 50000000\r\n\r\n"
+        )
+        s.sendall(head.encode() + b"a" * 1000)
+        s.settimeout(30)
+        reply = b""
+        while not reply.rstrip().endswith(b"}"):
+            chunk = s.recv(65536)
+            if not chunk:
+                break
+            reply += chunk
+    return reply
+
+
+def test_malformed_query_is_422_before_the_body_is_read(server: Server, tmp_path: Path) -> None:
+    """A 422 naming the field arrives while the body is still unsent; nothing is stored."""
+    for query, field in MALFORMED:
+        reply = _post_head_only(server.port, query)
+        status, _, rest = reply.partition(b"\r\n")
+        assert b" 422 " in status, (query, reply)
+        detail = json.loads(rest.partition(b"\r\n\r\n")[2])["detail"]
+        assert [d["loc"] for d in detail] == [["query", field]], (query, detail)
+    assert uploads_left(tmp_path / "data") == []
+    metrics = httpx.get(f"{server.url}/metrics", headers=AUTH).text
+    assert all(f'logagent_jobs{{state="{s}"}} 0.0' in metrics for s in ("queued", "running"))
 
 
 def test_disconnect_mid_upload_leaves_nothing(server: Server, tmp_path: Path) -> None:
@@ -263,6 +329,11 @@ def test_path_jobs_only_under_allowed_roots(tmp_path: Path, logs: dict[str, Path
             assert httpx.post(url, json={"path": str(bad)}).status_code == 403
         r = httpx.post(url, json={"path": str(root / "real.log")}, timeout=180)
         assert r.status_code == 200 and r.json()["status"] == "done"
+        assert r.json()["result"]["input"]["paths"] == [str(root / "real.log")]
+        (root / "link.log").symlink_to(root / "real.log")  # inside the root: allowed
+        r = httpx.post(url, json={"path": str(root / "link.log")}, timeout=180)
+        assert r.status_code == 200, r.text
+        assert r.json()["result"]["input"]["paths"] == [str(root / "link.log")]  # as given
         assert (root / "real.log").exists()  # the service never removes a file it did not store
         assert "no authentication" in s.stderr.read_text()
     finally:
@@ -329,30 +400,29 @@ def _checkpointed_job(s: Server, data: bytes, data_dir: Path) -> str:
     return job_id
 
 
-@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGKILL])
-def test_restart_after_a_signal_keeps_every_job(
-    tmp_path: Path, logs: dict[str, Path], sig: int
-) -> None:
-    """SIGTERM drains, SIGKILL kills: either way the job resumes from its checkpoint at restart."""
+def test_restart_after_sigkill_keeps_every_job(tmp_path: Path, logs: dict[str, Path]) -> None:
+    """SIGKILL mid-job: at restart the job resumes from its last checkpoint.
+
+    (SIGTERM's drain: ``test_service_scale``.) Before the kill, DELETE of a
+    running job gives its partial answer and removes its upload.
+    """
     config = tmp_path / "slow.toml"
     config.write_text(SLOW_CONFIG)
     args = ("--config", str(config), "--grace", "20")
     s = Server(tmp_path / "data", *args)
     job_id = _checkpointed_job(s, logs["small"].read_bytes(), tmp_path / "data")
-    if sig == signal.SIGTERM:  # meanwhile: DELETE of a running job gives its partial answer
-        other = httpx.post(f"{s.url}/v1/analyses?full=true", content=logs["small"].read_bytes())
-        gone = httpx.delete(f"{s.url}/v1/analyses/{other.json()['id']}", timeout=60).json()
-        assert gone["status"] == "cancelled", gone
-        assert gone["result"] is None or gone["result"]["status"] == "partial"
-        assert len(uploads_left(tmp_path / "data")) == 1  # only the first job's
-    code = s.stop(sig)
-    assert code == (0 if sig == signal.SIGTERM else -signal.SIGKILL)
+    other = httpx.post(f"{s.url}/v1/analyses?full=true", content=logs["small"].read_bytes())
+    gone = httpx.delete(f"{s.url}/v1/analyses/{other.json()['id']}", timeout=60).json()
+    assert gone["status"] == "cancelled", gone
+    assert gone["result"] is None or gone["result"]["status"] == "partial"
+    assert len(uploads_left(tmp_path / "data")) == 1  # only the first job's
+    assert s.stop(signal.SIGKILL) == -signal.SIGKILL
     s2 = Server(tmp_path / "data", *args)
     try:
         job = wait_done(s2.url, job_id)
     finally:
         s2.stop()
     assert job["status"] == "done", job
-    assert job["trace"][-1]["reason"] == ("drained" if sig == signal.SIGTERM else "restart")
+    assert job["trace"][-1]["reason"] == "restart"
     same_answer(job["result"], cli_result(logs["small"], "--full"))
     assert uploads_left(tmp_path / "data") == []

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from logagent.evidence import intervals
 
@@ -68,3 +69,26 @@ def test_intervals_narrow_as_more_is_read() -> None:
         if iv is not None and t in (60, 300):
             widths.append(iv[1] - iv[0])
     assert widths[1] < widths[0]
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_betting_only_on_values_not_yet_rejected_gives_the_same_interval(seed: int) -> None:
+    """observe(threshold=...) skips values already rejected (a crossing is forever): the
+    interval equals the one from betting on every value, read at once or in batches."""
+    rng = np.random.default_rng(seed)
+    pop, bound = int(rng.integers(300, 6000)), float(rng.integers(1, 30))
+    n = int(rng.integers(2, pop))
+    a = np.minimum(rng.poisson(rng.uniform(0, bound / 2), n), bound).astype(float)
+    thr = 2 / 10 ** -rng.uniform(1, 4)
+    share = seed % 2 == 0
+    grid = intervals.SHARE_GRID if share else intervals.total_grid(pop, bound)
+    target = rng.binomial(a.astype(int), rng.uniform(0, 1)).astype(float) if share else a
+    weight, scale, wmax = (a, 1.0, bound) if share else (np.ones(n), float(pop), 1.0)
+    s0, step = min(n, 50), int(rng.integers(100, 3000))
+    every = lazy = intervals.begin(grid, target[:s0], weight[:s0], scale=scale)
+    for lo in range(s0, n, step):
+        part = slice(lo, lo + step)
+        kw = {"scale": scale, "population": pop, "bound": bound, "weight_max": wmax}
+        every = intervals.observe(every, target[part], weight[part], **kw)
+        lazy = intervals.observe(lazy, target[part], weight[part], threshold=thr, **kw)
+    assert intervals.interval(lazy, thr) == intervals.interval(every, thr)

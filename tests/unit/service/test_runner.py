@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from logagent.service.config import ServiceConfig
-from logagent.service.runner import CANCEL, QueueFull, Runner
+from logagent.service.runner import CANCEL, Draining, QueueFull, Runner
 from logagent.service.store import Job, JobStore
 
 MIB = 1 << 20
@@ -123,7 +123,7 @@ def test_drain_requeues_and_recovery_fails_jobs_without_checkpoint(tmp_path: Pat
     jobs = Jobs()
     r, store = runner(tmp_path, jobs, max_jobs=1, max_queue=2)
     r.submit(add(store, "a"))
-    r.drain(5.0)
+    r.drain(0.1)  # "a" does not end within the grace period
     assert store.get("a").status == "queued"  # type: ignore[union-attr]
     assert store.get("a").trace[-1]["reason"] == "drained"  # type: ignore[union-attr]
     add(store, "killed")
@@ -150,3 +150,20 @@ def test_finished_jobs_expire(tmp_path: Path) -> None:
     assert store.get("old") is None and store.get("busy") is not None
     jobs.release.setdefault("busy", threading.Event()).set()
     wait_for(lambda: store.get("busy").status == "done")  # type: ignore[union-attr]
+
+
+def test_drain_lets_jobs_finish_within_grace_and_checkpoints_the_rest(tmp_path: Path) -> None:
+    """Drain: no new jobs; one ending within the grace is done; the one still running is put off."""
+    jobs = Jobs()
+    r, store = runner(tmp_path, jobs, max_jobs=2, max_queue=2)
+    for name in ("short", "long", "waiting"):
+        r.submit(add(store, name))
+    threading.Timer(0.3, jobs.release.setdefault("short", threading.Event()).set).start()
+    r.drain(3.0)
+    short, long, waiting = (store.get(n) for n in ("short", "long", "waiting"))
+    assert short is not None and short.status == "done" and not short.trace
+    assert long is not None and long.status == "queued" and long.trace[-1]["reason"] == "drained"
+    assert waiting is not None and waiting.status == "queued" and "waiting" not in jobs.started
+    assert r.would_refuse()
+    with pytest.raises(Draining):
+        r.submit(add(store, "late"))

@@ -16,7 +16,9 @@ from logagent.service.uploads import (
     BadUpload,
     DiskFull,
     LimitedFile,
+    Received,
     UploadTooLarge,
+    filename_of,
     receive,
 )
 
@@ -39,7 +41,7 @@ async def _chunks(parts: list[bytes]) -> AsyncIterator[bytes]:
         yield p
 
 
-def store(parts: list[bytes], **kw: object) -> tuple[bytes, tuple[int, int, str]]:
+def store(parts: list[bytes], **kw: object) -> tuple[bytes, Received]:
     """Run ``receive`` over ``parts``; the stored bytes and its return value."""
     f = io.BytesIO()
     kw.setdefault("max_bytes", 1 << 30)
@@ -60,7 +62,7 @@ def multipart(content: bytes, boundary: str = "XyZ--b0undary", extra: bool = Tru
 @pytest.mark.parametrize("seed", range(5))
 def test_plain_body_is_stored_unchanged(seed: int) -> None:
     """A plain body is written byte for byte, whatever the chunking."""
-    data, (received, stored, kind) = store(splits(LOG, seed))
+    data, (received, stored, kind, _) = store(splits(LOG, seed))
     assert data == LOG and received == stored == len(LOG) and kind == "plain"
 
 
@@ -68,7 +70,7 @@ def test_plain_body_is_stored_unchanged(seed: int) -> None:
 def test_gzip_by_magic_and_by_header_is_decoded(seed: int) -> None:
     """gzip is undone whether the header says so or only its magic does; members concatenate."""
     body = gzip.compress(LOG[:40_000]) + gzip.compress(LOG[40_000:])
-    data, (_, stored, kind) = store(splits(body, seed))
+    data, (_, stored, kind, _) = store(splits(body, seed))
     assert data == LOG and stored == len(LOG) and kind == "gzip"
     data, _ = store(splits(body, seed), content_encoding="gzip")
     assert data == LOG
@@ -78,7 +80,7 @@ def test_gzip_by_magic_and_by_header_is_decoded(seed: int) -> None:
 def test_zstd_by_magic_is_decoded(seed: int) -> None:
     """A zstd body is recognized by its magic and stored plain."""
     body = zstandard.ZstdCompressor().compress(LOG)
-    data, (_, _, kind) = store(splits(body, seed))
+    data, (_, _, kind, _) = store(splits(body, seed))
     assert data == LOG and kind == "zstd"
 
 
@@ -86,8 +88,8 @@ def test_zstd_by_magic_is_decoded(seed: int) -> None:
 def test_multipart_file_part_is_extracted(seed: int) -> None:
     """Only the ``file`` part's bytes are stored, with delimiters split across chunks."""
     ctype = 'multipart/form-data; boundary="XyZ--b0undary"'
-    data, _ = store(splits(multipart(LOG), seed), content_type=ctype)
-    assert data == LOG
+    data, got = store(splits(multipart(LOG), seed), content_type=ctype)
+    assert data == LOG and got.filename == "a.log"
 
 
 def test_multipart_gzip_file_part_is_decoded() -> None:
@@ -161,3 +163,27 @@ def test_gzip_content_encoding_covers_a_multipart_body() -> None:
     body = gzip.compress(multipart(LOG, "b"))
     data, _ = store(splits(body, 2), content_type=ctype, content_encoding="gzip")
     assert data == LOG
+
+
+@pytest.mark.parametrize(
+    ("header", "name"),
+    [
+        ('form-data; name="file"; filename="access.log"', "access.log"),
+        ("attachment; filename=app.log.gz", "app.log.gz"),
+        ('form-data; name="file"; filename="C:\\logs\\today.log"', "today.log"),
+        ('form-data; name="file"; filename="../../etc/passwd"', "passwd"),
+        ('form-data; name="file"; filename="a\x07b.log"', "ab.log"),
+        ('form-data; name="file"; filename=".."', None),
+        ('form-data; name="file"', None),
+    ],
+)
+def test_filename_is_the_last_component_only(header: str, name: str | None) -> None:
+    """The client's file name is kept without directories or control characters."""
+    assert filename_of(header) == name
+
+
+def test_raw_body_takes_the_name_of_its_content_disposition() -> None:
+    """A raw body named by a Content-Disposition header keeps that name; unnamed is None."""
+    _, got = store([LOG], content_disposition='attachment; filename="x.log"')
+    assert got.filename == "x.log"
+    assert store([LOG])[1].filename is None

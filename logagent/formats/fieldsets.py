@@ -1,0 +1,110 @@
+"""The fields each format yields, by name, for ``--by`` and ``--where`` (PURE).
+
+Access formats: ``route`` (the path folded to a template), ``path`` (raw, cut
+at ``?``), ``status``, and what the layout writes besides: ``client``,
+``method``, ``user``, ``ts``, ``bytes``, ``referrer`` and ``user_agent`` for
+``combined``/``common``; every key of the objects for JSON lines. Application
+formats: ``level``, ``component``, ``message``, ``ts``; every key for JSON
+and logfmt layouts; every named group for a regex layout (custom ones
+included). ``fields_of_format`` lists them (None after a list: any key the
+records hold is a field too).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+import polars as pl
+
+from logagent.formats.access import AccessFormat
+from logagent.formats.app import COMPONENT, LEVEL, MESSAGE, TS, AppRegexFormat, group_names
+from logagent.formats.base import PATH, STATUS, RegexFormat
+from logagent.formats.jsonl import JsonFormat
+from logagent.formats.jsonlayouts import JsonLayout
+from logagent.formats.structured import JsonAppFormat, LogfmtFormat, logfmt_value
+
+ROUTE = "route"
+#: Fields of the ``combined`` / ``common`` layouts (``referrer``, ``user_agent``: combined).
+_CLF_FIELDS = ("client", "ident", "user", "ts", "method", "bytes", "referrer", "user_agent")
+_Q = r'(?:[^"\\]|\\.)*'
+_CLF = (
+    r"^(?:(?P<vhost>\S+) )?(?P<client>\S+) (?P<ident>\S+) (?P<user>\S+) \[(?P<ts>[^\]]+)\] "
+    rf'"(?:(?P<method>[A-Za-z]+) [^ "]+(?: [^ "]+)?|{_Q})" [0-9]{{3}} (?P<bytes>[0-9]+|-)'
+    rf'(?: "(?P<referrer>{_Q})" "(?P<user_agent>{_Q})")?'
+)
+_APP_FIELDS = (LEVEL, COMPONENT, MESSAGE, TS)
+Getter = Callable[[pl.Expr], pl.Expr]
+
+
+def fields_of_format(fmt: object) -> tuple[tuple[str, ...], bool]:
+    """The named fields of ``fmt`` and whether any other key of a record is a field too."""
+    if isinstance(fmt, AccessFormat):
+        names = _CLF_FIELDS if fmt.name == "combined" else _CLF_FIELDS[:6]
+        return (ROUTE, PATH, STATUS, *names), False
+    if isinstance(fmt, JsonFormat):
+        return (ROUTE, PATH, STATUS, *sorted(set(fmt.mapping) - {PATH, STATUS})), True
+    if isinstance(fmt, RegexFormat):
+        extra = [g for g in group_names(fmt.pattern) if g not in (PATH, STATUS)]
+        return (ROUTE, PATH, STATUS, *extra), False
+    if isinstance(fmt, AppRegexFormat):
+        groups = {g for p in fmt.patterns for g in group_names(p)}
+        extra = sorted(groups - {*_APP_FIELDS, "pri"})
+        return (*_APP_FIELDS, *extra), False
+    if isinstance(fmt, (JsonAppFormat, JsonLayout, LogfmtFormat)):
+        return _APP_FIELDS, True
+    parts = getattr(fmt, "parts", None)
+    if parts:  # FirstOf: the fields every part has
+        each = [fields_of_format(p) for p in parts]
+        common = [n for n in each[0][0] if all(n in e[0] for e in each[1:])]
+        return tuple(common), all(e[1] for e in each)
+    if hasattr(fmt, "record_start"):  # any other app format (generic): the app columns
+        return _APP_FIELDS, False
+    return (ROUTE, PATH, STATUS), False
+
+
+def getter(fmt: object, name: str, base: dict[str, pl.Expr], line: pl.Expr) -> pl.Expr:
+    """The expression of field ``name`` of ``fmt`` over ``line``; ``base`` holds the columns
+    the format's own parser gives (path/status, or the app columns), taken as they are."""
+    if name == ROUTE:
+        name = PATH
+    if name in base:
+        return base[name]
+    parts = getattr(fmt, "parts", None)
+    if parts:  # FirstOf: each line's value from the first part that parses it
+        out: pl.Expr = pl.lit(None, dtype=pl.String)
+        for part in reversed(parts):
+            own = part.fields(line)
+            value = getter(part, name, own, line).cast(pl.String)
+            out = pl.when(own[STATUS].is_not_null()).then(value).otherwise(out)
+        return out
+    if isinstance(fmt, AccessFormat):
+        return line.str.extract_groups(_CLF).struct.field(name)
+    if isinstance(fmt, JsonFormat):
+        key = fmt.mapping.get(name, name)
+        return line.str.json_path_match(_jsonpath(key))
+    if isinstance(fmt, (JsonAppFormat, JsonLayout)):
+        mapping = fmt.mapping
+        key = mapping.get(name, name)
+        return line.str.json_path_match(key if key.startswith("$") else _jsonpath(key))
+    if isinstance(fmt, LogfmtFormat):
+        return logfmt_value(line, fmt.mapping.get(name, name))
+    if isinstance(fmt, RegexFormat):
+        return line.str.extract_groups(fmt.pattern).struct.field(name)
+    if isinstance(fmt, AppRegexFormat):
+        out = pl.lit(None, dtype=pl.String)
+        for p in reversed(fmt.patterns):
+            if name in group_names(p):
+                found = line.str.extract_groups(p).struct.field(name)
+                out = pl.when(found.is_not_null()).then(found).otherwise(out)
+        return out
+    return pl.lit(None, dtype=pl.String)
+
+
+def _jsonpath(key: str) -> str:
+    return "$" + "".join(f"['{part}']" for part in key.split("."))
+
+
+def is_named_key(name: str) -> bool:
+    """Whether ``name`` can be a key of a record (JSON dotted key, logfmt key)."""
+    return re.fullmatch(r"[A-Za-z_@][A-Za-z0-9_.@\-]*", name) is not None
