@@ -145,3 +145,28 @@ def test_time_window_counts_the_reference_records_inside_it(name: str) -> None:
     )
     assert code == 0 and out["status"] == "exact", out.get("recuse")
     assert counts(out) == dict(Counter(str(r["status"]) for r in inside))
+
+
+#: The extra fields each layout writes (haproxy's user agent is only in captured headers).
+BY_FIELDS = {n: ("client", "method", "user_agent") for n in NAMES} | {
+    "haproxy.log": ("client", "method")
+}
+
+
+@pytest.mark.parametrize(
+    ("name", "field"), [(n, f) for n in NAMES for f in BY_FIELDS[n]], ids=lambda v: str(v)
+)
+def test_by_extra_field_equals_the_reference(name: str, field: str) -> None:
+    """--by client / method / user_agent --full: every record's value counted as the reference
+    counts it (records without the value left out), and --where status>=400 on top of it."""
+    records = access_records(text(name), ACCESS_SAMPLES[name])
+    truth = Counter(r[field] for r in records if r.get(field) is not None)
+    code, out = answer(name, "--by", field, "--full")
+    assert code == 0 and out["status"] == "exact"
+    assert counts(out) == dict(truth)
+    errors = Counter(r[field] for r in records if r.get(field) is not None and r["status"] >= 400)
+    code, out = answer(name, "--by", field, "--where", "status>=400", "--full")
+    if not errors:
+        assert code == 3 and out["status"] == "recused"
+        return
+    assert code == 0 and counts(out) == dict(errors)
