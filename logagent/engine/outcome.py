@@ -210,7 +210,12 @@ def _warn_counts(run: Run, tally: Tally) -> None:
         run.warnings.append(
             f"{tally.outside_window} records read lay outside the time window and were not counted"
         )
-    if tally.continuation:
+    if tally.continuation and not run.app_log:  # an access layout's own non-request lines
+        run.warnings.append(
+            f"{tally.continuation} lines are no request of the layout (W3C #directives, "
+            "TCP listener entries); they are neither counted nor malformed"
+        )
+    elif tally.continuation:
         run.warnings.append(
             f"{tally.continuation} lines continue multi-line records (stack traces); they "
             "belong to the record they follow and are not counted on their own"

@@ -28,7 +28,9 @@ from logagent.formats.custom import CustomFormat
 from logagent.formats.generic import NAME as GENERIC
 from logagent.formats.generic import describe as describe_generic
 from logagent.formats.generic import infer_generic
+from logagent.formats.jsonaccess import JSON_ACCESS_LAYOUTS
 from logagent.formats.jsonlayouts import JSON_LAYOUTS
+from logagent.formats.proxies import PROXY_LAYOUTS
 from logagent.formats.serverlogs import (
     CRI,
     ELASTICSEARCH,
@@ -41,10 +43,17 @@ from logagent.formats.serverlogs import (
     ZOOKEEPER,
 )
 from logagent.formats.structured import JsonAppFormat, LogfmtFormat, auto_app_mapping
+from logagent.formats.w3c import W3C_LAYOUTS
 
 AnyFormat: TypeAlias = Format | AppFormat
 
-ACCESS_NAMES = ("combined", "common", "jsonl")
+ACCESS_NAMES = (
+    "combined",
+    "common",
+    *(f.name for f in JSON_ACCESS_LAYOUTS),
+    "jsonl",
+    *(f.name for f in (*PROXY_LAYOUTS, *W3C_LAYOUTS)),
+)
 SERVER_LAYOUTS = (KAFKA, ZOOKEEPER, OSLO, ELASTICSEARCH, POSTGRES, MYSQL, NGINX_ERROR, ZAP, CRI)
 _FIXED: dict[str, AppFormat] = {f.name: f for f in (*SERVER_LAYOUTS, *JSON_LAYOUTS)}
 APP_NAMES = (
@@ -70,6 +79,9 @@ NESTED = frozenset(
         ("bunyan", "pino"),
         ("bunyan", "slog_json"),
         ("pino", "slog_json"),
+        *((f.name, other) for f in JSON_ACCESS_LAYOUTS for other in ("jsonl", "jsonapp")),
+        ("haproxy", "syslog3164"),  # HAProxy logs through syslog
+        ("elb", "syslog3164"),  # "stamp name client:port ..." reads as "stamp host tag: ..."
     }
 )
 #: What a result on each layout must say (levels or components it could only infer).
@@ -96,6 +108,7 @@ DESCRIPTIONS: dict[str, str] = {
     "combined": "nginx/apache combined access log, optional trailing fields",
     "common": "apache/nginx common access log (CLF)",
     "jsonl": "JSON lines access log, status/path keys found automatically",
+    **{f.name: f.description for f in (*JSON_ACCESS_LAYOUTS, *PROXY_LAYOUTS, *W3C_LAYOUTS)},
     **{f.name: f.description for f in (HADOOP, LOG4J, PYTHON, APACHE_ERROR, SYSLOG5424)},
     "golog": golog().description,
     "syslog3164": syslog3164().description,

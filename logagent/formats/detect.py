@@ -36,12 +36,18 @@ from logagent.formats.catalog import (
     is_app,
 )
 from logagent.formats.custom import CustomFormat
+from logagent.formats.extract import CONTINUATION
 from logagent.formats.generic import GENERIC_DISCOUNT
 from logagent.formats.generic import NAME as GENERIC
+from logagent.formats.jsonaccess import JSON_ACCESS_LAYOUTS
 from logagent.formats.jsonl import JsonFormat, auto_mapping
+from logagent.formats.proxies import PROXY_LAYOUTS
 from logagent.formats.records import start_expr
+from logagent.formats.w3c import W3C_LAYOUTS
 
 FORMAT_NAMES = ("combined", "common", "jsonl")
+#: Access layouts of proxies, balancers and servers with their own fixed fields.
+FIXED_ACCESS: dict[str, Format] = {f.name: f for f in (*PROXY_LAYOUTS, *JSON_ACCESS_LAYOUTS)}
 AMBIGUOUS_MARGIN = 0.05
 LOW_CONFIDENCE = 0.5
 #: Lines that continue a record (stack traces, tracebacks, goroutine dumps).
@@ -94,7 +100,12 @@ def build_format(
         return COMMON
     if name == "jsonl":
         return JsonFormat(mapping=auto_mapping(sample, json_keys))
-    known = ", ".join(("auto", *FORMAT_NAMES))
+    if name in FIXED_ACCESS:
+        return FIXED_ACCESS[name]
+    for layout in W3C_LAYOUTS:  # the #Fields: lists of the sample
+        if layout.name == name:
+            return layout.fit(sample)
+    known = ", ".join(("auto", *FORMAT_NAMES, *FIXED_ACCESS, *(f.name for f in W3C_LAYOUTS)))
     raise FormatError(f"unknown format {name!r} (known: {known})", format=name)
 
 
@@ -143,10 +154,13 @@ def _score_exprs(fmt: AnyFormat, line: pl.Expr, n: int) -> tuple[pl.Expr, pl.Exp
     """Scalar expressions: the lines ``fmt`` explains, and the lines it must explain."""
     if not is_app(fmt):  # an access Format: every non-blank line must be a record
         access: Format = fmt  # type: ignore[assignment]
-        ok = access.fields(line)[STATUS].is_not_null() & (
-            line.str.len_bytes() >= access.min_line_bytes
-        )
-        return ok.sum(), pl.lit(n, dtype=pl.Int64)
+        cols = access.fields(line)
+        ok = cols[STATUS].is_not_null() & (line.str.len_bytes() >= access.min_line_bytes)
+        if CONTINUATION not in cols:
+            return ok.sum(), pl.lit(n, dtype=pl.Int64)
+        # Lines the layout itself marks as no record (W3C's # directives) need no explaining.
+        skipped = cols[CONTINUATION].fill_null(False)
+        return (ok & ~skipped).sum(), pl.lit(n, dtype=pl.Int64) - skipped.sum()
     app = fmt  # an AppFormat
     start = start_expr(app, line)  # type: ignore[arg-type]
     ok = app.fields(line)[MESSAGE].is_not_null() & (line.str.len_bytes() >= app.min_line_bytes)

@@ -3,7 +3,9 @@
 Access formats: ``route`` (the path folded to a template), ``path`` (raw, cut
 at ``?``), ``status``, and what the layout writes besides: ``client``,
 ``method``, ``user``, ``ts``, ``bytes``, ``referrer`` and ``user_agent`` for
-``combined``/``common``; every key of the objects for JSON lines. Application
+``combined``/``common``; ``client``, ``method`` and (where logged) ``user_agent``
+for the proxy, balancer and CDN layouts (their ``extra_fields``); every key of
+the objects for JSON lines. Application
 formats: ``level``, ``component``, ``message``, ``ts``; every key for JSON
 and logfmt layouts; every named group for a regex layout (custom ones
 included). ``fields_of_format`` lists them (None after a list: any key the
@@ -53,6 +55,9 @@ def fields_of_format(fmt: object) -> tuple[tuple[str, ...], bool]:
         return (*_APP_FIELDS, *extra), False
     if isinstance(fmt, (JsonAppFormat, JsonLayout, LogfmtFormat)):
         return _APP_FIELDS, True
+    own = getattr(fmt, "extra_fields", None)
+    if callable(own):  # access layouts with columns of their own (w3c, cloudfront, caddy...)
+        return (ROUTE, PATH, STATUS, *own(pl.col("line"))), False
     parts = getattr(fmt, "parts", None)
     if parts:  # FirstOf: the fields every part has
         each = [fields_of_format(p) for p in parts]
@@ -78,6 +83,11 @@ def getter(fmt: object, name: str, base: dict[str, pl.Expr], line: pl.Expr) -> p
             value = getter(part, name, own, line).cast(pl.String)
             out = pl.when(own[STATUS].is_not_null()).then(value).otherwise(out)
         return out
+    own = getattr(fmt, "extra_fields", None)
+    if callable(own):  # an access layout's own columns (formats/proxies.py, w3c.py, ...)
+        cols: dict[str, pl.Expr] = own(line)
+        if name in cols:
+            return cols[name]
     if isinstance(fmt, AccessFormat):
         return line.str.extract_groups(_CLF).struct.field(name)
     if isinstance(fmt, JsonFormat):

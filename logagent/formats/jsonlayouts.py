@@ -42,10 +42,14 @@ class JsonLayout:
     min_line_bytes: int = 20
     record_start: str | None = None
     example: str = field(default="", compare=False)
+    #: A second key per field, read where the first is absent (ECS: dotted or nested).
+    fallback: Mapping[str, str] = field(default_factory=dict)
 
     def fields(self, line: pl.Expr) -> dict[str, pl.Expr]:
         """The mapped keys of each object holding every signature key."""
         get = {k: line.str.json_path_match(_path(v)) for k, v in self.mapping.items()}
+        for k, v in self.fallback.items():
+            get[k] = pl.coalesce(get[k], line.str.json_path_match(_path(v)))
         message = get.get(MESSAGE)
         if self.level_from_message and message is not None:
             get[LEVEL] = _inner_level(message)
@@ -115,6 +119,7 @@ ECS_JSON = JsonLayout(
     name="ecs_json",
     mapping={TS: "@timestamp", LEVEL: "log.level", COMPONENT: "log.logger", MESSAGE: "message"},
     signature=("@timestamp", "log.level", "message"),
+    fallback={COMPONENT: "$.log.logger"},  # ecs-logging nests it: "log":{"logger":…}
     description="Elastic Common Schema JSON (ecs-logging): component = log.logger",
 )
 ZEEK_JSON = JsonLayout(

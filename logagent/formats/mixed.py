@@ -18,6 +18,7 @@ from dataclasses import dataclass
 import polars as pl
 
 from logagent.formats.base import STATUS, Format
+from logagent.formats.extract import CONTINUATION
 
 
 @dataclass(frozen=True)
@@ -48,7 +49,11 @@ class FirstOf:
         """The columns every part yields, each from the first part whose ``status`` parses."""
         each = [p.fields(line) for p in self.parts]
         names = [n for n in each[0] if all(n in f for f in each[1:])]
-        return {name: _first(each, name) for name in names}
+        out = {name: _first(each, name) for name in names}
+        flags = [f[CONTINUATION].fill_null(False) for f in each if CONTINUATION in f]
+        if flags and CONTINUATION not in out:  # a part's own non-record lines (W3C directives)
+            out[CONTINUATION] = out[STATUS].is_null() & pl.any_horizontal(flags)
+        return out
 
 
 def _first(each: Sequence[dict[str, pl.Expr]], name: str) -> pl.Expr:

@@ -154,6 +154,8 @@ ZAP = AppRegexFormat(
     min_line_bytes=24,
     time_formats=ISO_TIMES,
     record_start=_D4 + "T" + _HMS,
+    # zap's stack trace: a Go function per line (no blank), then its indented file:line
+    continuation=r"[A-Za-z_][A-Za-z0-9_.\-/]*\.[A-Za-z0-9_.()*\[\]]+$",
     description="zap console encoder (ts TAB LEVEL TAB caller TAB msg): component = caller/logger",
     example="2024-01-01T00:00:00.000Z\tERROR\tpkg/file.go:12\tmsg",
 )

@@ -33,6 +33,13 @@ EXTRA_KINDS = {
     "hadoop": "iso8601",
     "syslog5424": "iso8601",
     "syslog3164": "syslog",
+    # Access layouts whose head stamp the bisection can probe (haproxy, cloudfront: filter only).
+    "envoy": "iso8601",
+    "alb": "iso8601",
+    "elb": "iso8601",
+    "w3c": "iso8601",
+    "caddy": "json",
+    "traefik": "json",
 }
 _CLF = r"\[([0-9]{1,2}/[A-Z][a-z]{2}/[0-9]{4}:[^\]]{8,20})\]"
 TimeOf = Callable[[pl.Expr], pl.Expr]
@@ -58,6 +65,9 @@ def time_of(fmt: Format, *, tz: str = "UTC", reference: datetime | None = None) 
             return None
         path = "$" + "".join(f"['{part}']" for part in key.split("."))
         return lambda line: _json_time(line.str.json_path_match(path), tz)
+    own = getattr(fmt, "time_expr", None)  # access layouts that parse their own stamps
+    if callable(own):
+        return lambda line: own(line, tz)
     if line_kind(fmt.name) == "clf":
         return lambda line: stamp_expr(line.str.extract(_CLF, 1), "clf", tz=tz)
     return None

@@ -1,0 +1,138 @@
+"""Access logs of proxies and load balancers: HAProxy, Envoy/Istio, AWS ALB and classic ELB (PURE).
+
+Each is one regex (Rust syntax) with the named groups ``status`` and ``path``
+(what the access questions count) and, for ``extra_fields``, ``client``,
+``method`` and ``user_agent`` where the layout writes them. A line the regex
+refuses is malformed. ``path`` is the request URI as logged: the load
+balancers log an absolute URI (``http://host:80/x``), which route
+normalization cuts to its path and ``--no-normalize`` keeps whole.
+
+* ``haproxy``: the HTTP log format (``option httplog``), with or without the
+  syslog header, captured headers in braces, a host field before the timers.
+* ``envoy``: Envoy's default access log, with or without the response code
+  details (newer releases) and Istio's (which adds termination details and the
+  quoted upstream failure reason after the flags).
+* ``alb`` / ``elb``: the Application Load Balancer's and the Classic Load
+  Balancer's S3 access logs. The status is the balancer's (``elb_status_code``):
+  what the client got. A classic TCP/SSL listener's entry (``- -`` codes, request
+  ``"- - - "``) is no HTTP record.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import polars as pl
+
+from logagent.formats.base import RegexFormat
+from logagent.formats.extract import CONTINUATION
+from logagent.timewindow.columns import UTC_US, stamp_expr
+
+CLIENT, METHOD, USER_AGENT = "client", "method", "user_agent"
+#: Every line holding a 5xx status holds it as a token of its own: a superset of 5xx records.
+TOKEN_5XX_PREFILTER = re.compile(rb"(?<![0-9])5[0-9][0-9](?![0-9])")
+#: ``"METHOD URI PROTOCOL"``, or anything else in quotes (then no path and no method).
+_REQUEST = r'"(?:(?P<method>[A-Za-z]+) (?P<path>[^ "]+)(?: [^ "]*)?|[^"]*)"'
+
+
+@dataclass(frozen=True)
+class ProxyFormat(RegexFormat):
+    """A ``RegexFormat`` whose pattern also names client, method and user agent groups."""
+
+    extra: tuple[str, ...] = (CLIENT, METHOD)
+    #: Lines of the layout that are no HTTP record (flagged ``continuation``: not malformed).
+    skip: str | None = None
+    #: The request's time: a regex whose group 1 is the stamp, and the stamp's kind.
+    stamp: tuple[str, str] | None = None
+
+    def time_expr(self, line: pl.Expr, tz: str = "UTC") -> pl.Expr:
+        """Each line's UTC time (null without a stamp): for time windows and timelines."""
+        if self.stamp is None:
+            return pl.lit(None, dtype=UTC_US)
+        pattern, kind = self.stamp
+        text = line.str.extract(pattern, 1)
+        if kind == "haproxy":  # accept date, local time with milliseconds: 06/Feb/2009:12:14:14.655
+            naive = text.str.to_datetime("%d/%b/%Y:%H:%M:%S%.f", strict=False, time_unit="us")
+            local = naive.dt.replace_time_zone(tz, ambiguous="earliest", non_existent="null")
+            return local.dt.convert_time_zone("UTC").cast(UTC_US)
+        return stamp_expr(text, kind, tz=tz)
+
+    def fields(self, line: pl.Expr) -> dict[str, pl.Expr]:
+        """``path`` and ``status``, plus the ``continuation`` flag when the layout has ``skip``."""
+        cols = super().fields(line)
+        if self.skip is None:
+            return cols
+        return {**cols, CONTINUATION: line.str.contains(self.skip)}
+
+    def extra_fields(self, line: pl.Expr) -> dict[str, pl.Expr]:
+        """``client``, ``method`` and (where logged) ``user_agent`` of each record."""
+        groups = line.str.extract_groups(self.pattern)
+        return {name: groups.struct.field(name) for name in self.extra}
+
+
+#: A syslog header (RFC 3164 or ISO stamp, host, ``haproxy[pid]:``): HAProxy logs through syslog.
+_SYSLOG = (
+    r"(?:<\d{1,3}>)?(?:[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d|\d{4}-\d\d-\d\dT\S+) "
+    r"\S+ [^\s:\[]+(?:\[\d+\])?: "
+)
+HAPROXY = ProxyFormat(
+    name="haproxy",
+    pattern=(
+        rf"^(?:{_SYSLOG})?(?P<client>[^\s\[]+):\d+ \[\d\d/[A-Z][a-z]{{2}}/\d{{4}}:[\d:.]+\] "
+        r"\S+ \S+/\S+ (?:\S+ )?-?\d+/-?\d+/-?\d+/-?\d+/\+?-?\d+ (?P<status>-?\d{1,3}) \+?\d+ "
+        r"\S+ \S+ \S{4} \S+ \S+(?: \{[^}]*\})* " + _REQUEST + r"\s*$"
+    ),
+    stamp=(r"\[([0-9]{2}/[A-Z][a-z]{2}/[0-9]{4}:[0-9:.]+)\] ", "haproxy"),
+    min_line_bytes=60,
+    error_prefilter=TOKEN_5XX_PREFILTER,
+    description="HAProxy HTTP log (option httplog), syslog header optional",
+)
+
+ENVOY = ProxyFormat(
+    name="envoy",
+    pattern=(
+        r"^\[\d{4}-\d\d-\d\dT[^\]]+\] " + _REQUEST + r" (?P<status>\d{1,3})(?: [^ \"]+){1,3}"
+        r'(?: "[^"]*")? \d+ \d+ \d+ \S+ "(?P<client>[^"]*)" "(?P<user_agent>[^"]*)" '
+        r'"[^"]*" "[^"]*" "[^"]*"(?:\s.*)?$'
+    ),
+    extra=(CLIENT, METHOD, USER_AGENT),
+    stamp=(r"^\[([^\]]+)\]", "iso8601"),
+    min_line_bytes=60,
+    error_prefilter=TOKEN_5XX_PREFILTER,
+    description="Envoy / Istio default access log (client: X-Forwarded-For)",
+)
+
+_ELB_TIMES = r"-?[\d.]+ -?[\d.]+ -?[\d.]+"
+ALB = ProxyFormat(
+    name="alb",
+    pattern=(
+        r"^(?:https?|h2|grpcs?|wss?) \d{4}-\d\d-\d\dT[\d:.]+Z \S+ (?P<client>\S+):\d+ \S+ "
+        rf"{_ELB_TIMES} (?P<status>\d{{3}}) (?:\d{{3}}|-) \d+ \d+ "
+        + _REQUEST
+        + r' "(?P<user_agent>(?:[^"\\]|\\.)*)" \S+ \S+ \S+ "[^"]*"(?:\s.*)?$'
+    ),
+    extra=(CLIENT, METHOD, USER_AGENT),
+    stamp=(r"^\S+ (\S+)", "iso8601"),
+    min_line_bytes=100,
+    error_prefilter=TOKEN_5XX_PREFILTER,
+    description="AWS Application Load Balancer access log",
+)
+
+ELB = ProxyFormat(
+    name="elb",
+    pattern=(
+        r"^\d{4}-\d\d-\d\dT[\d:.]+Z \S+ (?P<client>\S+):\d+ \S+ "
+        rf"{_ELB_TIMES} (?P<status>\d{{3}}) (?:\d{{3}}|-) \d+ \d+ "
+        + _REQUEST
+        + r'(?: "(?P<user_agent>(?:[^"\\]|\\.)*)" \S+ \S+)?\s*$'
+    ),
+    extra=(CLIENT, METHOD, USER_AGENT),
+    skip=r'^\d{4}-\d\d-\d\dT[\d:.]+Z \S+ \S+ \S+ -?[\d.]+ -?[\d.]+ -?[\d.]+ - - \d+ \d+ "- - - "',
+    stamp=(r"^(\S+)", "iso8601"),
+    min_line_bytes=80,
+    error_prefilter=TOKEN_5XX_PREFILTER,
+    description="AWS Classic Load Balancer (ELB) access log",
+)
+
+PROXY_LAYOUTS = (HAPROXY, ENVOY, ALB, ELB)

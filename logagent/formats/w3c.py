@@ -1,0 +1,179 @@
+"""W3C extended logs: IIS (space-separated) and CloudFront standard logs (tab-separated) (PURE).
+
+Their columns are named by a ``#Fields:`` directive, which a server writes at
+the head of each file and again whenever it restarts, perhaps with other
+fields. The format is fitted to a sample (``fit``): every distinct
+``#Fields:`` list in it (the first ``MAX_SETS``), plus the layout's default
+ones. A line is a record when it splits into as many values as one of these
+lists has names and that list's ``sc-status`` is a number (the first such list
+wins: a line is not tied to the directive above it, which a random read of the
+file may not have seen). ``#`` lines
+(``#Fields:``, ``#Version:``, ``#Date:``, ...) are directives, neither records
+nor malformed: they are flagged in the optional ``continuation`` column.
+
+Trailing separators are dropped (CloudFront ends some lines with a tab). IIS
+writes ``-`` for an empty value and ``+`` for a space inside one (a user
+agent); CloudFront URL-encodes. Values are kept as written.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import polars as pl
+
+from logagent.formats.base import PATH, STATUS
+from logagent.formats.extract import CONTINUATION
+from logagent.formats.proxies import CLIENT, METHOD, TOKEN_5XX_PREFILTER, USER_AGENT
+from logagent.timewindow.columns import stamp_expr
+
+#: W3C field name of each column the questions use.
+W3C_NAMES = {
+    STATUS: "sc-status",
+    PATH: "cs-uri-stem",
+    CLIENT: "c-ip",
+    METHOD: "cs-method",
+    USER_AGENT: "cs(User-Agent)",
+}
+IIS_DEFAULT = [
+    "date",
+    "time",
+    "s-ip",
+    "cs-method",
+    "cs-uri-stem",
+    "cs-uri-query",
+    "s-port",
+    "cs-username",
+    "c-ip",
+    "cs(User-Agent)",
+    "cs(Referer)",
+    "sc-status",
+    "sc-substatus",
+    "sc-win32-status",
+    "time-taken",
+]
+CLOUDFRONT_DEFAULT = [
+    "date",
+    "time",
+    "x-edge-location",
+    "sc-bytes",
+    "c-ip",
+    "cs-method",
+    "cs(Host)",
+    "cs-uri-stem",
+    "sc-status",
+    "cs(Referer)",
+    "cs(User-Agent)",
+    "cs-uri-query",
+    "cs(Cookie)",
+    "x-edge-result-type",
+    "x-edge-request-id",
+    "x-host-header",
+    "cs-protocol",
+    "cs-bytes",
+    "time-taken",
+    "x-forwarded-for",
+    "ssl-protocol",
+    "ssl-cipher",
+    "x-edge-response-result-type",
+    "cs-protocol-version",
+    "fle-status",
+    "fle-encrypted-fields",
+    "c-port",
+    "time-to-first-byte",
+    "x-edge-detailed-result-type",
+    "sc-content-type",
+    "sc-content-len",
+    "sc-range-start",
+    "sc-range-end",
+]
+#: Field lists longer than this are not fitted (a junk directive).
+MAX_FIELDS = 200
+#: At most this many distinct lists are fitted (each adds to every line's parse).
+MAX_SETS = 16
+_FIELDS = re.compile(r"^#Fields:\s*(.*?)\s*$")
+
+
+@dataclass(frozen=True)
+class W3cFormat:
+    """A W3C extended log: ``separator``-split values named by one of ``field_sets``."""
+
+    name: str
+    separator: str
+    field_sets: tuple[tuple[str, ...], ...]
+    description: str
+    min_line_bytes: int = 20
+    error_prefilter: re.Pattern[bytes] | None = TOKEN_5XX_PREFILTER
+
+    def fit(self, sample: Sequence[str]) -> W3cFormat:
+        """This layout with every ``#Fields:`` list of ``sample`` (in order), then its own."""
+        found: list[tuple[str, ...]] = []
+        for line in sample:
+            m = _FIELDS.match(line)
+            if m is None:
+                continue
+            names = tuple(m[1].split())
+            fits = STATUS_NAME in names and 0 < len(names) <= MAX_FIELDS
+            if fits and names not in found and len(found) < MAX_SETS:
+                found.append(names)
+        sets = (*found, *(s for s in self.field_sets if s not in found))
+        return W3cFormat(self.name, self.separator, sets, self.description, self.min_line_bytes)
+
+    def fields(self, line: pl.Expr) -> dict[str, pl.Expr]:
+        """``path`` and ``status`` of each record; directives flagged as ``continuation``."""
+        cols = self._columns(line, (STATUS, PATH))
+        return {**cols, CONTINUATION: line.str.starts_with("#")}
+
+    def extra_fields(self, line: pl.Expr) -> dict[str, pl.Expr]:
+        """``client``, ``method`` and ``user_agent`` of each record (null where not logged)."""
+        return self._columns(line, (CLIENT, METHOD, USER_AGENT))
+
+    def time_expr(self, line: pl.Expr, tz: str = "UTC") -> pl.Expr:
+        """Each record's time from its ``date`` and ``time`` fields (W3C writes UTC)."""
+        cols = self._columns(line, ("date", "time"))
+        return stamp_expr(cols["date"] + pl.lit("T") + cols["time"], "iso8601", tz="UTC")
+
+    def _columns(self, line: pl.Expr, wanted: tuple[str, ...]) -> dict[str, pl.Expr]:
+        values = line.str.strip_chars_end(self.separator).str.split(self.separator)
+        count = values.list.len()
+        out: dict[str, pl.Expr] = {}
+        for name in wanted:
+            expr: pl.Expr = pl.lit(None, dtype=pl.String)
+            status: pl.Expr = pl.lit(None, dtype=pl.Int32)
+            for names in reversed(self.field_sets):  # the first matching list wins
+                at = names.index(STATUS_NAME)
+                code = values.list.get(at, null_on_oob=True)
+                code = code.str.strip_chars().cast(pl.Int32, strict=False)
+                fits = (count == len(names)) & code.is_not_null() & ~line.str.starts_with("#")
+                if name == STATUS:
+                    status = pl.when(fits).then(code).otherwise(status)
+                    continue
+                key = W3C_NAMES.get(name, name)
+                value = (
+                    values.list.get(names.index(key), null_on_oob=True)
+                    if key in names
+                    else pl.lit(None, dtype=pl.String)
+                )
+                expr = pl.when(fits).then(value).otherwise(expr)
+            out[name] = status if name == STATUS else expr
+        return out
+
+
+STATUS_NAME = W3C_NAMES[STATUS]
+
+IIS = W3cFormat(
+    name="w3c",
+    separator=" ",
+    field_sets=(tuple(IIS_DEFAULT),),
+    description="IIS / W3C extended log (#Fields: header, space-separated)",
+)
+CLOUDFRONT = W3cFormat(
+    name="cloudfront",
+    separator="\t",
+    field_sets=tuple(tuple(CLOUDFRONT_DEFAULT[:n]) for n in (33, 24, 19)),
+    description="AWS CloudFront standard log (#Fields: header, tab-separated)",
+    min_line_bytes=40,
+)
+W3C_LAYOUTS = (CLOUDFRONT, IIS)

@@ -1,0 +1,202 @@
+"""Access layouts of proxies, balancers and CDNs (formats/proxies.py, w3c.py, jsonaccess.py):
+fields of each layout's own line shapes, what is no record, the #Fields: fit, the 5xx prefilter
+as a superset of 5xx records, and detection naming them (and nothing else) unambiguously."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+from logagent.errors import FormatError
+from logagent.formats.catalog import build_any_format
+from logagent.formats.detect import detect_all
+from logagent.formats.extract import CONTINUATION
+from logagent.formats.jsonaccess import CADDY, TRAEFIK
+from logagent.formats.proxies import ALB, ELB, ENVOY, HAPROXY
+from logagent.formats.w3c import CLOUDFRONT, IIS
+from tests.real_reference import ACCESS_SAMPLES
+
+DIR = Path(__file__).resolve().parents[2] / "sample_logs"
+
+ISTIO = (
+    '[2022-01-20T22:38:26.354Z] "GET /api/v1/items/42?x=1 HTTP/1.1" 503 UH no_healthy_upstream - '
+    '"-" 0 19 0 - "192.168.0.3" "curl/7.68.0" "069c37c4-bead-49ae-8ef3-fe9fdca1602b" '
+    '"app.test.com" "-" outbound|80||my-app.default.svc.cluster.local - 10.244.0.233:80 '
+    "192.168.0.3:43900 - my-app"
+)
+ENVOY_CLASSIC = (
+    '[2018-11-23T04:51:00.281Z] "GET / HTTP/1.1" 200 - 0 58 4 1 "-" "curl/7.47.0" '
+    '"f21ebd42-6770-4aa5-88d4-e56118165a7d" "one.example.com" "172.18.0.4:80"'
+)
+HAPROXY_BARE = (
+    "10.0.1.2:33317 [06/Feb/2009:12:14:14.655] http-in static/srv1 10/0/30/69/109 502 2750 "
+    '- - ---- 1/1/1/1/0 0/0 {1wt.eu} {} "GET /index.html HTTP/1.1"'
+)
+HAPROXY_TCP = (
+    "Feb  6 12:12:56 localhost haproxy[14387]: 10.0.1.2:33313 [06/Feb/2009:12:12:51.443] fnt "
+    "bck/srv1 0/0/5007 212 -- 0/0/0/0/3 0/0"
+)
+ALB_NO_REQUEST = (
+    "http 2018-11-30T22:23:00.186641Z app/my-lb/50dc6c495c0c9188 192.168.131.39:2817 - "
+    '-1 -1 -1 400 - 0 0 "- - - " "-" - - - "-" "-" "-" - 2018-11-30T22:22:48.364000Z "-" "-" "-"'
+)
+TRAEFIK_LINE = json.dumps(
+    {
+        "ClientHost": "10.0.0.12",
+        "DownstreamStatus": 502,
+        "RequestMethod": "POST",
+        "RequestPath": "/travel/7?a=b",
+        "request_User-Agent": "curl/8.0",
+        "level": "info",
+        "msg": "",
+        "time": "2026-05-18T09:52:41Z",
+    }
+)
+
+
+def parse(fmt: object, lines: list[str]) -> list[dict[str, object]]:
+    line = pl.col("line")
+    cols = {**fmt.fields(line), **fmt.extra_fields(line)}  # type: ignore[attr-defined]
+    return pl.DataFrame({"line": lines}).select(**cols).to_dicts()
+
+
+def test_envoy_reads_istio_and_the_classic_default() -> None:
+    istio, classic = parse(ENVOY, [ISTIO, ENVOY_CLASSIC])
+    assert istio["status"] == 503 and istio["path"] == "/api/v1/items/42?x=1"
+    assert istio["client"] == "192.168.0.3" and istio["user_agent"] == "curl/7.68.0"
+    assert istio["method"] == "GET"
+    assert classic["status"] == 200 and classic["path"] == "/" and classic["client"] == "-"
+
+
+def test_haproxy_without_syslog_header_and_tcp_lines_are_no_records() -> None:
+    bare, tcp = parse(HAPROXY, [HAPROXY_BARE, HAPROXY_TCP])
+    assert (bare["status"], bare["path"], bare["client"]) == (502, "/index.html", "10.0.1.2")
+    assert tcp["status"] is None  # a TCP log line has no HTTP status
+
+
+def test_a_request_without_a_path_is_still_a_record() -> None:
+    (row,) = parse(ALB, [ALB_NO_REQUEST])
+    assert row["status"] == 400 and row["path"] is None and row["method"] is None
+
+
+def test_classic_elb_tcp_entries_are_flagged_not_malformed() -> None:
+    tcp = (
+        "2015-05-13T23:39:43.945958Z my-loadbalancer 192.168.131.39:2817 10.0.0.1:80 "
+        '0.001069 0.000028 0.000041 - - 82 305 "- - - " "-" - -'
+    )
+    frame = pl.DataFrame({"line": [tcp]}).select(**ELB.fields(pl.col("line")))
+    assert frame[CONTINUATION].to_list() == [True] and frame["status"].to_list() == [None]
+
+
+def test_traefik_and_caddy_fields() -> None:
+    (row,) = parse(TRAEFIK, [TRAEFIK_LINE])
+    assert row == {
+        "path": "/travel/7?a=b",
+        "status": 502,
+        "client": "10.0.0.12",
+        "method": "POST",
+        "user_agent": "curl/8.0",
+    }
+    other = json.dumps({"level": "info", "ts": 1.5, "msg": "server running"})
+    (row,) = parse(CADDY, [other])
+    assert row["status"] is None  # Caddy's own log lines are no requests
+
+
+def test_w3c_fit_reads_every_fields_block_of_the_sample() -> None:
+    sample = [
+        "#Fields: date time cs-method cs-uri-stem sc-status",
+        "2020-01-01 00:00:00 GET /a 500",
+        "#Fields: date time c-ip cs-method cs-uri-stem cs-uri-query sc-status cs(User-Agent)",
+        "2020-01-01 00:00:01 1.2.3.4 POST /b x=1 200 curl/8",
+        "junk that is no record",
+    ]
+    fmt = IIS.fit(sample)
+    rows = parse(fmt, sample)
+    assert [r["status"] for r in rows] == [None, 500, None, 200, None]
+    assert rows[1]["path"] == "/a" and rows[1]["client"] is None
+    assert (rows[3]["client"], rows[3]["method"], rows[3]["user_agent"]) == (
+        "1.2.3.4",
+        "POST",
+        "curl/8",
+    )
+    flags = pl.DataFrame({"line": sample}).select(**fmt.fields(pl.col("line")))[CONTINUATION]
+    assert flags.to_list() == [True, False, True, False, False]
+    # A line of IIS's default field list is read even when the sample names no #Fields.
+    default = "2018-01-01 08:09:10 127.0.0.1 GET / q=100 80 - 81.2.69.143 Mozilla/5.0 - 503 0 0 123"
+    assert parse(IIS.fit([]), [default])[0]["status"] == 503
+
+
+def test_cloudfront_and_iis_do_not_read_each_other() -> None:
+    cf = (DIR / "cloudfront.log").read_text().splitlines()
+    iis = (DIR / "iis_w3c.log").read_text().splitlines()
+    records = [r for r in parse(IIS.fit(cf), cf) if r["status"] is not None]
+    assert records == []
+    records = [r for r in parse(CLOUDFRONT.fit(iis), iis) if r["status"] is not None]
+    assert records == []
+
+
+@pytest.mark.parametrize("name", sorted(ACCESS_SAMPLES))
+def test_the_prefilter_keeps_every_5xx_record(name: str) -> None:
+    """Lines the 5xx prefilter drops hold no 5xx record (the errors-only read stays exact)."""
+    lines = [ln for ln in (DIR / name).read_text().splitlines() if ln.strip()]
+    extra = {"haproxy": [HAPROXY_BARE], "envoy": [ISTIO], "alb": [ALB_NO_REQUEST]}
+    lines += extra.get(ACCESS_SAMPLES[name], [])
+    fmt = build_any_format(ACCESS_SAMPLES[name], lines)
+    prefilter = fmt.error_prefilter
+    assert prefilter is not None
+    frame = pl.DataFrame({"line": lines}).select(pl.col("line"), **fmt.fields(pl.col("line")))
+    for row in frame.iter_rows(named=True):
+        if row["status"] is not None and 500 <= row["status"] <= 599:
+            assert prefilter.search(row["line"].encode()), row["line"]
+
+
+def test_detection_names_each_layout_on_inline_lines() -> None:
+    cases = {
+        "envoy": [ISTIO, ENVOY_CLASSIC],
+        "haproxy": [HAPROXY_BARE],
+        "traefik": [TRAEFIK_LINE],
+    }
+    for name, lines in cases.items():
+        found = detect_all(lines)
+        assert found.best == name and found.confidence == 1.0 and not found.ambiguous
+
+
+def test_w3c_directives_are_excused_from_detection() -> None:
+    lines = (DIR / "cloudfront.log").read_text().splitlines()
+    found = detect_all(lines)
+    assert found.best == "cloudfront" and found.confidence == 1.0
+    assert dict(found.scores)["w3c"] == 0.0
+
+
+def test_unknown_format_lists_the_new_layouts() -> None:
+    with pytest.raises(FormatError) as err:
+        build_any_format("nosuch", [])
+    for name in ("haproxy", "envoy", "alb", "elb", "cloudfront", "w3c", "caddy", "traefik"):
+        assert name in str(err.value)
+
+
+def test_w3c_fit_keeps_at_most_max_sets_field_lists() -> None:
+    """A sample with many distinct #Fields lists fits the first MAX_SETS (plus the default)."""
+    from logagent.formats.w3c import MAX_SETS
+
+    sample = [
+        f"#Fields: date time {' '.join(f'f{i}' for i in range(n))} sc-status" for n in range(40)
+    ]
+    fmt = IIS.fit(sample)
+    assert len(fmt.field_sets) == MAX_SETS + 1
+    assert fmt.field_sets[0] == ("date", "time", "sc-status")
+
+
+def test_mixed_inputs_keep_w3c_directives_apart() -> None:
+    """FirstOf(w3c, haproxy): directives stay flagged, records of both parse, junk is neither."""
+    from logagent.formats.mixed import FirstOf
+
+    lines = ["#Fields: date time cs-method cs-uri-stem sc-status", "2020-01-01 00:00:00 GET /a 500"]
+    mixed = FirstOf((IIS.fit(lines), HAPROXY))
+    sample = [*lines, HAPROXY_BARE, "junk line that nothing reads"]
+    frame = pl.DataFrame({"line": sample}).select(**mixed.fields(pl.col("line")))
+    assert frame["status"].to_list() == [None, 500, 502, None]
+    assert frame[CONTINUATION].to_list() == [True, False, False, False]
