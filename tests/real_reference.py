@@ -150,8 +150,12 @@ def cri(line: str) -> Reading:
 
 
 def docker_json(line: str) -> Reading:
-    log = json.loads(line)["log"]
-    return level(log.split(" ")[1]), kind(log.rstrip("\n"))
+    try:
+        log = json.loads(line)["log"]
+    except (ValueError, KeyError, TypeError):  # not a json-file entry (beats' corrupted line)
+        return None
+    words = log.split(" ")
+    return level(words[1]) if len(words) > 1 else None, kind(log.rstrip("\n"))
 
 
 #: journald's PRIORITY is a syslog severity: 0-2 emerg/alert/crit, 3 err, 4 warning, 5-6, 7 debug.
@@ -221,6 +225,7 @@ SAMPLES = {
     "nginx_error.log": "nginx_error",
     "cri_handmade.log": "cri",
     "docker_handmade.log": "docker_json",
+    "docker_beats.log": "docker_json",
     "journald.json": "journald",
     "zap_console.log": "zap",
     "pino.jsonl": "pino",
