@@ -77,9 +77,15 @@ def analyze(
     if question.kind is QuestionKind.ERROR_TYPES and question.key is None and resume is None:
         return _error_types_of_top(paths, question, settings, env)
     with ExitStack() as stack:
-        sources = []
-        resolved = resolve_paths(list(paths))
-        inputs = tuple(fingerprint(p) for p in resolved) if env.checkpoint or resume else ()
+        sources: list[Source] = []
+        if env.backend is not None:  # URLs too; checkpoints are of the local engine
+            resolved, inputs = [], ()
+            for source in env.backend.open_inputs(list(paths)):
+                sources.append(source)
+                stack.callback(source.close)
+        else:
+            resolved = resolve_paths(list(paths))
+            inputs = tuple(fingerprint(p) for p in resolved) if env.checkpoint or resume else ()
         if resume is not None:
             _check_inputs(resume, inputs)
         for path in resolved:

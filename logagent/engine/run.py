@@ -10,7 +10,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
@@ -28,6 +28,9 @@ from logagent.routermem import memory
 from logagent.routermem.router import Decision
 from logagent.sources import Batch, Source
 from logagent.sources.batches import I64
+
+if TYPE_CHECKING:
+    from logagent.engine.tallied import Backend
 
 log = get_logger("logagent.engine")
 
@@ -74,6 +77,7 @@ class RunEnv:
     release_memory: Callable[[], None] = memory.release  # give freed heap pages back
     wall_clock: Callable[[], datetime] = lambda: datetime.now(UTC)  # "now" of --since, years
     on_decision: Callable[[DecisionRecord], None] | None = None  # each one, as traced (service SSE)
+    backend: Backend | None = None  # where batches are counted (--engine dask); None: here
 
 
 @dataclass
@@ -204,6 +208,11 @@ class ParsePool:
         self._all_units, self._track_units, self._keyed = all_units, track_units, keyed
         self._scans: list[Scanned] = []
         self._units = self._bytes = self._truncated = 0  # never keep a batch: its buffer is large
+
+    @property
+    def fmt(self) -> Format:
+        """The format it parses by."""
+        return self._fmt
 
     def add(self, batch: Batch) -> int:
         """Scan one batch; returns its line count."""

@@ -1,0 +1,252 @@
+"""The Dask backend: batches counted on a cluster's workers, evidence kept here (EDGE: dask).
+
+``DaskBackend`` implements ``engine.tallied.Backend`` over a
+``distributed.Client``. A sampled read submits the sampled loop's own slices
+of the permutation (``sampled.sampled_slices``), one task per batch, a
+bounded window ahead, and hands the results on in the permutation's order
+(``ordered.iter_in_order``); Router-Mem's stop closes the feed, which cancels
+the outstanding tasks. A worker lost mid-run has its tasks retried by Dask;
+a batch is counted when its one result is handed on, so never twice. A full
+read is a tree-merge of per-task tallies on the workers (exact).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any
+
+from logagent.counters import Tally
+from logagent.distributed import tasks
+from logagent.distributed.inputs import InputSpec, open_input, resolve_inputs, spec_of
+from logagent.distributed.ordered import Handle, InOrder, iter_in_order
+from logagent.engine.run import ParsePool
+from logagent.engine.tallied import Needs, Tallied
+from logagent.errors import ConfigError, LogagentError
+from logagent.sources import Source, UnitPlan
+from logagent.sources.batches import I64
+from logagent.sources.files import ReadStopped
+
+#: Batches in flight per worker thread: enough to hide a round trip, few enough that a stop
+#: wastes little (each batch in flight past the settling point is read for nothing).
+WINDOW_PER_THREAD = 2
+FAN_IN = 8  # tallies merged by one node of a full read's tree
+CONNECT_TIMEOUT_S = 10
+
+
+class DaskExecutor:
+    """``ordered.Executor`` over a ``distributed.Client``."""
+
+    def __init__(self, client: Any) -> None:
+        self.client = client
+
+    def submit(self, fn: Callable[..., Any], args: tuple[Any, ...]) -> Handle:
+        """One task; futures among ``args`` are resolved on the worker."""
+        handle: Handle = self.client.submit(fn, *args, pure=False)
+        return handle
+
+    def wait_any(self, handles: list[Handle], timeout_s: float) -> None:
+        """Until one finished (or the timeout)."""
+        from distributed import wait
+
+        with contextlib.suppress(TimeoutError):
+            wait(handles, timeout=timeout_s, return_when="FIRST_COMPLETED")
+
+    def result(self, handle: Handle) -> Any:
+        """Its value; a task that kept killing its workers is a clear error."""
+        from distributed import KilledWorker
+
+        try:
+            return handle.result()  # type: ignore[attr-defined]  # a distributed.Future
+        except KilledWorker as exc:
+            raise LogagentError(
+                f"the Dask cluster lost every worker that ran a task: {exc}"
+            ) from exc
+
+    def cancel(self, handles: list[Handle]) -> None:
+        """Cancel them (and release finished ones)."""
+        self.client.cancel(handles)
+
+
+class DaskBackend:
+    """Counting on a Dask cluster (a real one, or a ``LocalCluster`` of worker processes)."""
+
+    def __init__(self, client: Any, *, threads: int, description: str) -> None:
+        self.client = client
+        self.executor = DaskExecutor(client)
+        self.window = max(2, WINDOW_PER_THREAD * threads)
+        self._description = description
+        self.last_feed: InOrder | None = None
+
+    @property
+    def description(self) -> str:
+        """Where the run's batches were counted."""
+        return self._description
+
+    def open_inputs(self, paths: Sequence[str]) -> list[Source]:
+        """Resolve and open local paths and URLs (the driver reads only the detection sample)."""
+        return [open_input(p) for p in resolve_inputs(list(paths))]
+
+    def sampled_feed(
+        self,
+        sources: Sequence[Source],
+        plan: UnitPlan,
+        slices: Iterator[I64],
+        pool: ParsePool,
+        *,
+        cap: int,
+    ) -> _Feed:
+        """The sampled loop's batches, counted on the workers, handed on in order."""
+        specs = tuple(spec_of(s) for s in sources)
+        shared = self.client.scatter([specs, plan, pool], broadcast=True, hash=False)
+        return _Feed(self, shared, slices, cap, _stop_of(sources))
+
+    def count_all(
+        self,
+        sources: Sequence[Source],
+        plan: UnitPlan,
+        pool: ParsePool,
+        *,
+        batch_units: int,
+        cap: int,
+    ) -> Tally:
+        """Every unit and stream counted by tasks, tallies merged in a tree on the workers."""
+        seekable = [s for s in sources if s.seekable]
+        specs = tuple(spec_of(s) for s in seekable)
+        specs_f, plan_f, pool_f = self.client.scatter(
+            [specs, plan, pool], broadcast=True, hash=False
+        )
+        leaves = []
+        for base, count in zip(plan.bases, plan.counts, strict=True):
+            for lo in range(base, base + count, batch_units):
+                hi = min(lo + batch_units, base + count)
+                args = (specs_f, plan_f, lo, hi, pool_f, cap)
+                leaves.append(self.client.submit(tasks.count_range, *args, pure=False))
+        batch_bytes = batch_units * plan.unit_size
+        for s in (s for s in sources if not s.seekable):
+            args = (spec_of(s), pool_f, cap, plan.unit_size, plan.total_units, batch_bytes)
+            leaves.append(self.client.submit(tasks.count_stream, *args, pure=False))
+        if not leaves:
+            return Tally()
+        final = _tree(self.client, leaves)
+        stop = _stop_of(sources)
+        try:
+            while not final.done():
+                stop()
+                self.executor.wait_any([final], 0.2)
+            tally: Tally = self.executor.result(final)
+        finally:
+            self.client.cancel([*leaves, final])
+        return tally
+
+
+class _Feed:
+    """A sampled read's feed on Dask (``tallied.SampledFeed``)."""
+
+    def __init__(
+        self,
+        backend: DaskBackend,
+        shared: list[Any],
+        slices: Iterator[I64],
+        cap: int,
+        stop: Callable[[], None],
+    ) -> None:
+        self.backend, self.shared, self.slices = backend, shared, slices
+        self.cap, self.stop = cap, stop
+        self.stats = InOrder()
+        self._items: Iterator[Tallied] | None = None
+
+    def __call__(self, needs: Needs) -> Iterator[Tallied]:
+        """Submit slice after slice (what the checks need fixed at submission), in order."""
+        specs_f, plan_f, pool_f = self.shared
+
+        def task_list() -> Iterator[tuple[Callable[..., Tallied], tuple[Any, ...]]]:
+            for units in self.slices:
+                yield tasks.count_slice, (specs_f, plan_f, units, pool_f, self.cap, needs())
+
+        self.backend.last_feed = self.stats
+        self._items = iter_in_order(
+            self.backend.executor,
+            task_list(),
+            window=self.backend.window,
+            stats=self.stats,
+            stop_check=self.stop,
+        )
+        return self._items
+
+    def close(self) -> None:
+        """Cancel the outstanding tasks and let the scattered inputs go."""
+        if self._items is not None:
+            self._items.close()  # type: ignore[attr-defined]  # a generator
+        self.backend.client.cancel(self.shared)
+
+
+def _tree(client: Any, level: list[Any]) -> Any:
+    """Merge futures of tallies FAN_IN at a time until one is left."""
+    while len(level) > 1:
+        level = [
+            client.submit(tasks.merge_tallies, *level[i : i + FAN_IN], pure=False)
+            for i in range(0, len(level), FAN_IN)
+        ]
+    return level[0]
+
+
+def _stop_of(sources: Sequence[Source]) -> Callable[[], None]:
+    """The engine's mid-read stop check (signals, budgets), raised as the local reads raise it."""
+    check = next((s.stop_check for s in sources if s.stop_check is not None), None)
+
+    def stop() -> None:
+        if check is not None and (why := check()) is not None:
+            raise ReadStopped(why[1], why[0])
+
+    return stop
+
+
+@contextlib.contextmanager
+def dask_backend(
+    *, scheduler: str | None, workers: int | None, memory_limit_bytes: int | None
+) -> Iterator[DaskBackend]:
+    """A backend on the cluster at ``scheduler``, or on a new ``LocalCluster`` of processes."""
+    import dask
+
+    # The run's own progress is on stderr; a cluster's chatter (and its shutdown) is not news.
+    dask.config.set({"logging.distributed": "critical", "distributed.admin.log-length": 0})
+    for name in ("distributed", "distributed.worker", "distributed.nanny", "distributed.scheduler"):
+        logging.getLogger(name).setLevel(logging.CRITICAL)
+    from distributed import Client, LocalCluster
+
+    if scheduler is not None:
+        try:
+            client = Client(scheduler, timeout=CONNECT_TIMEOUT_S)
+        except (OSError, TimeoutError) as exc:
+            raise ConfigError(f"--scheduler {scheduler}: cannot connect ({exc})") from exc
+        with client:
+            threads = sum(client.nthreads().values()) or 1
+            n = len(client.nthreads())
+            yield DaskBackend(
+                client, threads=threads, description=f"dask at {scheduler}, {n} workers"
+            )
+        return
+    n = workers or max(1, min(4, os.cpu_count() or 1))
+    per_worker = memory_limit_bytes // n if memory_limit_bytes else "auto"
+    with (
+        LocalCluster(
+            n_workers=n,
+            threads_per_worker=1,
+            processes=True,
+            memory_limit=per_worker,
+            dashboard_address=":0",
+            silence_logs=logging.CRITICAL,
+            scheduler_port=0,
+            host="127.0.0.1",
+        ) as cluster,
+        Client(cluster) as client,
+    ):
+        yield DaskBackend(client, threads=n, description=f"dask LocalCluster, {n} worker processes")
+
+
+def specs_for(sources: Sequence[Source]) -> tuple[InputSpec, ...]:
+    """What tasks are told of the inputs (for tests and the benchmark)."""
+    return tuple(spec_of(s) for s in sources)
