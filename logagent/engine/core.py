@@ -19,7 +19,7 @@ import polars as pl
 
 from logagent.config import Settings, memory_budget_bytes
 from logagent.counters import Accumulator
-from logagent.engine.checkpoint import Checkpoint, CheckpointError, fingerprint
+from logagent.engine.checkpoint import Checkpoint, CheckpointError, Fingerprint, fingerprint
 from logagent.engine.outcome import finish, recused, unrecognized
 from logagent.engine.reading import doomed, read_all
 from logagent.engine.run import Run, RunEnv
@@ -78,8 +78,9 @@ def analyze(
         return _error_types_of_top(paths, question, settings, env)
     with ExitStack() as stack:
         sources: list[Source] = []
+        inputs: tuple[Fingerprint, ...] = ()
         if env.backend is not None:  # URLs too; checkpoints are of the local engine
-            resolved, inputs = [], ()
+            resolved = []
             for source in env.backend.open_inputs(list(paths)):
                 sources.append(source)
                 stack.callback(source.close)

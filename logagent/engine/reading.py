@@ -140,6 +140,7 @@ def _read_early(run: Run, fmt: Format, plan: UnitPlan, mode: str, parse_rate: fl
     seekable = [s for s in run.sources if s.seekable]
     pool = _pool(run, fmt, sampling=True)
     backend, closing = run.env.backend, None
+    feed: Feed
     if mode == "random_units":
         run.reading = mode
         order = unit_order(plan.total_units, Order.RANDOM, run.seed or 0)

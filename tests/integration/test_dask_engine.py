@@ -22,13 +22,13 @@ import pytest
 pytest.importorskip("distributed")
 pytest.importorskip("moto")
 
-from logagent import Question, analyze, load_settings  # noqa: E402
-from logagent.distributed.backend import DaskBackend  # noqa: E402
-from logagent.engine.run import ProgressEvent  # noqa: E402
-from logagent.result import QuestionKind, Result, Status  # noqa: E402
-from logagent.samples import generate  # noqa: E402
-from logagent.samples.app import generate as generate_app  # noqa: E402
-from logagent.testing import fake_env  # noqa: E402
+from logagent import Question, analyze, load_settings
+from logagent.distributed.backend import DaskBackend
+from logagent.engine.run import ProgressEvent
+from logagent.result import QuestionKind, Result, Status
+from logagent.samples import generate
+from logagent.samples.app import generate as generate_app
+from logagent.testing import fake_env
 
 ROOT = Path(__file__).resolve().parents[2]
 BUCKET = "logs"
