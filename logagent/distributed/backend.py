@@ -20,14 +20,13 @@ from typing import Any
 
 from logagent.counters import Tally
 from logagent.distributed import tasks
+from logagent.distributed.feed import OrderedFeed, stop_of
 from logagent.distributed.inputs import InputSpec, open_input, resolve_inputs, spec_of
-from logagent.distributed.ordered import Handle, InOrder, iter_in_order
+from logagent.distributed.ordered import Handle, InOrder
 from logagent.engine.run import ParsePool
-from logagent.engine.tallied import Needs, Tallied
 from logagent.errors import ConfigError, LogagentError
 from logagent.sources import Source, UnitPlan
 from logagent.sources.batches import I64
-from logagent.sources.files import ReadStopped
 
 #: Batches in flight per worker thread: enough to hide a round trip, few enough that a stop
 #: wastes little (each batch in flight past the settling point is read for nothing).
@@ -97,11 +96,21 @@ class DaskBackend:
         pool: ParsePool,
         *,
         cap: int,
-    ) -> _Feed:
+    ) -> OrderedFeed:
         """The sampled loop's batches, counted on the workers, handed on in order."""
         specs = tuple(spec_of(s) for s in sources)
         shared = self.client.scatter([specs, plan, pool], broadcast=True, hash=False)
-        return _Feed(self, shared, slices, cap, _stop_of(sources))
+        feed = OrderedFeed(
+            self.executor,
+            shared,
+            slices,
+            window=self.window,
+            cap=cap,
+            stop=stop_of(sources),
+            release=lambda: self.client.cancel(shared),
+        )
+        self.last_feed = feed.stats
+        return feed
 
     def count_all(
         self,
@@ -131,7 +140,7 @@ class DaskBackend:
         if not leaves:
             return Tally()
         final = _tree(self.client, leaves)
-        stop = _stop_of(sources)
+        stop = stop_of(sources)
         try:
             while not final.done():
                 stop()
@@ -142,47 +151,6 @@ class DaskBackend:
         return tally
 
 
-class _Feed:
-    """A sampled read's feed on Dask (``tallied.SampledFeed``)."""
-
-    def __init__(
-        self,
-        backend: DaskBackend,
-        shared: list[Any],
-        slices: Iterator[I64],
-        cap: int,
-        stop: Callable[[], None],
-    ) -> None:
-        self.backend, self.shared, self.slices = backend, shared, slices
-        self.cap, self.stop = cap, stop
-        self.stats = InOrder()
-        self._items: Iterator[Tallied] | None = None
-
-    def __call__(self, needs: Needs) -> Iterator[Tallied]:
-        """Submit slice after slice (what the checks need fixed at submission), in order."""
-        specs_f, plan_f, pool_f = self.shared
-
-        def task_list() -> Iterator[tuple[Callable[..., Tallied], tuple[Any, ...]]]:
-            for units in self.slices:
-                yield tasks.count_slice, (specs_f, plan_f, units, pool_f, self.cap, needs())
-
-        self.backend.last_feed = self.stats
-        self._items = iter_in_order(
-            self.backend.executor,
-            task_list(),
-            window=self.backend.window,
-            stats=self.stats,
-            stop_check=self.stop,
-        )
-        return self._items
-
-    def close(self) -> None:
-        """Cancel the outstanding tasks and let the scattered inputs go."""
-        if self._items is not None:
-            self._items.close()  # type: ignore[attr-defined]  # a generator
-        self.backend.client.cancel(self.shared)
-
-
 def _tree(client: Any, level: list[Any]) -> Any:
     """Merge futures of tallies FAN_IN at a time until one is left."""
     while len(level) > 1:
@@ -191,17 +159,6 @@ def _tree(client: Any, level: list[Any]) -> Any:
             for i in range(0, len(level), FAN_IN)
         ]
     return level[0]
-
-
-def _stop_of(sources: Sequence[Source]) -> Callable[[], None]:
-    """The engine's mid-read stop check (signals, budgets), raised as the local reads raise it."""
-    check = next((s.stop_check for s in sources if s.stop_check is not None), None)
-
-    def stop() -> None:
-        if check is not None and (why := check()) is not None:
-            raise ReadStopped(why[1], why[0])
-
-    return stop
 
 
 @contextlib.contextmanager

@@ -30,7 +30,7 @@ def count_slice(
 ) -> Tallied:
     """One batch of a sampled read: ``units`` of the seekable inputs ``specs``, counted."""
     sources = [worker_source(s) for s in specs]
-    return tally_units(sources, plan, units, pool, cap=cap, needs=needs)
+    return tally_units(sources, plan, units, pool.fresh(), cap=cap, needs=needs)
 
 
 def count_range(
@@ -46,7 +46,7 @@ def count_stream(
 ) -> Tally:
     """A compressed input, read forwards whole by this one task (it cannot be split)."""
     source = worker_source(spec)
-    acc = Accumulator()
+    pool, acc = pool.fresh(), Accumulator()
     try:
         for batch in iter_stream_batches(
             source, unit_size=unit_size, first_unit=first_unit, batch_bytes=batch_bytes, cap=cap

@@ -209,6 +209,17 @@ class ParsePool:
         self._scans: list[Scanned] = []
         self._units = self._bytes = self._truncated = 0  # never keep a batch: its buffer is large
 
+    def fresh(self) -> ParsePool:
+        """An empty pool of the same configuration (one per task: a pool is not thread-safe)."""
+        return ParsePool(
+            self._fmt,
+            errors_only=self._errors_only,
+            rules=self._rules,
+            all_units=self._all_units,
+            track_units=self._track_units,
+            keyed=self._keyed,
+        )
+
     @property
     def fmt(self) -> Format:
         """The format it parses by."""
