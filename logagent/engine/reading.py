@@ -335,6 +335,8 @@ def _count_remotely(run: Run, plan: UnitPlan, pool: ParsePool) -> None:
         )
     except ReadStopped as exc:  # a signal or budget: nothing of the tree is kept
         _stop_partial(run, exc.message, exc.reason)
+    except InputCorrupt as exc:  # a damaged stream or a changed input on a worker
+        _stop_partial(run, str(exc), Reason.INPUT_DAMAGED.value)
 
 
 def _heaviest(run: Run) -> tuple[str, ...]:
