@@ -21,7 +21,7 @@ from typing import Any
 from logagent.counters import Tally
 from logagent.distributed import tasks
 from logagent.distributed.feed import OrderedFeed, stop_of
-from logagent.distributed.inputs import InputSpec, open_input, resolve_inputs, spec_of
+from logagent.distributed.inputs import InputSpec, open_inputs, spec_of
 from logagent.distributed.ordered import Handle, InOrder
 from logagent.engine.run import ParsePool
 from logagent.errors import ConfigError, LogagentError
@@ -86,7 +86,7 @@ class DaskBackend:
 
     def open_inputs(self, paths: Sequence[str]) -> list[Source]:
         """Resolve and open local paths and URLs (the driver reads only the detection sample)."""
-        return [open_input(p) for p in resolve_inputs(list(paths))]
+        return open_inputs(paths)
 
     def sampled_feed(
         self,

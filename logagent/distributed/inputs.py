@@ -13,12 +13,13 @@ from __future__ import annotations
 
 import os
 from collections import OrderedDict
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from logagent.errors import InputError, InputNotFound
+from logagent.errors import ConfigError, InputError, InputNotFound
 from logagent.sources import Source, open_source, resolve_paths
-from logagent.sources.files import MAGIC, _open_stream
+from logagent.sources.files import MAGIC, STDIN, _open_stream
 
 #: A positional read fetches at least this much, so a unit's look-back and slack cost one request.
 MIN_FETCH = 64 << 10
@@ -102,8 +103,8 @@ def open_input(path: str) -> Source:
         info = fs.info(fs_path)
     except FileNotFoundError as exc:
         raise InputNotFound("no such object", path=path) from exc
-    except (OSError, ValueError, ImportError) as exc:
-        raise InputError(f"cannot open: {exc}", path=path) from exc
+    except Exception as exc:  # each fsspec backend has its own errors (botocore: no credentials)
+        raise InputError(f"cannot open: {type(exc).__name__}: {exc}", path=path) from exc
     if info.get("type") == "directory":
         raise InputError("is a directory (prefix), not a log object", path=path)
     size = int(info["size"])
@@ -112,6 +113,29 @@ def open_input(path: str) -> Source:
     if kind is not None:
         return _open_stream(path, kind, fs.open(fs_path, "rb"))
     return RemoteSource(path, seekable=True, size=size, compression=None, fs=fs, fs_path=fs_path)
+
+
+def open_inputs(paths: Sequence[str]) -> list[Source]:
+    """Open every input for a run whose tasks open them again on the workers.
+
+    Standard input and pipes exist only in this process: a worker cannot read them.
+    """
+    if STDIN in paths:
+        raise ConfigError("standard input cannot be read by Dask workers: name a file or URL")
+    sources: list[Source] = []
+    try:
+        for path in resolve_inputs(list(paths)):
+            sources.append(open_input(path))
+            if not sources[-1].seekable and sources[-1].compression is None:
+                raise ConfigError(
+                    "a pipe or FIFO cannot be read by Dask workers: name a file or URL",
+                    path=path,
+                )
+    except BaseException:
+        for source in sources:
+            source.close()
+        raise
+    return sources
 
 
 def resolve_inputs(paths: list[str]) -> list[str]:

@@ -20,7 +20,7 @@ from logagent.counters import Tally
 from logagent.counters.tally import merge
 from logagent.distributed import tasks
 from logagent.distributed.feed import OrderedFeed, stop_of
-from logagent.distributed.inputs import open_input, resolve_inputs, spec_of
+from logagent.distributed.inputs import open_inputs, spec_of
 from logagent.distributed.ordered import Handle, InOrder
 from logagent.engine.run import ParsePool
 from logagent.sources import Source, UnitPlan
@@ -88,7 +88,7 @@ class ThreadBackend:
 
     def open_inputs(self, paths: Sequence[str]) -> list[Source]:
         """As the Dask backend opens them."""
-        return [open_input(p) for p in resolve_inputs(list(paths))]
+        return open_inputs(paths)
 
     def sampled_feed(
         self,
