@@ -107,8 +107,7 @@ class DaskBackend:
             window=self.window,
             cap=cap,
             stop=stop_of(sources),
-            release=lambda: self.client.cancel(shared),
-        )
+        )  # the scattered inputs are released with the feed's last reference
         self.last_feed = feed.stats
         return feed
 
@@ -145,9 +144,10 @@ class DaskBackend:
             while not final.done():
                 stop()
                 self.executor.wait_any([final], 0.2)
-            tally: Tally = self.executor.result(final)
-        finally:
-            self.client.cancel([*leaves, final])
+        except BaseException:  # a stop: the tree's tasks go (finished ones are just released)
+            self.client.cancel([final, *leaves])
+            raise
+        tally: Tally = self.executor.result(final)
         return tally
 
 

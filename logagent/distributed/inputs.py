@@ -11,10 +11,11 @@ each worker process opens it once and keeps it.
 
 from __future__ import annotations
 
+import bisect
 import os
 from collections import OrderedDict
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from logagent.errors import ConfigError, InputError, InputNotFound
@@ -53,6 +54,31 @@ class RemoteSource(Source):
     fs: Any = None
     fs_path: str = ""
     _block: tuple[int, bytes] = (0, b"")
+    _ranges: dict[int, bytes] = field(default_factory=dict)  # prefetched: start -> bytes
+    _starts: list[int] = field(default_factory=list)  # sorted keys of _ranges
+
+    def prefetch(self, ranges: Sequence[tuple[int, int]]) -> None:
+        """Fetch these ``[start, end)`` ranges at once (fsspec ``cat_ranges``, concurrent on s3)."""
+        wanted = [(a, min(b, self.size or b)) for a, b in ranges if a < (self.size or b)]
+        if not wanted:
+            return
+        n = len(wanted)
+        try:
+            got = self.fs.cat_ranges(
+                [self.fs_path] * n, [a for a, _ in wanted], [b for _, b in wanted]
+            )
+        except Exception as exc:  # each backend has its own errors
+            raise InputError(f"read failed: {type(exc).__name__}: {exc}", path=self.path) from exc
+        for (a, _), data in zip(wanted, got, strict=True):
+            if isinstance(data, Exception):
+                raise InputError(f"read failed: {data}", path=self.path)
+            self._ranges[a] = data
+        self._starts = sorted(self._ranges)
+
+    def forget(self) -> None:
+        """Drop the prefetched ranges (the task that asked for them is done)."""
+        self._ranges.clear()
+        self._starts = []
 
     def read_at(self, offset: int, n: int) -> bytes:
         """Bytes ``[offset, offset+n)`` (fewer at the end of the object)."""
@@ -60,13 +86,24 @@ class RemoteSource(Source):
             from logagent.sources.files import ReadStopped
 
             raise ReadStopped(stop[1], stop[0])
-        start, data = self._block
-        if not (start <= offset and offset + n <= start + len(data)):
-            assert self.size is not None
+        assert self.size is not None
+        want = min(offset + n, self.size)
+        start, data = self._held(offset, want)
+        if not (start <= offset and want <= start + len(data)):
             end = min(self.size, offset + max(n, MIN_FETCH))
             start, data = offset, self._fetch(offset, end)
             self._block = (start, data)
         return data[offset - start : offset - start + n]
+
+    def _held(self, offset: int, want: int) -> tuple[int, bytes]:
+        """A fetched block holding ``[offset, want)``, or the last block."""
+        k = bisect.bisect_right(self._starts, offset) - 1
+        if k >= 0:
+            start = self._starts[k]
+            data = self._ranges[start]
+            if want <= start + len(data):
+                return start, data
+        return self._block
 
     def read_into(self, offset: int, view: memoryview) -> int:
         """Fill ``view`` from ``offset``; returns the bytes read."""
@@ -90,6 +127,7 @@ class RemoteSource(Source):
     def close(self) -> None:
         """Nothing is held open (each read is a request)."""
         self._block = (0, b"")
+        self.forget()
 
 
 def open_input(path: str) -> Source:

@@ -13,11 +13,12 @@ import numpy as np
 
 from logagent.counters import Accumulator, Tally
 from logagent.counters.tally import merge
-from logagent.distributed.inputs import InputSpec, worker_source
+from logagent.distributed.inputs import InputSpec, RemoteSource, worker_source
 from logagent.engine.run import ParsePool
 from logagent.engine.tallied import Tallied, tally_units
-from logagent.sources import UnitPlan, iter_stream_batches
+from logagent.sources import Source, UnitPlan, iter_stream_batches
 from logagent.sources.batches import I64
+from logagent.sources.framing import TAIL_SLACK
 
 
 def count_slice(
@@ -28,9 +29,37 @@ def count_slice(
     cap: int,
     needs: tuple[bool, bool],
 ) -> Tallied:
-    """One batch of a sampled read: ``units`` of the seekable inputs ``specs``, counted."""
+    """One batch of a sampled read: ``units`` of the seekable inputs ``specs``, counted.
+
+    Remote inputs first fetch every unit's range (with its look-back byte and tail
+    slack) in one concurrent round, instead of one request after another.
+    """
     sources = [worker_source(s) for s in specs]
-    return tally_units(sources, plan, units, pool.fresh(), cap=cap, needs=needs)
+    remote = _prefetch(sources, plan, units)
+    try:
+        return tally_units(sources, plan, units, pool.fresh(), cap=cap, needs=needs)
+    finally:
+        for source in remote:
+            source.forget()
+
+
+def _prefetch(sources: list[Source], plan: UnitPlan, units: I64) -> list[RemoteSource]:
+    """Fetch the ranges of ``units`` held by remote sources; returns those sources."""
+    which = np.searchsorted(np.asarray(plan.bases), units, side="right") - 1
+    size = plan.unit_size
+    remote = []
+    for s, source in enumerate(sources):
+        mine = units[which == s]
+        if not isinstance(source, RemoteSource) or len(mine) < 2 or _contiguous(mine):
+            continue
+        starts = (mine - plan.bases[s]) * size
+        source.prefetch([(max(0, a - 1), a + size + TAIL_SLACK) for a in starts.tolist()])
+        remote.append(source)
+    return remote
+
+
+def _contiguous(units: I64) -> bool:
+    return bool(np.all(np.diff(units) == 1))
 
 
 def count_range(
