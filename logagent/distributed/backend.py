@@ -99,15 +99,16 @@ class DaskBackend:
     ) -> OrderedFeed:
         """The sampled loop's batches, counted on the workers, handed on in order."""
         specs = tuple(spec_of(s) for s in sources)
-        shared = self.client.scatter([specs, plan, pool], broadcast=True, hash=False)
+        # Sent with each task, not scattered: a scattered value lost with its worker cannot
+        # be recomputed, and the tasks that need it would be forgotten instead of retried.
         feed = OrderedFeed(
             self.executor,
-            shared,
+            (specs, plan, pool),
             slices,
             window=self.window,
             cap=cap,
             stop=stop_of(sources),
-        )  # the scattered inputs are released with the feed's last reference
+        )
         self.last_feed = feed.stats
         return feed
 
@@ -123,19 +124,16 @@ class DaskBackend:
         """Every unit and stream counted by tasks, tallies merged in a tree on the workers."""
         seekable = [s for s in sources if s.seekable]
         specs = tuple(spec_of(s) for s in seekable)
-        specs_f, plan_f, pool_f = self.client.scatter(
-            [specs, plan, pool], broadcast=True, hash=False
-        )
         leaves = []
         for base, count in zip(plan.bases, plan.counts, strict=True):
             for lo in range(base, base + count, batch_units):
                 hi = min(lo + batch_units, base + count)
-                args = (specs_f, plan_f, lo, hi, pool_f, cap)
+                args = (specs, plan, lo, hi, pool, cap)  # with each task (see sampled_feed)
                 leaves.append(self.client.submit(tasks.count_range, *args, pure=False))
         batch_bytes = batch_units * plan.unit_size
         for s in (s for s in sources if not s.seekable):
-            args = (spec_of(s), pool_f, cap, plan.unit_size, plan.total_units, batch_bytes)
-            leaves.append(self.client.submit(tasks.count_stream, *args, pure=False))
+            stream = (spec_of(s), pool, cap, plan.unit_size, plan.total_units, batch_bytes)
+            leaves.append(self.client.submit(tasks.count_stream, *stream, pure=False))
         if not leaves:
             return Tally()
         final = _tree(self.client, leaves)
