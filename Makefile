@@ -30,10 +30,12 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/timeline_bench.py $(TIMELINE_BENCH_ARGS)
 	$(BIN)/python benchmarks/service_bench.py --big benchmarks/data/dominant_1000mb_s1.log $(SERVICE_BENCH_ARGS)
 	$(BIN)/python benchmarks/cron_bench.py $(CRON_BENCH_ARGS)
+	$(BIN)/python benchmarks/dask_bench.py $(DASK_BENCH_ARGS)
 
 calibrate: $(STAMP)
 	$(BIN)/python benchmarks/calibrate.py $(CALIBRATE_ARGS)
 	$(BIN)/python benchmarks/calibrate_healthy.py $(CALIBRATE_HEALTHY_ARGS)
+	$(BIN)/python benchmarks/calibrate_dask.py $(CALIBRATE_DASK_ARGS)
 
 lint: $(STAMP)
 	$(BIN)/ruff check logagent tests benchmarks

@@ -22,6 +22,7 @@ from logagent.errors import ConfigError
 
 if TYPE_CHECKING:
     from logagent.config import Settings
+    from logagent.engine.tallied import Backend
     from logagent.result import Question, Result
 
 #: ``result.QuestionKind`` values (a test keeps the two equal; no pydantic at import)
@@ -240,6 +241,20 @@ QUESTION_KINDS = [
     default=None,
     help="Also write the report as one self-contained HTML page with charts to FILE.",
 )
+@click.option(
+    "--engine",
+    type=click.Choice(["local", "dask"]),
+    default="local",
+    help="Where units are read and counted: this process, or Dask workers (needs "
+    "logagent[dask]; PATHS may then be fsspec URLs such as s3://bucket/key) [default: local].",
+)
+@click.option("--scheduler", default=None, help="--engine dask: the cluster, tcp://HOST:PORT.")
+@click.option(
+    "--workers",
+    type=click.IntRange(1, 256),
+    default=None,
+    help="--engine dask without --scheduler: local worker processes [default: cores, at most 4].",
+)
 def analyze_cmd(paths: tuple[str, ...], **opts: Any) -> None:
     """Answer a question about the logs at PATHS (files, globs, .gz/.zst/.bz2, '-' for stdin).
 
@@ -253,7 +268,13 @@ def analyze_cmd(paths: tuple[str, ...], **opts: Any) -> None:
 
         settings = load_settings(opts["config_file"], **overrides(opts))
         now = parse_now(opts["now"])
-        return run_analysis(list(paths), settings, quiet=opts["quiet"], now=now), settings
+        from logagent.cli.engines import backend_for
+
+        with backend_for(opts, settings) as backend:
+            result = run_analysis(
+                list(paths), settings, quiet=opts["quiet"], now=now, backend=backend
+            )
+        return result, settings
 
     front_door(run, as_json=opts["as_json"], out=opts["out"], html_out=opts["html_out"])
 
@@ -353,7 +374,12 @@ def parse_now(text: str | None) -> datetime.datetime | None:
 
 
 def run_analysis(
-    paths: list[str], settings: Settings, *, quiet: bool, now: datetime.datetime | None = None
+    paths: list[str],
+    settings: Settings,
+    *,
+    quiet: bool,
+    now: datetime.datetime | None = None,
+    backend: Backend | None = None,
 ) -> Result:
     from logagent.engine import analyze
     from logagent.engine.checkpoint import CheckpointFile
@@ -367,6 +393,7 @@ def run_analysis(
             pending_signal=interrupted,  # the CLI's flag is a plain read
             on_progress=on_progress,
             checkpoint=CheckpointFile(path) if path else None,
+            backend=backend,
         )
         if now is not None:
             env = replace(env, wall_clock=lambda: now)

@@ -19,7 +19,7 @@ import polars as pl
 
 from logagent.config import Settings, memory_budget_bytes
 from logagent.counters import Accumulator
-from logagent.engine.checkpoint import Checkpoint, CheckpointError, fingerprint
+from logagent.engine.checkpoint import Checkpoint, CheckpointError, Fingerprint, fingerprint
 from logagent.engine.outcome import finish, recused, unrecognized
 from logagent.engine.reading import doomed, random_units_ahead, read_all
 from logagent.engine.run import Run, RunEnv
@@ -78,9 +78,16 @@ def analyze(
     if question.kind is QuestionKind.ERROR_TYPES and question.key is None and resume is None:
         return _error_types_of_top(paths, question, settings, env)
     with ExitStack() as stack:
-        sources = []
-        resolved = resolve_paths(list(paths))
-        inputs = tuple(fingerprint(p) for p in resolved) if env.checkpoint or resume else ()
+        sources: list[Source] = []
+        inputs: tuple[Fingerprint, ...] = ()
+        if env.backend is not None:  # URLs too; checkpoints are of the local engine
+            resolved = []
+            for source in env.backend.open_inputs(list(paths)):
+                sources.append(source)
+                stack.callback(source.close)
+        else:
+            resolved = resolve_paths(list(paths))
+            inputs = tuple(fingerprint(p) for p in resolved) if env.checkpoint or resume else ()
         if resume is not None:
             _check_inputs(resume, inputs)
         for path in resolved:

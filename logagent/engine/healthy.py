@@ -108,18 +108,30 @@ class Checks:
 
     def account(self, batch: Batch, unit_errors: pl.DataFrame, fmt: Format) -> None:
         """Update the open tests with this batch's per-unit counts."""
+        lines, records = measure(batch, fmt, self.needs())
+        self.observe(batch.units, unit_errors, lines, records)
+
+    def needs(self) -> tuple[bool, bool]:
+        """What the open tests need of a batch: (lines per unit, records per unit)."""
+        return self.negligible_open or self.format_open, self.format_open
+
+    def observe(
+        self, units: I64, unit_errors: pl.DataFrame, lines: F64 | None, records: F64 | None
+    ) -> None:
+        """Update the open tests with per-unit lines and records measured by ``measure``.
+
+        A test closes for good once proved either way, so a batch measured when it was
+        still open (a backend measures before the batch is its turn) is never short.
+        """
         if not (self.negligible_open or self.format_open):
             return
-        units = batch.units
-        if self.format_open:
-            lines, records = _lines_and_records(batch, fmt)
-        else:
-            lines, records = lines_per_unit(batch), np.zeros(0)
+        assert lines is not None  # measured while a test was open (see needs)
         if self.negligible_open and self.plan.negligible and self.negligible is not None:
             events = unit_counts(unit_errors, units, ()).all_errors
             self.negligible = share.observe(self.plan.negligible, self.negligible, events, lines)
             self.negligible_open = not share.above(self.plan.negligible, self.negligible)
         if self.format_open and self.plan.format_check and self.format_check is not None:
+            assert records is not None
             self.format_check = share.observe(
                 self.plan.format_check, self.format_check, records, lines
             )
@@ -156,6 +168,14 @@ def _view(plan: share.SharePlan | None, state: share.ShareState | None) -> Share
         lines=state.lines,
         proved_above=share.above(plan, state),
     )
+
+
+def measure(batch: Batch, fmt: Format, needs: tuple[bool, bool]) -> tuple[F64 | None, F64 | None]:
+    """Per-unit lines and records of a batch, as far as ``needs`` (``Checks.needs``) asks."""
+    want_lines, want_records = needs
+    if want_records:
+        return _lines_and_records(batch, fmt)
+    return (lines_per_unit(batch) if want_lines else None), None
 
 
 def lines_per_unit(batch: Batch) -> F64:

@@ -24,9 +24,11 @@ from logagent.engine.sampled import (
     pilot_units,
     read_sampled,
     reapply_steps,
+    sampled_slices,
     seekable_batches,
     take_step,
 )
+from logagent.engine.tallied import Feed, iter_tallied
 from logagent.errors import InputCorrupt
 from logagent.formats import Format
 from logagent.formats.fieldsets import ROUTE
@@ -93,7 +95,10 @@ def read_all(run: Run, fmt: Format, parse_rate: float) -> tuple[int, int | None]
         phase = "degraded" if degrade else "full"
         skip = cp.done if cp is not None and cp.phase != "sampled" else None
         pool = _pool(run, fmt, sampling=random and _timeline_sample(run))
-        _read_everything(run, plan, seekable, pool, known, order, phase, skip)
+        if run.env.backend is not None and skip is None and not _timeline_sample(run):
+            _count_remotely(run, plan, pool)
+        else:
+            _read_everything(run, plan, seekable, pool, known, order, phase, skip)
     if degrade and not run.partial:
         done = Decision(Action.STOP_SETTLED, Reason.EXHAUSTED, "read in file order after DEGRADE")
         run.record(done, plan.total_units, plan.total_units)
@@ -140,29 +145,49 @@ def _pool(run: Run, fmt: Format, *, sampling: bool = False) -> ParsePool:
 def _read_early(run: Run, fmt: Format, plan: UnitPlan, mode: str, parse_rate: float) -> bool:
     """The early-stop read; returns True when Router-Mem degrades to a full read."""
     seekable = [s for s in run.sources if s.seekable]
+    pool = _pool(run, fmt, sampling=True)
+    backend, closing = run.env.backend, None
+    feed: Feed
     if mode == "random_units":
         run.reading = mode
         order = unit_order(plan.total_units, Order.RANDOM, run.seed or 0)
         start = run.resume.units_read if run.resume is not None else 0
-        batches = seekable_batches(run, plan, order, seekable, start=start)
+        if backend is not None:  # the same slices, counted on the backend's workers
+            feed = closing = backend.sampled_feed(
+                seekable,
+                plan,
+                sampled_slices(run, plan, order, start=start),
+                pool,
+                cap=run.settings.reader.line_cap,
+            )
+        else:
+            feed = _local_feed(seekable_batches(run, plan, order, seekable, start=start), pool)
         population = plan.total_units
     else:  # a stream under --assume-exchangeable
         run.reading = "stream"
-        batches = _iter_batches(run, plan, seekable, Order.SEQUENTIAL)
+        feed = _local_feed(_iter_batches(run, plan, seekable, Order.SEQUENTIAL), pool)
         population = STREAM_POPULATION
-    degrade = read_sampled(
-        run,
-        fmt,
-        batches,
-        _pool(run, fmt, sampling=True),
-        population=population,
-        unit_size=plan.unit_size,
-        parse_rate=parse_rate,
-        replay=run.resume.batches if run.resume is not None else (),
-    )
+    try:
+        degrade = read_sampled(
+            run,
+            fmt,
+            feed,
+            population=population,
+            unit_size=plan.unit_size,
+            parse_rate=parse_rate,
+            replay=run.resume.batches if run.resume is not None else (),
+        )
+    finally:
+        if closing is not None:
+            closing.close()  # Router-Mem stopped: cancel the tasks still outstanding
     if mode != "random_units":
         _label_model_based(run)
     return degrade
+
+
+def _local_feed(batches: Iterator[Batch], pool: ParsePool) -> Feed:
+    """Batches read ahead by a thread, counted in this one as they come."""
+    return lambda needs: iter_tallied(iter_prefetched(batches, depth=1), pool, pool.fmt, needs)
 
 
 def doomed(run: Run, confidence: float) -> bool:
@@ -296,6 +321,29 @@ def _read_everything(
     except MemoryError:
         stop("out of memory while reading (MemoryError)", Reason.MEMORY.value)
     flush()
+
+
+def _count_remotely(run: Run, plan: UnitPlan, pool: ParsePool) -> None:
+    """Every unit and stream counted by the backend's workers, tallies tree-merged (exact)."""
+    backend = run.env.backend
+    assert backend is not None
+    run.reading = "sequential"
+    batch_units = max(1, run.batch_bytes // plan.unit_size)
+    if any(not s.seekable for s in run.sources):
+        run.warnings.append(
+            "compressed inputs cannot be split: each was read whole, in order, by one task "
+            f"({backend.description})"
+        )
+    try:
+        run.acc.add(
+            backend.count_all(
+                run.sources, plan, pool, batch_units=batch_units, cap=run.settings.reader.line_cap
+            )
+        )
+    except ReadStopped as exc:  # a signal or budget: nothing of the tree is kept
+        _stop_partial(run, exc.message, exc.reason)
+    except InputCorrupt as exc:  # a damaged stream or a changed input on a worker
+        _stop_partial(run, str(exc), Reason.INPUT_DAMAGED.value)
 
 
 def _heaviest(run: Run) -> tuple[str, ...]:

@@ -10,7 +10,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 import polars as pl
@@ -30,6 +30,9 @@ from logagent.routermem import memory
 from logagent.routermem.router import Decision
 from logagent.sources import Batch, Source
 from logagent.sources.batches import I64
+
+if TYPE_CHECKING:
+    from logagent.engine.tallied import Backend
 
 log = get_logger("logagent.engine")
 
@@ -79,6 +82,7 @@ class RunEnv:
     #: each parse's records (unit, route, status, n; bucket with a timeline) before they are
     #: tallied: cron keeps them by the records' own time bucket, which a tally does not
     on_records: Callable[[pl.LazyFrame], None] | None = None
+    backend: Backend | None = None  # where batches are counted (--engine dask); None: here
 
 
 @dataclass
@@ -213,6 +217,22 @@ class ParsePool:
         self._all_units, self._track_units, self._keyed = all_units, track_units, keyed
         self._scans: list[Scanned] = []
         self._units = self._bytes = self._truncated = 0  # never keep a batch: its buffer is large
+
+    def fresh(self) -> ParsePool:
+        """An empty pool of the same configuration (one per task: a pool is not thread-safe)."""
+        return ParsePool(
+            self._fmt,
+            errors_only=self._errors_only,
+            rules=self._rules,
+            all_units=self._all_units,
+            track_units=self._track_units,
+            keyed=self._keyed,
+        )
+
+    @property
+    def fmt(self) -> Format:
+        """The format it parses by."""
+        return self._fmt
 
     def add(self, batch: Batch) -> int:
         """Scan one batch; returns its line count."""

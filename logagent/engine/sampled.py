@@ -13,6 +13,7 @@ import time
 from collections.abc import Callable, Collection, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
+from typing import Any
 
 import numpy as np
 import polars as pl
@@ -21,7 +22,8 @@ from logagent.config import memory_budget_bytes
 from logagent.counters import sketch
 from logagent.counters.tally import ROUTE, UNIT, N, Tally
 from logagent.engine.healthy import Checks, ChecksPlan, plan_checks
-from logagent.engine.run import ParsePool, ProgressEvent, Run
+from logagent.engine.run import ProgressEvent, Run
+from logagent.engine.tallied import Feed, Tallied
 from logagent.errors import InputCorrupt
 from logagent.evidence import race, rates
 from logagent.evidence.matrix import UnitCounts, unit_counts
@@ -41,9 +43,8 @@ from logagent.routermem.router import (
     decide,
 )
 from logagent.sources import Batch, Source, UnitPlan, iter_seekable_batches
-from logagent.sources.batches import I64
+from logagent.sources.batches import I64, batch_bounds
 from logagent.sources.files import InputChanged, ReadStopped
-from logagent.sources.prefetch import iter_prefetched
 
 #: Batches grow by this factor up to MAX_BATCH_BYTES (and 1/64 of the input): a decision costs
 #: a fixed ~20 ms of Polars and numpy, so long runs decide less often; the overshoot past
@@ -81,27 +82,38 @@ def seekable_batches(
     ``start``: units of the order already read (a resumed run). Batches shrink
     once Router-Mem took the "smaller batches" step.
     """
+    return iter_seekable_batches(
+        seekable, plan, order, cap=run.settings.reader.line_cap, **_schedule(run, plan, start)
+    )
+
+
+def sampled_slices(run: Run, plan: UnitPlan, order: I64, *, start: int = 0) -> Iterator[I64]:
+    """The slices of ``order`` that ``seekable_batches`` reads as batches, in turn (a
+    backend reads each elsewhere; ``scale`` is asked as each slice is cut)."""
+    sched = _schedule(run, plan, start)
+    units = sched.pop("batch_units")
+    for lo, hi in batch_bounds(len(order), units, **sched):
+        yield order[lo:hi]
+
+
+def _schedule(run: Run, plan: UnitPlan, start: int) -> dict[str, Any]:
+    """The batch schedule of a sampled read: the pilot, then batches growing to a cap."""
     first_units = max(1, run.batch_bytes // plan.unit_size)
     total = plan.total_units
-    return iter_seekable_batches(
-        seekable,
-        plan,
-        order,
-        batch_units=first_units,
-        cap=run.settings.reader.line_cap,
-        first=pilot_units(total),
-        growth=BATCH_GROWTH,
-        max_units=max(first_units, min(MAX_BATCH_BYTES // plan.unit_size, total // 64)),
-        start=start,
-        scale=run.batch_scale,
-    )
+    return {
+        "batch_units": first_units,
+        "first": pilot_units(total),
+        "growth": BATCH_GROWTH,
+        "max_units": max(first_units, min(MAX_BATCH_BYTES // plan.unit_size, total // 64)),
+        "start": start,
+        "scale": run.batch_scale,
+    }
 
 
 def read_sampled(
     run: Run,
     fmt: Format,
-    batches: Iterator[Batch],
-    pool: ParsePool,
+    feed: Feed,
     *,
     population: int,
     unit_size: int,
@@ -109,6 +121,9 @@ def read_sampled(
     replay: tuple[I64, ...] = (),
 ) -> bool:
     """Read batches until Router-Mem says stop; the evidence stays in ``run``.
+
+    ``feed`` gives the counted batches in reading order (``tallied.iter_tallied``
+    here, or a backend's), asked before each batch what the share checks need.
 
     ``replay``: the batches a checkpoint holds (their counts are in ``run.acc``);
     the evidence is rebuilt from them, batch by batch as first read, before
@@ -151,11 +166,9 @@ def read_sampled(
     # A resumed run first takes the decision its last batch was stopped before.
     traced = run.decisions[-1].units_read if run.decisions else 0
     pending = bool(replay) and traced != loop.read
-    batch_iter = iter_prefetched(batches, depth=1)
+    items = feed(checks.needs)
     try:
-        return _loop_batches(
-            run, loop, batch_iter, pool, pending, after_batch, every, seekable, checks, fmt
-        )
+        return _loop_batches(run, loop, items, pending, after_batch, every, seekable, checks)
     except ReadStopped as exc:  # a signal or budget inside a batch (one very long line)
         _stop_unread(run, loop, population, exc.message, Reason(exc.reason))
         return False
@@ -183,30 +196,27 @@ def _stop_unread(run: Run, loop: _Loop, population: int, why: str, reason: Reaso
 def _loop_batches(
     run: Run,
     loop: _Loop,
-    batch_iter: Iterator[Batch],
-    pool: ParsePool,
+    items: Iterator[Tallied],
     pending: bool,
     after_batch: Callable[[int, int, int, float], Decision],
     every: int,
     seekable: bool,
     checks: Checks,
-    fmt: Format,
 ) -> bool:
     """The loop of ``read_sampled``: batch, evidence, decision, until a stop or the end."""
     while True:
         if pending:
             decision, pending = after_batch(0, 0, 0, time.thread_time()), False
         else:
-            batch = next(batch_iter, None)
-            if batch is None:
+            item = next(items, None)
+            if item is None:
                 break
-            pool.add(batch)
-            tally = pool.flush()
+            tally = item.tally
             run.acc.add(tally)
             tick = time.thread_time()  # CPU of this thread: waits for the reader's GIL don't count
-            checks.account(batch, tally.unit_errors, fmt)
-            loop.account(tally, batch.units)
-            decision = after_batch(batch.bytes_read, len(batch.units), batch.lines, tick)
+            checks.observe(item.units, tally.unit_errors, item.unit_lines, item.unit_records)
+            loop.account(tally, item.units)
+            decision = after_batch(item.bytes_read, len(item.units), item.lines, tick)
         if decision.step:
             continue
         if decision.action is Action.DEGRADE:

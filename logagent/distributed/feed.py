@@ -1,0 +1,71 @@
+"""A sampled read's feed over any ``ordered.Executor`` (EDGE: runs tasks).
+
+``OrderedFeed`` turns the sampled loop's slices of the permutation into
+``tasks.count_slice`` tasks, a bounded window ahead, and hands the counted
+batches back in the permutation's order (``ordered.iter_in_order``). Dask's
+backend and the thread-pool simulation of the calibration both use it, so
+the order, the window and the cancellation tested there are Dask's.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any
+
+from logagent.distributed import tasks
+from logagent.distributed.ordered import Executor, InOrder, iter_in_order
+from logagent.engine.tallied import Needs, Tallied
+from logagent.sources import Source
+from logagent.sources.batches import I64
+from logagent.sources.files import ReadStopped
+
+
+class OrderedFeed:
+    """``tallied.SampledFeed``: count slices elsewhere, in order; ``close`` cancels the rest."""
+
+    def __init__(
+        self,
+        executor: Executor,
+        shared: Sequence[Any],
+        slices: Iterator[I64],
+        *,
+        window: int,
+        cap: int,
+        stop: Callable[[], None],
+        release: Callable[[], None] = lambda: None,
+    ) -> None:
+        """``shared``: the inputs' specs, the unit plan and the parse pool (or handles to them)."""
+        self.executor, self.shared, self.slices = executor, tuple(shared), slices
+        self.window, self.cap, self.stop, self.release = window, cap, stop, release
+        self.stats = InOrder()
+        self._items: Iterator[Tallied] | None = None
+
+    def __call__(self, needs: Needs) -> Iterator[Tallied]:
+        """Submit slice after slice (what the checks need is fixed at submission), in order."""
+        specs, plan, pool = self.shared
+
+        def task_list() -> Iterator[tuple[Callable[..., Tallied], tuple[Any, ...]]]:
+            for units in self.slices:
+                yield tasks.count_slice, (specs, plan, units, pool, self.cap, needs())
+
+        self._items = iter_in_order(
+            self.executor, task_list(), window=self.window, stats=self.stats, stop_check=self.stop
+        )
+        return self._items
+
+    def close(self) -> None:
+        """Cancel the outstanding tasks and release what was shared with the workers."""
+        if self._items is not None:
+            self._items.close()  # type: ignore[attr-defined]  # a generator
+        self.release()
+
+
+def stop_of(sources: Sequence[Source]) -> Callable[[], None]:
+    """The engine's mid-read stop check (signals, budgets), raised as the local reads raise it."""
+    check = next((s.stop_check for s in sources if s.stop_check is not None), None)
+
+    def stop() -> None:
+        if check is not None and (why := check()) is not None:
+            raise ReadStopped(why[1], why[0])
+
+    return stop

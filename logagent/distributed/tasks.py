@@ -1,0 +1,96 @@
+"""What a worker runs: read units or a stream itself, count them as the local engine does (EDGE).
+
+Module-level functions of plain, picklable arguments, so any scheduler can
+ship them. Each reads its byte ranges on the worker (``inputs.worker_source``)
+and runs the engine's own per-batch extraction (``tallied.tally_units``,
+``ParsePool``); tallies merge in any order (a commutative monoid), which is
+what ``merge_tallies`` relies on for the tree-merge of a full read.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from logagent.counters import Accumulator, Tally
+from logagent.counters.tally import merge
+from logagent.distributed.inputs import InputSpec, RemoteSource, worker_source
+from logagent.engine.run import ParsePool
+from logagent.engine.tallied import Tallied, tally_units
+from logagent.sources import Source, UnitPlan, iter_stream_batches
+from logagent.sources.batches import I64
+from logagent.sources.framing import TAIL_SLACK
+
+
+def count_slice(
+    specs: tuple[InputSpec, ...],
+    plan: UnitPlan,
+    units: I64,
+    pool: ParsePool,
+    cap: int,
+    needs: tuple[bool, bool],
+) -> Tallied:
+    """One batch of a sampled read: ``units`` of the seekable inputs ``specs``, counted.
+
+    Remote inputs first fetch every unit's range (with its look-back byte and tail
+    slack) in one concurrent round, instead of one request after another.
+    """
+    sources = [worker_source(s) for s in specs]
+    remote = _prefetch(sources, plan, units)
+    try:
+        return tally_units(sources, plan, units, pool.fresh(), cap=cap, needs=needs)
+    finally:
+        for source in remote:
+            source.forget()
+
+
+def _prefetch(sources: list[Source], plan: UnitPlan, units: I64) -> list[RemoteSource]:
+    """Fetch the ranges of ``units`` held by remote sources; returns those sources."""
+    which = np.searchsorted(np.asarray(plan.bases), units, side="right") - 1
+    size = plan.unit_size
+    remote = []
+    for s, source in enumerate(sources):
+        mine = units[which == s]
+        if not isinstance(source, RemoteSource) or len(mine) < 2 or _contiguous(mine):
+            continue
+        starts = (mine - plan.bases[s]) * size
+        source.prefetch([(max(0, a - 1), a + size + TAIL_SLACK) for a in starts.tolist()])
+        remote.append(source)
+    return remote
+
+
+def _contiguous(units: I64) -> bool:
+    return bool(np.all(np.diff(units) == 1))
+
+
+def count_range(
+    specs: tuple[InputSpec, ...], plan: UnitPlan, lo: int, hi: int, pool: ParsePool, cap: int
+) -> Tally:
+    """Units ``[lo, hi)`` in file order (one source's neighbours: one framing pass), counted."""
+    units = np.arange(lo, hi, dtype=np.int64)
+    return count_slice(specs, plan, units, pool, cap, (False, False)).tally
+
+
+def count_stream(
+    spec: InputSpec, pool: ParsePool, cap: int, unit_size: int, first_unit: int, batch_bytes: int
+) -> Tally:
+    """A compressed input, read forwards whole by this one task (it cannot be split)."""
+    source = worker_source(spec)
+    pool, acc = pool.fresh(), Accumulator()
+    try:
+        for batch in iter_stream_batches(
+            source, unit_size=unit_size, first_unit=first_unit, batch_bytes=batch_bytes, cap=cap
+        ):
+            pool.add(batch)
+            if pool.due():
+                acc.add(pool.flush())
+        acc.add(pool.flush())
+        if source.error is not None:  # what came before the damage is not an exact count
+            raise source.error
+    finally:
+        source.close()
+    return acc.snapshot()
+
+
+def merge_tallies(*tallies: Tally) -> Tally:
+    """One node of the tree-merge."""
+    return merge(tallies)
