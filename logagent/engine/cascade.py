@@ -27,6 +27,7 @@ from dataclasses import dataclass
 
 import polars as pl
 
+from logagent.counters import Tally
 from logagent.engine.healthy import ABORT_SHARE, per_unit
 from logagent.engine.run import Run
 from logagent.engine.sampled import seekable_batches
@@ -56,6 +57,7 @@ class Outcome:
     seen: int  # such lines among those read
     lines: int  # lines read
     units: int  # units read
+    bytes_read: int
     total_units: int
     proved: str | None  # the bound that rules the input out, in words (None: not proved)
 
@@ -80,7 +82,7 @@ def search(run: Run, sample: list[str], build: dict[str, object]) -> Outcome:
     order = unit_order(plan.total_units, Order.RANDOM, cascade_seed(run.seed))
     is_record = any_record(fmts, pl.col("line"))
     found: list[str] = []
-    lines = units = 0
+    lines = units = read = 0
     for batch in seekable_batches(run, plan, order, seekable):
         scanned = scan(batch, COMBINED, errors_only=False)  # every line (no prefilter)
         ok = pl.DataFrame({"line": scanned.text}).select(is_record.alias("ok"))["ok"]
@@ -90,6 +92,7 @@ def search(run: Run, sample: list[str], build: dict[str, object]) -> Outcome:
         state = share.observe(test, state, per_records, per_lines)
         found += scanned.text.filter(ok).to_list()[: max(0, 4 * ENOUGH - len(found))]
         lines, units = lines + scanned.lines, units + len(batch.units)
+        read += batch.bytes_read
         if len(found) >= ENOUGH:
             break
         if share.below(test, state):
@@ -98,8 +101,8 @@ def search(run: Run, sample: list[str], build: dict[str, object]) -> Outcome:
                 f"{alpha:g} (log e-value {share.log_wealth(state):.2f} vs "
                 f"{math.log(1 / alpha):.2f}), after {units:,} random units of {plan.total_units:,}"
             )
-            return Outcome(found, int(state.events), lines, units, plan.total_units, proved)
-    return Outcome(found, int(state.events), lines, units, plan.total_units, None)
+            return Outcome(found, int(state.events), lines, units, read, plan.total_units, proved)
+    return Outcome(found, int(state.events), lines, units, read, plan.total_units, None)
 
 
 def redetected(
@@ -127,6 +130,16 @@ def after_spots(
     found = search(run, sample, build)
     examples = "; ".join(repr(line[:120]) for line in sample[:3])
     read = f"{found.units:,} of {found.total_units:,} units ({found.units / found.total_units:.1%})"
+    if found.proved is not None or not found.records:  # what the cascade read is the progress
+        run.acc.add(
+            Tally(
+                units=found.units,
+                bytes_read=found.bytes_read,
+                lines=found.lines,
+                parsed=found.lines,
+                malformed=found.lines - found.seen,
+            )
+        )
     if found.proved is not None:
         detail = f"{found.proved}; examples: {examples}"
         return recused(run, detection, RecuseCode.UNRECOGNIZED_FORMAT, detail)
