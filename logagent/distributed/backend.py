@@ -20,7 +20,7 @@ from typing import Any
 
 from logagent.counters import Tally
 from logagent.distributed import tasks
-from logagent.distributed.feed import OrderedFeed, stop_of
+from logagent.distributed.feed import OrderedFeed, feed_for, stop_of
 from logagent.distributed.inputs import InputSpec, open_inputs, spec_of
 from logagent.distributed.ordered import Handle, InOrder
 from logagent.engine.run import ParsePool
@@ -98,17 +98,7 @@ class DaskBackend:
         cap: int,
     ) -> OrderedFeed:
         """The sampled loop's batches, counted on the workers, handed on in order."""
-        specs = tuple(spec_of(s) for s in sources)
-        # Sent with each task, not scattered: a scattered value lost with its worker cannot
-        # be recomputed, and the tasks that need it would be forgotten instead of retried.
-        feed = OrderedFeed(
-            self.executor,
-            (specs, plan, pool),
-            slices,
-            window=self.window,
-            cap=cap,
-            stop=stop_of(sources),
-        )
+        feed = feed_for(self.executor, sources, plan, slices, pool, window=self.window, cap=cap)
         self.last_feed = feed.stats
         return feed
 

@@ -60,6 +60,29 @@ class OrderedFeed:
         self.release()
 
 
+def feed_for(
+    executor: Executor,
+    sources: Sequence[Source],
+    plan: Any,
+    slices: Iterator[I64],
+    pool: Any,
+    *,
+    window: int,
+    cap: int,
+) -> OrderedFeed:
+    """The feed of a sampled read: each task gets the inputs' specs, the plan and the pool.
+
+    Sent with each task, not scattered: a scattered value lost with its worker cannot be
+    recomputed, and the tasks that need it would be forgotten instead of retried.
+    """
+    from logagent.distributed.inputs import spec_of
+
+    specs = tuple(spec_of(s) for s in sources)
+    return OrderedFeed(
+        executor, (specs, plan, pool), slices, window=window, cap=cap, stop=stop_of(sources)
+    )
+
+
 def stop_of(sources: Sequence[Source]) -> Callable[[], None]:
     """The engine's mid-read stop check (signals, budgets), raised as the local reads raise it."""
     check = next((s.stop_check for s in sources if s.stop_check is not None), None)

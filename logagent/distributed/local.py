@@ -19,7 +19,7 @@ import numpy as np
 from logagent.counters import Tally
 from logagent.counters.tally import merge
 from logagent.distributed import tasks
-from logagent.distributed.feed import OrderedFeed, stop_of
+from logagent.distributed.feed import OrderedFeed, feed_for
 from logagent.distributed.inputs import open_inputs, spec_of
 from logagent.distributed.ordered import Handle, InOrder
 from logagent.engine.run import ParsePool
@@ -100,15 +100,7 @@ class ThreadBackend:
         cap: int,
     ) -> OrderedFeed:
         """The Dask backend's feed, on threads."""
-        specs = tuple(spec_of(s) for s in sources)
-        feed = OrderedFeed(
-            self.executor,
-            (specs, plan, pool),
-            slices,
-            window=self.window,
-            cap=cap,
-            stop=stop_of(sources),
-        )
+        feed = feed_for(self.executor, sources, plan, slices, pool, window=self.window, cap=cap)
         self.feeds.append(feed.stats)
         return feed
 

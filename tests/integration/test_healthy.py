@@ -53,8 +53,15 @@ def write(path: Path, lines: list[str]) -> Path:
 def sparse(path: Path, share: float, n_lines: int, seed: int) -> Path:
     """Binary junk lines (no newline inside) with ``share`` valid combined lines spread in."""
     rng = np.random.default_rng(seed)
-    valid = iter(random_log_lines(seed, n_lines))
     keep = set(rng.choice(n_lines, round(share * n_lines), replace=False).tolist())
+    return junk_with(path, n_lines, keep, rng, seed)
+
+
+def junk_with(
+    path: Path, n_lines: int, keep: set[int], rng: np.random.Generator, seed: int
+) -> Path:
+    """``n_lines`` binary junk lines (no newline inside), valid combined lines at ``keep``."""
+    valid = iter(random_log_lines(seed, n_lines))
     lengths = rng.integers(20, 300, n_lines)
     junk = rng.integers(0, 256, int(lengths.sum()), dtype=np.uint8)
     junk[junk == 10] = 32
@@ -155,21 +162,11 @@ def test_a_tenth_of_a_percent_valid_lines_is_recused_with_its_bound(tmp_path: Pa
 def clustered_between_spots(path: Path, n_lines: int, per_cluster: int, seed: int) -> Path:
     """Junk with valid combined lines only in clusters midway between the 8 detection spots
     (spot i lies at i/7 of the file): the spots see junk alone."""
-    rng = np.random.default_rng(seed)
-    valid = iter(random_log_lines(seed, n_lines))
     keep: set[int] = set()
     for i in range(7):
         mid = int((2 * i + 1) / 14 * n_lines)
         keep |= set(range(mid - per_cluster // 2, mid + per_cluster // 2))
-    lengths = rng.integers(20, 300, n_lines)
-    junk = rng.integers(0, 256, int(lengths.sum()), dtype=np.uint8)
-    junk[junk == 10] = 32
-    raw, pos, out = junk.tobytes(), 0, []
-    for i, n in enumerate(lengths.tolist()):
-        out.append(next(valid).encode() if i in keep else raw[pos : pos + n])
-        pos += n
-    path.write_bytes(b"\n".join(out) + b"\n")
-    return path
+    return junk_with(path, n_lines, keep, np.random.default_rng(seed), seed)
 
 
 def test_valid_lines_the_spots_miss_are_found_in_random_units(tmp_path: Path) -> None:
