@@ -30,14 +30,13 @@ import polars as pl
 from logagent.counters import Tally
 from logagent.engine.healthy import ABORT_SHARE, per_unit
 from logagent.engine.run import Run
-from logagent.engine.sampled import seekable_batches
 from logagent.evidence import share
 from logagent.formats.access import COMBINED
 from logagent.formats.catalog import AnyFormat
 from logagent.formats.detect import Detection, any_record, every_format
 from logagent.formats.extract import scan
 from logagent.result import RecuseCode, Result
-from logagent.sources.batches import Order, plan_units, unit_order
+from logagent.sources.batches import Order, iter_seekable_batches, plan_units, unit_order
 
 #: Records found by the cascade that are enough to detect their format on.
 ENOUGH = 32
@@ -45,6 +44,8 @@ ENOUGH = 32
 #: of one unit and M = S / l_min the most records one unit can hide: both scale with S, so
 #: the units needed do not, and the bytes read shrink with S (stats note §1, §10).
 UNIT_BYTES = 512
+#: Units per batch: the test is checked after each, so a batch bounds the overshoot (1 MiB).
+BATCH_UNITS = 2048
 #: The cascade's key: its permutation is the run seed's, mixed with this.
 _KEY = 0x9E3779B97F4A7C15
 
@@ -83,7 +84,15 @@ def search(run: Run, sample: list[str], build: dict[str, object]) -> Outcome:
     is_record = any_record(fmts, pl.col("line"))
     found: list[str] = []
     lines = units = read = 0
-    for batch in seekable_batches(run, plan, order, seekable):
+    batches = iter_seekable_batches(
+        seekable,
+        plan,
+        order,
+        batch_units=BATCH_UNITS,
+        cap=run.settings.reader.line_cap,
+        scale=run.batch_scale,
+    )
+    for batch in batches:
         scanned = scan(batch, COMBINED, errors_only=False)  # every line (no prefilter)
         ok = pl.DataFrame({"line": scanned.text}).select(is_record.alias("ok"))["ok"]
         per_lines = per_unit(batch.units, scanned.units, None)

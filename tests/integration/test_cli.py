@@ -139,13 +139,16 @@ def test_empty_file_is_recused(write_log: Callable[..., Path]) -> None:
 
 
 def test_binary_file_is_recused_without_reading_it_all(write_log: Callable[..., Path]) -> None:
-    """Binary junk recuses with UNRECOGNIZED_FORMAT after the sample, exit 3."""
+    """Binary junk recuses with UNRECOGNIZED_FORMAT, exit 3, once random units prove that no
+    format reads 1 % of its lines (the spots alone are no proof); not after reading it all."""
     junk = bytes(range(256)) * 40000  # 10 MB
     proc = run("analyze", str(write_log(junk)), "--json")
     assert proc.returncode == 3
     r = as_json(proc)
     assert r["recuse"]["reason_code"] == "UNRECOGNIZED_FORMAT"
-    assert r["progress"]["bytes_read"] == 0
+    assert r["recuse"]["detail"].startswith("proved: lines any known format reads are < 1.00%")
+    assert 0 < r["progress"]["bytes_read"] < len(junk)
+    assert r["decisions"][-1]["action"] == "RECUSE" and r["progress"]["fraction_read"] < 1
 
 
 def test_no_errors_is_recused_after_full_read(write_log: Callable[..., Path]) -> None:
