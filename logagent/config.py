@@ -68,6 +68,10 @@ class ReaderSettings(_Section):
     line_cap: Size = 64 << 10
     batch_bytes: BlockSize = 8 << 20
     order: Literal["auto", "sequential", "random"] = "auto"
+    #: Processes that prescan a read of everything (0: one per core; 1: none besides this one).
+    scan_processes: int = Field(default=0, ge=0, le=64)
+    #: Seekable bytes from which a read of everything is prescanned by those processes.
+    scan_parallel_from: Size = 256 << 20
 
 
 class RouteRuleSettings(_Section):

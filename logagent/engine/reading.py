@@ -54,6 +54,8 @@ from logagent.sources import (
 from logagent.sources.batches import I64
 from logagent.sources.files import InputChanged, ReadStopped
 from logagent.sources.prefetch import iter_prefetched
+from logagent.sources.prescan import Prescan
+from logagent.sources.scanworkers import ScanWorkers, workers_for
 
 log = get_logger("logagent.engine")
 STREAM_UNIT = 64 << 10
@@ -293,8 +295,22 @@ def _read_everything(
         run.save(phase, order.value, done=counted.units())  # before the stop enters the trace
         _stop_partial(run, why, reason)
 
+    prescan = pool.prescan()
+    workers = None
+    if prescan is not None and order is Order.SEQUENTIAL:
+        reader = run.settings.reader
+        workers = workers_for(
+            seekable,
+            prescan,
+            cap=reader.line_cap,
+            nbytes=known,
+            processes=reader.scan_processes,
+            parallel_from=reader.scan_parallel_from,
+        )
     try:
-        batches = _iter_batches(run, plan, seekable, order, skip=counted.skip)
+        batches = _iter_batches(
+            run, plan, seekable, order, skip=counted.skip, prescan=prescan, workers=workers
+        )
         for i, batch in enumerate(iter_prefetched(batches, depth=1), start=1):
             nbytes += batch.bytes_read
             lines = pool.add(batch)
@@ -320,6 +336,9 @@ def _read_everything(
         stop(str(exc), Reason.INPUT_DAMAGED.value)
     except MemoryError:
         stop("out of memory while reading (MemoryError)", Reason.MEMORY.value)
+    finally:
+        if workers is not None:
+            workers.close()
     flush()
 
 
@@ -382,9 +401,18 @@ class Counted:
 
 
 def _iter_batches(
-    run: Run, plan: UnitPlan, seekable: list[Source], order: Order, skip: I64 | None = None
+    run: Run,
+    plan: UnitPlan,
+    seekable: list[Source],
+    order: Order,
+    skip: I64 | None = None,
+    prescan: Prescan | None = None,
+    workers: ScanWorkers | None = None,
 ) -> Iterator[Batch]:
-    """Batches of every unit in ``order``, then of the streams; units in ``skip`` are left out."""
+    """Batches of every unit in ``order``, then of the streams; units in ``skip`` are left out.
+
+    ``prescan``: runs of neighbouring units hand on only their candidate lines.
+    """
     reader = run.settings.reader
     unit_size = plan.unit_size
     seed = run.seed if run.seed is not None else _seed(run)
@@ -393,7 +421,14 @@ def _iter_batches(
     if skip is not None:
         units = units[~np.isin(units, skip)]
     yield from iter_seekable_batches(
-        seekable, plan, units, batch_units=batch_units, cap=reader.line_cap, scale=run.batch_scale
+        seekable,
+        plan,
+        units,
+        batch_units=batch_units,
+        cap=reader.line_cap,
+        scale=run.batch_scale,
+        prescan=prescan,
+        workers=workers,
     )
     next_unit = plan.total_units
     for source in (s for s in run.sources if not s.seekable):

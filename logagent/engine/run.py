@@ -30,6 +30,7 @@ from logagent.routermem import memory
 from logagent.routermem.router import Decision
 from logagent.sources import Batch, Source
 from logagent.sources.batches import I64
+from logagent.sources.prescan import Prescan, prescan_for
 
 if TYPE_CHECKING:
     from logagent.engine.tallied import Backend
@@ -233,6 +234,10 @@ class ParsePool:
     def fmt(self) -> Format:
         """The format it parses by."""
         return self._fmt
+
+    def prescan(self) -> Prescan | None:
+        """What a reader may look for instead of handing on every line (errors-only questions)."""
+        return prescan_for(self._fmt.error_prefilter) if self._errors_only else None
 
     def add(self, batch: Batch) -> int:
         """Scan one batch; returns its line count."""

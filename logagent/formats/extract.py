@@ -82,7 +82,12 @@ class Scanned:
 def scan(batch: Batch, fmt: Format, *, errors_only: bool) -> Scanned:
     """Find the lines of ``batch`` the question needs (all, or 5xx candidates) and their units."""
     prefilter = fmt.error_prefilter if errors_only else None
-    if prefilter is None:
+    if batch.found is not None:  # prescanned by the reader: only its candidate lines are left
+        if prefilter is None:
+            raise ValueError("a prescanned batch holds only the lines of an errors-only question")
+        raw, starts = batch.found
+        lines, count = _decode_lines(raw, starts), batch.lines
+    elif prefilter is None:
         ends = line_ends(batch.data, batch.size)
         lines, count = all_lines(batch, ends), len(ends)
     else:

@@ -13,20 +13,27 @@ holds whole records instead of lines: see ``sources.records``.
 
 from __future__ import annotations
 
+import functools
 import math
 import re
+from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
+from typing import TYPE_CHECKING
 
 import numpy as np
 import numpy.typing as npt
 
 from logagent.sources.buffers import POOL
-from logagent.sources.files import Source
+from logagent.sources.files import ReadStopped, Source
 from logagent.sources.framing import Buffer, Piece, first_line_start, iter_pieces, iter_unit_pieces
 from logagent.sources.locate import count_newlines, is_utf8
+from logagent.sources.prescan import Found, Prescan, scan_range
 from logagent.sources.records import as_records, iter_record_unit_pieces
+
+if TYPE_CHECKING:
+    from logagent.sources.scanworkers import ScanWorkers
 
 MIN_UNIT = 4 << 10
 MAX_UNIT = 1 << 20
@@ -99,6 +106,9 @@ class Batch:
     lines: int
     lines_skipped: int = 0
     utf8: bool | None = None  # whether data[:size] is valid UTF-8 (None: not checked)
+    #: Read by a prescan (``sources.prescan``): only the candidate lines (raw bytes, each with
+    #: its start position), and ``data`` is empty; ``lines`` still counts every line.
+    found: tuple[list[bytes], I64] | None = None
 
     def units_of(self, positions: I64) -> I64:
         """Global unit index of the lines starting at these buffer positions."""
@@ -194,36 +204,106 @@ def iter_seekable_batches(
     start: int = 0,
     scale: Callable[[], float] | None = None,
     record_start: re.Pattern[bytes] | None = None,
+    prescan: Prescan | None = None,
+    workers: ScanWorkers | None = None,
 ) -> Iterator[Batch]:
     """Read the planned units in ``order``: ``first`` units, then batches (see ``batch_bounds``).
 
     ``record_start`` (``records.compile_start``): units hold whole records.
+    ``prescan``: runs of neighbouring units keep only their candidate lines (``Batch.found``);
+    with ``workers`` those runs are prescanned in child processes, a few batches ahead.
     """
-    bases = np.asarray(plan.bases, dtype=np.int64)
-    size = plan.unit_size
     bounds = batch_bounds(
         len(order), batch_units, first, growth=growth, max_units=max_units, start=start, scale=scale
     )
+    read = functools.partial(_read_batch, sources, plan, cap=cap, record_start=record_start)
+    if workers is None or prescan is None or record_start is not None:
+        for lo, hi in bounds:
+            yield read(order[lo:hi], prescan=prescan)
+        return
+    pending: deque[tuple[I64, Callable[[], Batch]]] = deque()
     for lo, hi in bounds:
         units = order[lo:hi]
-        if len(units) > 1 and np.all(np.diff(units) == 1) and _one_source(bases, units):
-            yield _contiguous_batch(sources, plan, units, cap=cap, record_start=record_start)
-            continue
-        pieces: list[tuple[Piece, int]] = []
-        nbytes = 0
-        which = np.searchsorted(bases, units, side="right") - 1
-        for u, s in zip(units.tolist(), which.tolist(), strict=True):
-            src, base, local = sources[s], plan.bases[s], u - plan.bases[s]
-            assert src.size is not None
-            nbytes += min(size, src.size - local * size)
-            if record_start is None:
-                unit_pieces = iter_unit_pieces(src.read_at, local, size, src.size, cap=cap)
-            else:
-                unit_pieces = iter_record_unit_pieces(
-                    src.read_at, local, size, src.size, cap=cap, start=record_start
-                )
-            pieces.extend((p, base) for p in unit_pieces)
-        yield make_batch(pieces, units, unit_size=size, bytes_read=nbytes)
+        pending.append((units, _scan_ahead(sources, plan, units, workers, read)))
+        while len(pending) > AHEAD:
+            yield pending.popleft()[1]()
+    while pending:
+        yield pending.popleft()[1]()
+
+
+#: Batches prescanned ahead by the workers (two per worker keeps both busy).
+AHEAD = 4
+#: Seconds between two looks at the stop check while a worker's batch is awaited.
+STOP_POLL = 0.05
+
+
+def _scan_ahead(
+    sources: Sequence[Source],
+    plan: UnitPlan,
+    units: I64,
+    workers: ScanWorkers,
+    read: Callable[..., Batch],
+) -> Callable[[], Batch]:
+    """Hand a run of neighbouring units to a worker; the batch when asked (read here if not)."""
+    bases = np.asarray(plan.bases, dtype=np.int64)
+    if not (len(units) and np.all(np.diff(units) == 1) and _one_source(bases, units)):
+        batch = read(units, prescan=None)
+        return lambda: batch
+    s = int(np.searchsorted(bases, units[0], side="right") - 1)
+    src, base = sources[s], plan.bases[s]
+    assert src.size is not None
+    lo = (int(units[0]) - base) * plan.unit_size
+    hi = min((int(units[-1]) - base + 1) * plan.unit_size, src.size)
+    first = first_line_start(src.read_at, lo, hi)
+    if first is None:
+        return lambda: read(units, prescan=None)
+    job = workers.submit(s, first, hi)
+
+    def done() -> Batch:
+        while not job.ready():  # a signal or a budget must not wait for a child's long line
+            job.wait(STOP_POLL)
+            if src.stop_check is not None and (stop := src.stop_check()) is not None:
+                raise ReadStopped(stop[1], stop[0])
+        found = job.get()
+        if found is None:  # dense candidates or a read error: read here, the usual way
+            return read(units, prescan=None)
+        return _found_batch(found, units, base, plan.unit_size, hi - lo)
+
+    return done
+
+
+def _read_batch(
+    sources: Sequence[Source],
+    plan: UnitPlan,
+    units: I64,
+    *,
+    cap: int,
+    record_start: re.Pattern[bytes] | None,
+    prescan: Prescan | None,
+) -> Batch:
+    """The batch of ``units`` (a run of neighbours is framed in one pass)."""
+    bases = np.asarray(plan.bases, dtype=np.int64)
+    size = plan.unit_size
+    runs = len(units) > 1 or (prescan is not None and len(units) == 1)
+    if runs and np.all(np.diff(units) == 1) and _one_source(bases, units):
+        return _contiguous_batch(
+            sources, plan, units, cap=cap, record_start=record_start, prescan=prescan
+        )
+    pieces: list[tuple[Piece, int]] = []
+    nbytes = 0
+    which = np.searchsorted(bases, units, side="right") - 1
+    for u, s in zip(units.tolist(), which.tolist(), strict=True):
+        src, base, local = sources[s], plan.bases[s], u - plan.bases[s]
+        assert src.size is not None
+        nbytes += min(size, src.size - local * size)
+        if record_start is None:
+            unit_pieces = iter_unit_pieces(src.read_at, local, size, src.size, cap=cap)
+        else:
+            unit_pieces = iter_record_unit_pieces(
+                src.read_at, local, size, src.size, cap=cap, start=record_start
+            )
+        pieces.extend((p, base) for p in unit_pieces)
+    return make_batch(pieces, units, unit_size=size, bytes_read=nbytes)
 
 
 def _one_source(bases: I64, units: I64) -> bool:
@@ -238,8 +318,9 @@ def _contiguous_batch(
     *,
     cap: int,
     record_start: re.Pattern[bytes] | None = None,
+    prescan: Prescan | None = None,
 ) -> Batch:
-    """A run of neighbouring units of one source, framed in one pass."""
+    """A run of neighbouring units of one source, framed in one pass (or prescanned)."""
     s = int(np.searchsorted(np.asarray(plan.bases), units[0], side="right") - 1)
     src, base = sources[s], plan.bases[s]
     assert src.size is not None
@@ -247,6 +328,10 @@ def _contiguous_batch(
     hi = min((int(units[-1]) - base + 1) * plan.unit_size, src.size)
     pieces: list[tuple[Piece, int]] = []
     start = first_line_start(src.read_at, lo, hi)
+    if start is not None and prescan is not None and record_start is None and src.size:
+        found = scan_range(src.read_at, src.read_into, start, hi, cap=cap, prescan=prescan)
+        if found is not None:
+            return _found_batch(found, units, base, plan.unit_size, hi - lo)
     if start is not None:
         chunk = max(hi - start, 1)
         lines = iter_pieces(src.read_at, start, hi, cap=cap, chunk=chunk, read_into=_pooled(src))
@@ -256,6 +341,24 @@ def _contiguous_batch(
             )
         pieces = [(p, base) for p in lines]
     return make_batch(pieces, units, unit_size=plan.unit_size, bytes_read=hi - lo)
+
+
+def _found_batch(found: Found, units: I64, base: int, unit_size: int, nbytes: int) -> Batch:
+    """A batch of a prescan's candidate lines (``data`` empty: the lines were not kept)."""
+    n = len(found.piece_pos)
+    return Batch(
+        data=b"",
+        size=0,
+        lines=found.lines,
+        piece_pos=np.asarray(found.piece_pos, dtype=np.int64),
+        piece_offset=np.asarray(found.piece_offset, dtype=np.int64),
+        piece_base=np.full(n, base, dtype=np.int64),
+        unit_size=unit_size,
+        units=units,
+        bytes_read=nbytes,
+        lines_truncated=found.truncated,
+        found=(found.raw, np.asarray(found.starts, dtype=np.int64)),
+    )
 
 
 def _pooled(src: Source) -> Callable[[int, int], tuple[bytearray, int]]:

@@ -20,6 +20,7 @@ from logagent.sources import (
     locate,
     open_source,
     plan_units,
+    prescan,
     unit_order,
 )
 from logagent.sources.files import MAGIC
@@ -76,16 +77,28 @@ def _reference(data: bytes, cap: int) -> tuple[Counter[tuple[str, int]], dict[st
 
 
 def _scan(
-    path: Path, *, unit_size: int, batch_units: int, cap: int
+    path: Path, *, unit_size: int, batch_units: int, cap: int, prescanned: bool = False
 ) -> tuple[Counter[tuple[str, int]], dict[str, int]]:
-    """The engine's full read: batches in file order, scanned and tallied by the parse pool."""
+    """The engine's full read: batches in file order, scanned and tallied by the parse pool.
+
+    ``prescanned``: the reader keeps only the candidate lines (``sources.prescan``), as the
+    engine's read of everything does; every batch that holds lines is then checked to have
+    been prescanned.
+    """
     source = open_source(str(path))
     try:
         plan = plan_units([source.size or 0], unit_size)
         order = unit_order(plan.total_units, Order.SEQUENTIAL, 0)
         pool = ParsePool(COMBINED, errors_only=True, rules=None, track_units=False)
+        find = pool.prescan() if prescanned else None
+        assert (find is not None) == prescanned
         tallies = []
-        for batch in iter_seekable_batches([source], plan, order, batch_units=batch_units, cap=cap):
+        batches = iter_seekable_batches(
+            [source], plan, order, batch_units=batch_units, cap=cap, prescan=find
+        )
+        for batch in batches:
+            # a unit where no line starts (inside a long line) is an empty batch either way
+            assert (batch.found is not None) == prescanned or batch.lines == 0
             pool.add(batch)
             tallies.append(pool.flush())
     finally:
@@ -100,7 +113,7 @@ def _scan(
     return counts, {k: v for k, v in scalars.items() if v}
 
 
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=160, deadline=None)
 @given(
     lines=LINES,
     final_newline=st.booleans(),
@@ -108,6 +121,7 @@ def _scan(
     batch_units=st.integers(1, 5),
     cap=st.sampled_from([80, 200, 1 << 16]),
     chunk=st.sampled_from([1, 50, 300, 1 << 18]),
+    prescanned=st.booleans(),
 )
 def test_full_scan_tallies_equal_a_per_line_reference(
     lines: list[tuple[bytes, bytes, bytes]],
@@ -116,8 +130,10 @@ def test_full_scan_tallies_equal_a_per_line_reference(
     batch_units: int,
     cap: int,
     chunk: int,
+    prescanned: bool,
 ) -> None:
-    """Counts, lines, bytes, cut, parsed, malformed and invalid-UTF-8 lines match line by line."""
+    """Counts, lines, bytes, cut, parsed, malformed and invalid-UTF-8 lines match line by line,
+    whether the batches are scanned after the read or prescanned while read (any read size)."""
     data = b"".join(head + body + end for head, body, end in lines)
     if not final_newline and data.endswith(b"\n"):
         data = data[:-1]
@@ -126,10 +142,16 @@ def test_full_scan_tallies_equal_a_per_line_reference(
     assume(not any(data.startswith(magic) for magic in MAGIC))
     expected_counts, expected = _reference(data, cap)
     expected = {k: v for k, v in expected.items() if v}
-    with tempfile.TemporaryDirectory() as tmp, mock.patch.object(locate, "CHUNK_BYTES", chunk):
+    with (
+        tempfile.TemporaryDirectory() as tmp,
+        mock.patch.object(locate, "CHUNK_BYTES", chunk),
+        mock.patch.object(prescan, "CHUNK", chunk),
+    ):
         path = Path(tmp) / "access.log"
         path.write_bytes(data)
-        counts, scalars = _scan(path, unit_size=unit_size, batch_units=batch_units, cap=cap)
+        counts, scalars = _scan(
+            path, unit_size=unit_size, batch_units=batch_units, cap=cap, prescanned=prescanned
+        )
     assert counts == expected_counts
     assert scalars == expected
 

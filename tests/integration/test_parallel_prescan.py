@@ -1,0 +1,176 @@
+"""A read of everything prescanned in child processes gives the answer of one process, exactly."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from logagent import Question, analyze, load_settings
+from logagent.result import QuestionKind, Status
+from logagent.samples import generate
+from logagent.sources import scanworkers
+from logagent.testing import combined_line, fake_env
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _run(path: Path, processes: int, kind: QuestionKind = QuestionKind.TOP_ERRORS) -> Any:
+    """A read of everything in batches of 256 KiB; ``processes`` > 1 prescans from 1 byte on."""
+    settings = load_settings(
+        analysis={"seed": 5, "full": True},
+        reader={
+            "batch_bytes": 256 << 10,
+            "scan_processes": processes,
+            "scan_parallel_from": 1,
+            "order": "sequential",
+        },
+    )
+    question = Question(kind=kind, top=1000)
+    return analyze([str(path)], question, settings, fake_env())
+
+
+@pytest.fixture
+def submitted(monkeypatch: pytest.MonkeyPatch) -> list[tuple[int, int, int]]:
+    """The ranges handed to the children (the parallel path was really taken)."""
+    calls: list[tuple[int, int, int]] = []
+    original = scanworkers.ScanWorkers.submit
+
+    def spy(self: scanworkers.ScanWorkers, source: int, start: int, stop: int) -> Any:
+        calls.append((source, start, stop))
+        return original(self, source, start, stop)
+
+    monkeypatch.setattr(scanworkers.ScanWorkers, "submit", spy)
+    return calls
+
+
+def _same(a: Any, b: Any) -> None:
+    assert a.status is b.status is Status.EXACT
+    assert [[e.key, e.count, e.breakdown] for e in a.answer.top] == [
+        [e.key, e.count, e.breakdown] for e in b.answer.top
+    ]
+    for field in (
+        "lines_read",
+        "lines_parsed",
+        "bytes_read",
+        "malformed_lines",
+        "invalid_utf8_lines",
+    ):
+        assert getattr(a.progress, field) == getattr(b.progress, field), field
+
+
+@pytest.mark.parametrize("fmt", ["combined", "common"])
+def test_children_prescan_to_the_same_exact_answer(
+    tmp_path: Path, submitted: list[tuple[int, int, int]], fmt: str
+) -> None:
+    """Two files, many batches: the same ranking, breakdowns and line counts as one process,
+    and the generator's truth."""
+    paths = []
+    truths = []
+    for i, scenario in enumerate(("dominant", "late_incident")):
+        path = tmp_path / f"{scenario}.{fmt}.log"
+        truths.append(generate(path, scenario=scenario, size_mb=3, seed=21 + i, fmt=fmt))
+        paths.append(path)
+    for path, truth in zip(paths, truths, strict=True):
+        one = _run(path, 1)
+        assert not submitted
+        two = _run(path, 2)
+        assert len(submitted) > 8  # 3 MB in batches of 256 KiB, each one a child's
+        submitted.clear()
+        _same(one, two)
+        assert [[e.key, e.count] for e in two.answer.top] == truth["top_errors"]
+        assert two.progress.lines_read == truth["lines"]
+
+
+def test_dense_candidates_are_read_by_the_parent(
+    tmp_path: Path, submitted: list[tuple[int, int, int]]
+) -> None:
+    """Every line a 5xx: the children give the ranges back and the parent counts them."""
+    path = tmp_path / "all5xx.log"
+    lines = [combined_line(f"/r/{i % 7}", 500 + i % 4) for i in range(30_000)]
+    path.write_text("\n".join(lines) + "\n")
+    one, two = _run(path, 1), _run(path, 2)
+    assert submitted
+    _same(one, two)
+    assert sum(e.count for e in two.answer.top) == 30_000
+
+
+def test_a_child_that_fails_leaves_the_range_to_the_parent(
+    tmp_path: Path, submitted: list[tuple[int, int, int]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A child's read error is never a wrong count: the parent reads that range itself."""
+    path = tmp_path / "a.log"
+    generate(path, scenario="dominant", size_mb=2, seed=3, fmt="combined")
+    one = _run(path, 1)
+
+    def broken(*args: Any, **kwargs: Any) -> Any:
+        raise OSError("injected read error in a child")
+
+    monkeypatch.setattr(scanworkers, "scan_range", broken)  # the children are forked after this
+    two = _run(path, 2)
+    assert submitted
+    _same(one, two)
+
+
+def test_sigterm_with_children_gives_a_partial_answer_and_leaves_no_child(tmp_path: Path) -> None:
+    """SIGTERM while children scan a large file: exit 4, a partial answer, and no child left."""
+    path = tmp_path / "big.log"
+    generate(path, scenario="dominant", size_mb=40, seed=9, fmt="combined")
+    env = {
+        **os.environ,
+        "LOGAGENT_READER__SCAN_PROCESSES": "2",
+        "LOGAGENT_READER__SCAN_PARALLEL_FROM": "1",
+        "LOGAGENT_READER__BATCH_BYTES": "64KiB",
+    }
+    cmd = [sys.executable, "-m", "logagent", "analyze", str(path), "--full", "--json"]
+    cmd += ["--llm", "off", "--quiet"]
+    proc = subprocess.Popen(
+        cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, cwd=ROOT, text=True
+    )
+    deadline = time.monotonic() + 60
+    while len(_children(proc.pid)) < 2 and time.monotonic() < deadline and proc.poll() is None:
+        time.sleep(0.02)
+    kids = _children(proc.pid)
+    assert len(kids) == 2, "the read never started its two children"
+    time.sleep(0.3)  # well into the read
+    proc.send_signal(signal.SIGTERM)
+    out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 4, err
+    r = json.loads(out)
+    assert r["status"] == "partial"
+    assert r["progress"]["lines_read"] > 0
+    time.sleep(0.2)
+    assert not [k for k in kids if _alive(k)], "a child outlived the run"
+
+
+def _children(pid: int) -> list[int]:
+    """The Python processes ``pid`` forked (the pool's children; no helper a library ran)."""
+    try:
+        with open(f"/proc/{pid}/task/{pid}/children") as f:
+            kids = [int(x) for x in f.read().split()]
+    except OSError:
+        return []
+    return [k for k in kids if _comm(k).startswith("python")]
+
+
+def _comm(pid: int) -> str:
+    try:
+        with open(f"/proc/{pid}/comm") as f:
+            return f.read().strip()
+    except OSError:
+        return ""
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().split()[2] != "Z"
+    except OSError:
+        return False
