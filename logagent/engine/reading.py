@@ -61,6 +61,8 @@ log = get_logger("logagent.engine")
 STREAM_UNIT = 64 << 10
 BATCH_COST = 24
 MIN_BATCH_BYTES = 256 << 10
+#: Batches per batch of a prescanned read of everything (``sources.prescan``): 64 MiB.
+PRESCAN_BATCHES = 8
 
 
 def read_all(run: Run, fmt: Format, parse_rate: float) -> tuple[int, int | None]:
@@ -417,6 +419,9 @@ def _iter_batches(
     unit_size = plan.unit_size
     seed = run.seed if run.seed is not None else _seed(run)
     batch_units = max(1, run.batch_bytes // unit_size)
+    # a prescanned batch holds only its candidate lines: larger ones cost no memory and
+    # spare the per-batch work (parse call, memory reading, progress) of a fast read
+    prescan_units = PRESCAN_BATCHES * batch_units if order is Order.SEQUENTIAL else None
     units = unit_order(plan.total_units, order, seed)
     if skip is not None:
         units = units[~np.isin(units, skip)]
@@ -428,6 +433,7 @@ def _iter_batches(
         cap=reader.line_cap,
         scale=run.batch_scale,
         prescan=prescan,
+        prescan_units=prescan_units,
         workers=workers,
     )
     next_unit = plan.total_units

@@ -205,30 +205,38 @@ def iter_seekable_batches(
     scale: Callable[[], float] | None = None,
     record_start: re.Pattern[bytes] | None = None,
     prescan: Prescan | None = None,
+    prescan_units: int | None = None,
     workers: ScanWorkers | None = None,
 ) -> Iterator[Batch]:
     """Read the planned units in ``order``: ``first`` units, then batches (see ``batch_bounds``).
 
     ``record_start`` (``records.compile_start``): units hold whole records.
-    ``prescan``: runs of neighbouring units keep only their candidate lines (``Batch.found``);
-    with ``workers`` those runs are prescanned in child processes, a few batches ahead.
+    ``prescan``: runs of neighbouring units keep only their candidate lines (``Batch.found``),
+    in batches of ``prescan_units`` (they hold no lines but those, so they may be larger); a
+    run whose candidates are not rare is read as usual, in batches of ``batch_units``. With
+    ``workers`` the runs are prescanned in child processes, a few batches ahead.
     """
-    bounds = batch_bounds(
-        len(order), batch_units, first, growth=growth, max_units=max_units, start=start, scale=scale
-    )
     read = functools.partial(_read_batch, sources, plan, cap=cap, record_start=record_start)
-    if workers is None or prescan is None or record_start is not None:
+    if record_start is not None:  # records mode reads whole records: no prescan
+        prescan = None
+    step = max(batch_units, prescan_units or 0) if prescan is not None else batch_units
+    bounds = batch_bounds(
+        len(order), step, first, growth=growth, max_units=max_units, start=start, scale=scale
+    )
+    if prescan is None:
         for lo, hi in bounds:
-            yield read(order[lo:hi], prescan=prescan)
+            yield read(order[lo:hi])
         return
-    pending: deque[tuple[I64, Callable[[], Batch]]] = deque()
+    run = functools.partial(
+        _prescanned, sources, plan, prescan=prescan, workers=workers, read=read, cap=cap
+    )
+    pending: deque[Callable[[], list[Batch]]] = deque()
     for lo, hi in bounds:
-        units = order[lo:hi]
-        pending.append((units, _scan_ahead(sources, plan, units, workers, read)))
-        while len(pending) > AHEAD:
-            yield pending.popleft()[1]()
+        pending.append(run(order[lo:hi], batch_units=batch_units))
+        while len(pending) > (AHEAD if workers is not None else 0):
+            yield from pending.popleft()()
     while pending:
-        yield pending.popleft()[1]()
+        yield from pending.popleft()()
 
 
 #: Batches prescanned ahead by the workers (two per worker keeps both busy).
@@ -237,18 +245,26 @@ AHEAD = 4
 STOP_POLL = 0.05
 
 
-def _scan_ahead(
+def _prescanned(
     sources: Sequence[Source],
     plan: UnitPlan,
     units: I64,
-    workers: ScanWorkers,
-    read: Callable[..., Batch],
-) -> Callable[[], Batch]:
-    """Hand a run of neighbouring units to a worker; the batch when asked (read here if not)."""
+    *,
+    batch_units: int,
+    prescan: Prescan,
+    workers: ScanWorkers | None,
+    read: Callable[[I64], Batch],
+    cap: int,
+) -> Callable[[], list[Batch]]:
+    """Prescan a run of neighbouring units (in a worker when there are workers); the batches
+    when asked: the prescanned one, or the usual ones of ``batch_units`` when it cannot be."""
+
+    def usual() -> list[Batch]:
+        return [read(units[i : i + batch_units]) for i in range(0, len(units), batch_units)]
+
     bases = np.asarray(plan.bases, dtype=np.int64)
     if not (len(units) and np.all(np.diff(units) == 1) and _one_source(bases, units)):
-        batch = read(units, prescan=None)
-        return lambda: batch
+        return usual
     s = int(np.searchsorted(bases, units[0], side="right") - 1)
     src, base = sources[s], plan.bases[s]
     assert src.size is not None
@@ -256,18 +272,24 @@ def _scan_ahead(
     hi = min((int(units[-1]) - base + 1) * plan.unit_size, src.size)
     first = first_line_start(src.read_at, lo, hi)
     if first is None:
-        return lambda: read(units, prescan=None)
+        return usual
+    if workers is None:
+        found = scan_range(src.read_at, src.read_into, first, hi, cap=cap, prescan=prescan)
+        if found is None:
+            return usual
+        batch = _found_batch(found, units, base, plan.unit_size, hi - lo)
+        return lambda: [batch]
     job = workers.submit(s, first, hi)
 
-    def done() -> Batch:
+    def done() -> list[Batch]:
         while not job.ready():  # a signal or a budget must not wait for a child's long line
             job.wait(STOP_POLL)
             if src.stop_check is not None and (stop := src.stop_check()) is not None:
                 raise ReadStopped(stop[1], stop[0])
         found = job.get()
         if found is None:  # dense candidates or a read error: read here, the usual way
-            return read(units, prescan=None)
-        return _found_batch(found, units, base, plan.unit_size, hi - lo)
+            return usual()
+        return [_found_batch(found, units, base, plan.unit_size, hi - lo)]
 
     return done
 
@@ -279,16 +301,12 @@ def _read_batch(
     *,
     cap: int,
     record_start: re.Pattern[bytes] | None,
-    prescan: Prescan | None,
 ) -> Batch:
     """The batch of ``units`` (a run of neighbours is framed in one pass)."""
     bases = np.asarray(plan.bases, dtype=np.int64)
     size = plan.unit_size
-    runs = len(units) > 1 or (prescan is not None and len(units) == 1)
-    if runs and np.all(np.diff(units) == 1) and _one_source(bases, units):
-        return _contiguous_batch(
-            sources, plan, units, cap=cap, record_start=record_start, prescan=prescan
-        )
+    if len(units) > 1 and np.all(np.diff(units) == 1) and _one_source(bases, units):
+        return _contiguous_batch(sources, plan, units, cap=cap, record_start=record_start)
     pieces: list[tuple[Piece, int]] = []
     nbytes = 0
     which = np.searchsorted(bases, units, side="right") - 1
@@ -318,9 +336,8 @@ def _contiguous_batch(
     *,
     cap: int,
     record_start: re.Pattern[bytes] | None = None,
-    prescan: Prescan | None = None,
 ) -> Batch:
-    """A run of neighbouring units of one source, framed in one pass (or prescanned)."""
+    """A run of neighbouring units of one source, framed in one pass."""
     s = int(np.searchsorted(np.asarray(plan.bases), units[0], side="right") - 1)
     src, base = sources[s], plan.bases[s]
     assert src.size is not None
@@ -328,10 +345,6 @@ def _contiguous_batch(
     hi = min((int(units[-1]) - base + 1) * plan.unit_size, src.size)
     pieces: list[tuple[Piece, int]] = []
     start = first_line_start(src.read_at, lo, hi)
-    if start is not None and prescan is not None and record_start is None and src.size:
-        found = scan_range(src.read_at, src.read_into, start, hi, cap=cap, prescan=prescan)
-        if found is not None:
-            return _found_batch(found, units, base, plan.unit_size, hi - lo)
     if start is not None:
         chunk = max(hi - start, 1)
         lines = iter_pieces(src.read_at, start, hi, cap=cap, chunk=chunk, read_into=_pooled(src))

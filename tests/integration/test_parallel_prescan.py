@@ -23,11 +23,12 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def _run(path: Path, processes: int, kind: QuestionKind = QuestionKind.TOP_ERRORS) -> Any:
-    """A read of everything in batches of 256 KiB; ``processes`` > 1 prescans from 1 byte on."""
+    """A read of everything in batches of 32 KiB (prescanned ones: 256 KiB); ``processes`` > 1
+    prescans from 1 byte on."""
     settings = load_settings(
         analysis={"seed": 5, "full": True},
         reader={
-            "batch_bytes": 256 << 10,
+            "batch_bytes": 32 << 10,
             "scan_processes": processes,
             "scan_parallel_from": 1,
             "order": "sequential",
@@ -82,7 +83,7 @@ def test_children_prescan_to_the_same_exact_answer(
         one = _run(path, 1)
         assert not submitted
         two = _run(path, 2)
-        assert len(submitted) > 8  # 3 MB in batches of 256 KiB, each one a child's
+        assert len(submitted) > 8  # 3 MB in prescanned batches of 256 KiB, each one a child's
         submitted.clear()
         _same(one, two)
         assert [[e.key, e.count] for e in two.answer.top] == truth["top_errors"]
@@ -122,7 +123,7 @@ def test_a_child_that_fails_leaves_the_range_to_the_parent(
 def test_sigterm_with_children_gives_a_partial_answer_and_leaves_no_child(tmp_path: Path) -> None:
     """SIGTERM while children scan a large file: exit 4, a partial answer, and no child left."""
     path = tmp_path / "big.log"
-    generate(path, scenario="dominant", size_mb=40, seed=9, fmt="combined")
+    truth = generate(path, scenario="dominant", size_mb=40, seed=9, fmt="combined")
     env = {
         **os.environ,
         "LOGAGENT_READER__SCAN_PROCESSES": "2",
@@ -139,13 +140,14 @@ def test_sigterm_with_children_gives_a_partial_answer_and_leaves_no_child(tmp_pa
         time.sleep(0.02)
     kids = _children(proc.pid)
     assert len(kids) == 2, "the read never started its two children"
-    time.sleep(0.3)  # well into the read
     proc.send_signal(signal.SIGTERM)
     out, err = proc.communicate(timeout=120)
     assert proc.returncode == 4, err
     r = json.loads(out)
     assert r["status"] == "partial"
-    assert r["progress"]["lines_read"] > 0
+    assert r["decisions"][-1]["action"] == "STOP_PARTIAL"
+    assert r["decisions"][-1]["reason"] == "interrupted"
+    assert r["progress"]["lines_read"] < truth["lines"]  # counts so far, never called whole
     time.sleep(0.2)
     assert not [k for k in kids if _alive(k)], "a child outlived the run"
 
