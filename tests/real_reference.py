@@ -193,6 +193,16 @@ def zeek(line: str) -> Reading:
     return None, "-"
 
 
+def zeek_reference(text: str) -> dict[str, dict[str, int]]:
+    """A Zeek JSON log's answers: records per ``rcode_name``, NXDOMAIN per query (json module)."""
+    rows = [json.loads(line) for line in text.split("\n") if line.strip()]
+    nxdomain = [r for r in rows if r.get("rcode_name") == "NXDOMAIN" and "query" in r]
+    return {
+        "rcode_name": dict(Counter(r["rcode_name"] for r in rows if "rcode_name" in r)),
+        "nxdomain_by_query": dict(Counter(r["query"] for r in nxdomain)),
+    }
+
+
 READERS: dict[str, Callable[[str], Reading]] = {
     "kafka": kafka,
     "zookeeper": zookeeper,
@@ -231,7 +241,7 @@ SAMPLES = {
     "pino.jsonl": "pino",
     "bunyan.jsonl": "bunyan",
     "ecs.json": "ecs_json",
-    "zeek_handmade.jsonl": "zeek",
+    "zeek_dns.jsonl": "zeek",
 }
 RANK = {"FATAL": 0, "ERROR": 1, "WARN": 2}
 
