@@ -350,6 +350,8 @@ def traefik_access(line: str) -> Access | None:
         "client": obj.get("ClientHost"),
         "method": obj.get("RequestMethod"),
         "user_agent": obj.get("request_User-Agent"),
+        # the line's own stamp (whole seconds); the request's start when it is absent
+        "time": datetime.fromisoformat(obj.get("time") or obj["StartUTC"]),
     }
     return _record(str(obj["DownstreamStatus"]), obj["RequestPath"], **extras)
 
@@ -395,6 +397,7 @@ ACCESS_SAMPLES = {
     "cloudfront.log": "cloudfront",
     "iis_w3c.log": "w3c",
     "caddy_access.jsonl": "caddy",
+    "traefik_access.jsonl": "traefik",
 }
 
 
