@@ -173,6 +173,11 @@ def zap(line: str) -> Reading:
     return (level(parts[1]), parts[2]) if len(parts) >= 4 else None
 
 
+def zap_json(line: str) -> Reading:
+    obj = json.loads(line)
+    return level(obj["level"]), obj.get("caller") or obj.get("logger") or "-"
+
+
 def pino(line: str) -> Reading:
     obj = json.loads(line)
     return level(str(obj["level"])), obj.get("name", "-")
@@ -217,6 +222,7 @@ READERS: dict[str, Callable[[str], Reading]] = {
     "docker_json": docker_json,
     "journald": journald,
     "zap": zap,
+    "zap_json": zap_json,
     "pino": pino,
     "bunyan": bunyan,
     "ecs_json": ecs,
@@ -238,6 +244,7 @@ SAMPLES = {
     "docker_beats.log": "docker_json",
     "journald.json": "journald",
     "zap_console.log": "zap",
+    "caddy_zap.jsonl": "zap_json",
     "pino.jsonl": "pino",
     "bunyan.jsonl": "bunyan",
     "ecs.json": "ecs_json",
