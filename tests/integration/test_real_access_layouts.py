@@ -180,9 +180,7 @@ def test_top_4xx_full_and_early_stop_equal_the_reference(name: str, raw: bool) -
     reference's 4xx counts (requests without a path are no endpoint); none is a recusal."""
     records = access_records(text(name), ACCESS_SAMPLES[name])
     key = raw_route if raw else route
-    want = dict(
-        Counter(key(r["path"]) for r in records if 400 <= r["status"] <= 499 and r["path"])
-    )
+    want = dict(Counter(key(r["path"]) for r in records if 400 <= r["status"] <= 499 and r["path"]))
     flags = ("--top", "1000", *(("--no-normalize",) if raw else ()))  # IIS: 112 paths
     code, full = answer(name, "-q", "top-4xx", "--full", *flags)
     if not want:
