@@ -173,6 +173,11 @@ def zap(line: str) -> Reading:
     return (level(parts[1]), parts[2]) if len(parts) >= 4 else None
 
 
+def zap_json(line: str) -> Reading:
+    obj = json.loads(line)
+    return level(obj["level"]), obj.get("caller") or obj.get("logger") or "-"
+
+
 def pino(line: str) -> Reading:
     obj = json.loads(line)
     return level(str(obj["level"])), obj.get("name", "-")
@@ -193,6 +198,16 @@ def zeek(line: str) -> Reading:
     return None, "-"
 
 
+def zeek_reference(text: str) -> dict[str, dict[str, int]]:
+    """A Zeek JSON log's answers: records per ``rcode_name``, NXDOMAIN per query (json module)."""
+    rows = [json.loads(line) for line in text.split("\n") if line.strip()]
+    nxdomain = [r for r in rows if r.get("rcode_name") == "NXDOMAIN" and "query" in r]
+    return {
+        "rcode_name": dict(Counter(r["rcode_name"] for r in rows if "rcode_name" in r)),
+        "nxdomain_by_query": dict(Counter(r["query"] for r in nxdomain)),
+    }
+
+
 READERS: dict[str, Callable[[str], Reading]] = {
     "kafka": kafka,
     "zookeeper": zookeeper,
@@ -207,6 +222,7 @@ READERS: dict[str, Callable[[str], Reading]] = {
     "docker_json": docker_json,
     "journald": journald,
     "zap": zap,
+    "zap_json": zap_json,
     "pino": pino,
     "bunyan": bunyan,
     "ecs_json": ecs,
@@ -228,10 +244,11 @@ SAMPLES = {
     "docker_beats.log": "docker_json",
     "journald.json": "journald",
     "zap_console.log": "zap",
+    "caddy_zap.jsonl": "zap_json",
     "pino.jsonl": "pino",
     "bunyan.jsonl": "bunyan",
     "ecs.json": "ecs_json",
-    "zeek_handmade.jsonl": "zeek",
+    "zeek_dns.jsonl": "zeek",
 }
 RANK = {"FATAL": 0, "ERROR": 1, "WARN": 2}
 
@@ -340,6 +357,8 @@ def traefik_access(line: str) -> Access | None:
         "client": obj.get("ClientHost"),
         "method": obj.get("RequestMethod"),
         "user_agent": obj.get("request_User-Agent"),
+        # the line's own stamp (whole seconds); the request's start when it is absent
+        "time": datetime.fromisoformat(obj.get("time") or obj["StartUTC"]),
     }
     return _record(str(obj["DownstreamStatus"]), obj["RequestPath"], **extras)
 
@@ -385,6 +404,7 @@ ACCESS_SAMPLES = {
     "cloudfront.log": "cloudfront",
     "iis_w3c.log": "w3c",
     "caddy_access.jsonl": "caddy",
+    "traefik_access.jsonl": "traefik",
 }
 
 

@@ -77,6 +77,7 @@ NESTED = frozenset(
         ("log4j", "syslog3164"),
         *((f.name, "jsonapp") for f in JSON_LAYOUTS),
         ("bunyan", "pino"),
+        ("caddy", "zap_json"),  # Caddy writes its access log with zap
         ("bunyan", "slog_json"),
         ("pino", "slog_json"),
         *((f.name, other) for f in JSON_ACCESS_LAYOUTS for other in ("jsonl", "jsonapp")),

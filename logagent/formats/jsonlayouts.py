@@ -94,8 +94,11 @@ JOURNALD = JsonLayout(
 ZAP_JSON = JsonLayout(
     name="zap_json",
     mapping={TS: "ts", LEVEL: "level", COMPONENT: "caller", MESSAGE: "msg"},
-    signature=("level", "ts", "caller", "msg"),
-    description="zap JSON (production config): component = caller",
+    # no "caller" in the signature: programs that turn zap's AddCaller off (Caddy) write
+    # the logger's name alone, and it is their component then
+    signature=("level", "ts", "msg"),
+    fallback={COMPONENT: "logger"},
+    description="zap JSON (production encoder): component = caller, else the logger's name",
 )
 PINO = JsonLayout(
     name="pino",

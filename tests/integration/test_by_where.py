@@ -184,11 +184,9 @@ def test_app_selections_equal_the_reference(name: str) -> None:
 
 
 def test_any_json_key_is_a_field() -> None:
-    rows = [json.loads(x) for x in (DIR / "zeek_handmade.jsonl").read_text().splitlines()]
+    rows = [json.loads(x) for x in (DIR / "zeek_dns.jsonl").read_text().splitlines()]
     truth = Counter(r["query"] for r in rows if r.get("rcode_name") == "NXDOMAIN")
-    out = answer(
-        str(DIR / "zeek_handmade.jsonl"), "--by", "query", "--where", "rcode_name=NXDOMAIN"
-    )
+    out = answer(str(DIR / "zeek_dns.jsonl"), "--by", "query", "--where", "rcode_name=NXDOMAIN")
     check_ranking(out, truth)
 
 

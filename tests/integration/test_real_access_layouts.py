@@ -20,6 +20,7 @@ from tests.real_reference import (
     ACCESS_SAMPLES,
     access_records,
     access_reference,
+    raw_route,
     route,
 )
 
@@ -170,3 +171,23 @@ def test_by_extra_field_equals_the_reference(name: str, field: str) -> None:
         assert code == 3 and out["status"] == "recused"
         return
     assert code == 0 and counts(out) == dict(errors)
+
+
+@pytest.mark.parametrize("raw", [True, False])
+@pytest.mark.parametrize("name", NAMES)
+def test_top_4xx_full_and_early_stop_equal_the_reference(name: str, raw: bool) -> None:
+    """-q top-4xx by raw path and by route: --full and the default early stop give the
+    reference's 4xx counts (requests without a path are no endpoint); none is a recusal."""
+    records = access_records(text(name), ACCESS_SAMPLES[name])
+    key = raw_route if raw else route
+    want = dict(Counter(key(r["path"]) for r in records if 400 <= r["status"] <= 499 and r["path"]))
+    flags = ("--top", "1000", *(("--no-normalize",) if raw else ()))  # IIS: 112 paths
+    code, full = answer(name, "-q", "top-4xx", "--full", *flags)
+    if not want:
+        assert code == 3 and full["status"] == "recused"
+        return
+    assert code == 0 and full["status"] == "exact"
+    assert counts(full) == want
+    code, early = answer(name, "-q", "top-4xx", *flags)
+    assert code == 0
+    assert counts(early) == want  # small samples: the early stop reads them whole

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from tests.real_reference import SAMPLES, reference
+from tests.real_reference import SAMPLES, reference, zeek_reference
 
 ROOT = Path(__file__).resolve().parents[2]
 DIR = ROOT / "sample_logs"
@@ -74,11 +74,47 @@ def test_full_and_early_stop_answers_equal_the_reference(name: str, level: str) 
     assert counts(early) == want  # small samples: the early stop reads them whole
 
 
-def test_zeek_says_level_questions_do_not_apply() -> None:
+ZEEK = sorted(n for n, f in SAMPLES.items() if f == "zeek")
+
+
+@pytest.mark.parametrize("name", ZEEK)
+def test_zeek_says_level_questions_do_not_apply(name: str) -> None:
     """A Zeek log is named by detect and a level question recuses with the note."""
-    code, out = answer("zeek_handmade.jsonl", "--full")
+    code, out = answer(name, "--full")
     assert out["input"]["format"] == "zeek" and code == 3
     assert any("level questions do not apply" in w for w in out["warnings"])
+
+
+def by_field(name: str, *args: str) -> tuple[int, dict[str, Any]]:
+    proc = run("analyze", f"sample_logs/{name}", "--json", "--top", "100", "--llm", "off", *args)
+    return proc.returncode, json.loads(proc.stdout)
+
+
+@pytest.mark.parametrize(
+    ("name", "key", "args"),
+    [
+        (n, k, a)
+        for n in ZEEK
+        for k, a in [
+            ("rcode_name", ("--by", "rcode_name")),
+            ("nxdomain_by_query", ("--by", "query", "--where", "rcode_name=NXDOMAIN")),
+        ]
+    ],
+)
+def test_zeek_fields_full_and_early_stop_equal_the_reference(
+    name: str, key: str, args: tuple[str, ...]
+) -> None:
+    """Zeek's own fields (--by rcode_name; NXDOMAIN queries): --full and the default early stop
+    count what the json module reads, and the sidecar holds the same counts."""
+    want = zeek_reference((DIR / name).read_text(encoding="utf-8"))[key]
+    assert json.loads((DIR / f"{name}.expected.json").read_text())[key] == want
+    code, full = by_field(name, *args, "--full")
+    assert code == 0 and full["status"] == "exact"
+    assert full["input"]["format"] == "zeek"
+    assert counts(full) == want
+    code, early = by_field(name, *args)
+    assert code == 0
+    assert counts(early) == want  # small samples: the early stop reads them whole
 
 
 def _levels(text: str, fmt: str) -> dict[str, int]:
