@@ -27,7 +27,8 @@ import numpy.typing as npt
 
 from logagent.sources.buffers import POOL
 from logagent.sources.files import ReadStopped, Source
-from logagent.sources.framing import Buffer, Piece, first_line_start, iter_pieces, iter_unit_pieces
+from logagent.sources.framing import Buffer, Piece, first_line_start, iter_pieces
+from logagent.sources.gather import UnitSource, gather_units
 from logagent.sources.locate import count_newlines, is_utf8
 from logagent.sources.prescan import Found, Prescan, scan_range
 from logagent.sources.records import as_records, iter_record_unit_pieces
@@ -307,6 +308,8 @@ def _read_batch(
     size = plan.unit_size
     if len(units) > 1 and np.all(np.diff(units) == 1) and _one_source(bases, units):
         return _contiguous_batch(sources, plan, units, cap=cap, record_start=record_start)
+    if record_start is None:
+        return _gathered_batch(sources, plan, units, cap=cap)
     pieces: list[tuple[Piece, int]] = []
     nbytes = 0
     which = np.searchsorted(bases, units, side="right") - 1
@@ -314,14 +317,42 @@ def _read_batch(
         src, base, local = sources[s], plan.bases[s], u - plan.bases[s]
         assert src.size is not None
         nbytes += min(size, src.size - local * size)
-        if record_start is None:
-            unit_pieces = iter_unit_pieces(src.read_at, local, size, src.size, cap=cap)
-        else:
-            unit_pieces = iter_record_unit_pieces(
-                src.read_at, local, size, src.size, cap=cap, start=record_start
-            )
+        unit_pieces = iter_record_unit_pieces(
+            src.read_at, local, size, src.size, cap=cap, start=record_start
+        )
         pieces.extend((p, base) for p in unit_pieces)
     return make_batch(pieces, units, unit_size=size, bytes_read=nbytes)
+
+
+def _gathered_batch(sources: Sequence[Source], plan: UnitPlan, units: I64, *, cap: int) -> Batch:
+    """Units from anywhere, gathered in file order into one buffer (``sources.gather``)."""
+    bases = np.asarray(plan.bases, dtype=np.int64)
+    size = plan.unit_size
+    ordered = np.sort(units)
+    which = np.searchsorted(bases, ordered, side="right") - 1
+    local = ordered - bases[which]
+    ends = np.minimum((local + 1) * size, np.asarray([s.size or 0 for s in sources])[which])
+    nbytes = int((ends - local * size).sum())
+    views = [
+        UnitSource(s.read_at, s.read_into, s.size or 0, b)
+        for s, b in zip(sources, plan.bases, strict=True)
+    ]
+    pairs = list(zip(which.tolist(), local.tolist(), strict=True))
+    got = gather_units(views, pairs, size, cap=cap, acquire=POOL.acquire)
+    utf8 = is_utf8(got.data, got.size)
+    return Batch(
+        data=got.data,
+        size=got.size,
+        lines=count_newlines(got.data, got.size, utf8=utf8),
+        utf8=utf8,
+        piece_pos=np.asarray(got.piece_pos, dtype=np.int64),
+        piece_offset=np.asarray(got.piece_offset, dtype=np.int64),
+        piece_base=np.asarray(got.piece_base, dtype=np.int64),
+        unit_size=size,
+        units=units,
+        bytes_read=nbytes,
+        lines_truncated=got.truncated,
+    )
 
 
 def _one_source(bases: I64, units: I64) -> bool:

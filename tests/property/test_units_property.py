@@ -96,3 +96,47 @@ def test_counts_do_not_depend_on_unit_size_or_order(
                 )
             )
     assert results[:2] == results[2:]
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    files=st.lists(FILES, min_size=1, max_size=3),
+    unit_size=st.integers(1, 64),
+    cap=st.sampled_from([2, 7, 16, 1 << 20]),
+    pick=st.lists(st.integers(0, 10_000), max_size=30),
+)
+def test_gathered_units_equal_framed_units(
+    files: list[bytes], unit_size: int, cap: int, pick: list[int]
+) -> None:
+    """Units gathered into one buffer hold exactly the lines ``iter_unit_pieces`` frames for
+    them, each at its source offset, whatever the units, sources, cap and line endings."""
+    from logagent.sources.gather import UnitSource, gather_units
+
+    def reader(data: bytes) -> UnitSource:
+        def read_at(offset: int, n: int) -> bytes:
+            return data[offset : offset + n]
+
+        def read_into(offset: int, view: memoryview) -> int:
+            chunk = data[offset : offset + len(view)]
+            view[: len(chunk)] = chunk
+            return len(chunk)
+
+        return UnitSource(read_at, read_into, len(data), 0)
+
+    sources = [reader(d) for d in files]
+    counts = [-(-len(d) // unit_size) for d in files]
+    every = [(s, u) for s, n in enumerate(counts) for u in range(n)]
+    units = sorted({every[i % len(every)] for i in pick}) if every else []
+    got = gather_units(sources, units, unit_size, cap=cap, acquire=bytearray)
+    want_data, want_cut = b"", 0
+    want_offsets: list[tuple[int, int]] = []
+    for s, u in units:
+        for p in iter_unit_pieces(sources[s].read_at, u, unit_size, len(files[s]), cap=cap):
+            want_offsets.append((s, p.offset))
+            want_data += p.data
+            want_cut += p.truncated
+    assert bytes(got.data[: got.size]) == want_data
+    assert got.truncated == want_cut
+    assert got.piece_offset == [offset for _, offset in want_offsets]
+    assert got.piece_base == [0] * len(want_offsets)
+    assert got.piece_pos == sorted(got.piece_pos) and (not got.piece_pos or got.piece_pos[0] == 0)
