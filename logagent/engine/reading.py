@@ -420,8 +420,11 @@ def _iter_batches(
     seed = run.seed if run.seed is not None else _seed(run)
     batch_units = max(1, run.batch_bytes // unit_size)
     # a prescanned batch holds only its candidate lines: larger ones cost no memory and
-    # spare the per-batch work (parse call, memory reading, progress) of a fast read
-    prescan_units = PRESCAN_BATCHES * batch_units if order is Order.SEQUENTIAL else None
+    # spare the per-batch work (parse call, memory reading, progress) of a fast read; still
+    # an eighth of the input at most, so that budgets, signals and progress act between them
+    prescan_units = None
+    if order is Order.SEQUENTIAL:
+        prescan_units = max(batch_units, min(PRESCAN_BATCHES * batch_units, plan.total_units // 8))
     units = unit_order(plan.total_units, order, seed)
     if skip is not None:
         units = units[~np.isin(units, skip)]
