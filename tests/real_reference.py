@@ -195,7 +195,7 @@ def ecs(line: str) -> Reading:
 
 
 def logfmt_pairs(line: str) -> dict[str, str]:
-    """``key=value`` pairs, a quoted value unescaped (a char-by-char scan, no regex)."""
+    """``key=value`` pairs, a quoted value unescaped (scanned with str.find, no regex)."""
     out: dict[str, str] = {}
     i, n = 0, len(line)
     while i < n:
