@@ -194,6 +194,39 @@ def ecs(line: str) -> Reading:
     return level(obj["log.level"]), logger
 
 
+def logfmt_pairs(line: str) -> dict[str, str]:
+    """``key=value`` pairs, a quoted value unescaped (scanned with str.find, no regex)."""
+    out: dict[str, str] = {}
+    i, n = 0, len(line)
+    while i < n:
+        eq = line.find("=", i)
+        if eq < 0:
+            break
+        key = line[i:eq]
+        i = eq + 1
+        if line[i : i + 1] == '"':
+            value, i = [], i + 1
+            while i < n and line[i] != '"':
+                if line[i] == "\\" and i + 1 < n:
+                    i += 1
+                value.append(line[i])
+                i += 1
+            out[key], i = "".join(value), i + 2
+        else:
+            end = line.find(" ", i)
+            end = n if end < 0 else end
+            out[key], i = line[i:end], end + 1
+    return out
+
+
+def slog_text(line: str) -> Reading:
+    """Go slog TextHandler: ``time=… level=WARN msg=…``; component = source (AddSource) or -."""
+    pairs = logfmt_pairs(line)
+    if "level" not in pairs or "msg" not in pairs:
+        return None
+    return level(pairs["level"]), pairs.get("source", "-")
+
+
 def zeek(line: str) -> Reading:
     return None, "-"
 
@@ -227,6 +260,7 @@ READERS: dict[str, Callable[[str], Reading]] = {
     "bunyan": bunyan,
     "ecs_json": ecs,
     "zeek": zeek,
+    "logfmt": slog_text,
 }
 #: Sample file -> its layout.
 SAMPLES = {
@@ -249,6 +283,7 @@ SAMPLES = {
     "bunyan.jsonl": "bunyan",
     "ecs.json": "ecs_json",
     "zeek_dns.jsonl": "zeek",
+    "miniflux_slog.log": "logfmt",
 }
 RANK = {"FATAL": 0, "ERROR": 1, "WARN": 2}
 
