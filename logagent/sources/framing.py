@@ -147,7 +147,7 @@ def split_long_lines(
     """
     n = len(data) if end is None else end
     full_span = n if span is None else span
-    if _no_long_line(data, n, cap):
+    if no_long_line(data, n, cap):
         return [Piece(offset, data, full_span, end=n)]
     out: list[Piece] = []
     seg = i = 0
@@ -170,9 +170,10 @@ def split_long_lines(
     return out
 
 
-def _no_long_line(data: Buffer, n: int, cap: int) -> bool:
-    """Whether every line of ``data[:n]`` fits in ``cap`` bytes (the common case, checked first)."""
-    i = 0
+def no_long_line(data: Buffer, n: int, cap: int, start: int = 0) -> bool:
+    """Whether every line of ``data[start:n]`` fits in ``cap`` bytes (the common case, checked
+    first)."""
+    i = start
     while i < n:
         j = data.rfind(NL, i, min(i + cap + 1, n))
         if j < 0:
@@ -226,6 +227,6 @@ def _unit_in_one_read(read_at: ReadAt, lo: int, hi: int, cap: int) -> list[Piece
     end = data.find(NL, hi - lo + back - 1)
     if end < 0:
         return None
-    if end + 1 - first > cap + 1 and not _no_long_line(data[first : end + 1], end + 1 - first, cap):
+    if end + 1 - first > cap + 1 and not no_long_line(data[first : end + 1], end + 1 - first, cap):
         return None
     return [Piece(lo - back + first, data[first : end + 1], end + 1 - first)]

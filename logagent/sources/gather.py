@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from logagent.sources.framing import TAIL_SLACK, ReadAt, iter_unit_pieces
+from logagent.sources.framing import TAIL_SLACK, ReadAt, iter_unit_pieces, no_long_line
 
 NL = b"\n"
 ReadInto = Callable[[int, memoryview], int]
@@ -75,7 +75,7 @@ def gather_units(
             continue  # no newline in [lo-1, hi-1]: no line starts in this unit
         end = scratch.find(NL, hi - lo + back - 1, got)
         lines: list[tuple[int, bytes | bytearray | memoryview, int]]
-        if end >= 0 and (end + 1 - first <= cap or _short(scratch, first, end + 1, cap)):
+        if end >= 0 and (end + 1 - first <= cap or no_long_line(scratch, end + 1, cap, first)):
             lines = [(lo - back + first, view[first : end + 1], end + 1 - first)]
         else:  # the general path: framing's own
             lines = []
@@ -94,14 +94,3 @@ def gather_units(
             w += n
     view.release()
     return Gathered(out, w, pos, offsets, bases, truncated)
-
-
-def _short(data: bytearray, start: int, stop: int, cap: int) -> bool:
-    """Whether every line of ``data[start:stop]`` (newline-terminated) fits in ``cap`` bytes."""
-    i = start
-    while i < stop:
-        j = data.rfind(NL, i, min(i + cap + 1, stop))
-        if j < 0:
-            return False
-        i = j + 1
-    return True
