@@ -167,13 +167,17 @@ def run(big: Path, slice_mb: float, repeat: int) -> int:
         t0 = time.perf_counter()
         truth = baseline(big, new)
         awk_s = time.perf_counter() - t0
+        # each ends as the CLI does (os._exit: no interpreter teardown), so floor and run compare
+        leave = "\nimport os; os._exit(0)"
         floor = {
-            "python -c pass": timed([sys.executable, "-c", "pass"], repeat),
-            "import polars": timed([sys.executable, "-c", "import polars"], repeat),
+            "python -c pass": timed([sys.executable, "-c", "pass" + leave], repeat),
+            "import polars": timed([sys.executable, "-c", "import polars" + leave], repeat),
             "import polars, numpy, pyarrow, pydantic": timed(
-                [sys.executable, "-c", "import polars, numpy, pyarrow, pydantic"], repeat
+                [sys.executable, "-c", "import polars, numpy, pyarrow, pydantic" + leave], repeat
             ),
-            "every module a cron run imports": timed([sys.executable, "-c", CRON_IMPORTS], repeat),
+            "every module a cron run imports": timed(
+                [sys.executable, "-c", CRON_IMPORTS + leave], repeat
+            ),
         }
     finally:
         shutil.rmtree(work, ignore_errors=True)

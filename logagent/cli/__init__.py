@@ -12,6 +12,7 @@ Exit codes (``exits.py``, one table): 0 settled or exact, 1 internal error,
 
 from __future__ import annotations
 
+import atexit
 import importlib
 import os
 import signal
@@ -83,8 +84,9 @@ def entry(args: Any = None) -> None:
     writes (results, reports, checkpoints, cron state: atomically, before it
     returns); the interpreter's teardown after that frees Polars', numpy's and
     pydantic's objects one by one, 0.3-0.45 s here, which every run (a cron job
-    each minute) would pay for nothing. So the process flushes its standard
-    streams and leaves with ``os._exit`` at once, with the same code.
+    each minute) would pay for nothing. So the process runs its ``atexit``
+    handlers, flushes its standard streams and leaves with ``os._exit``, with
+    the same code.
     """
     argv = list(sys.argv[1:] if args is None else args)
     try:
@@ -106,7 +108,9 @@ def _command(argv: list[str]) -> str | None:
 
 
 def _leave(code: int) -> None:
-    """Flush the standard streams, then end the process without interpreter teardown."""
+    """Run the exit handlers (``atexit``: a wrapper's, the libraries'), flush the standard
+    streams, then end the process without the interpreter's teardown."""
+    atexit._run_exitfuncs()
     for stream in (sys.stdout, sys.stderr):
         try:
             if stream is not None:

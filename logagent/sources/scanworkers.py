@@ -15,14 +15,16 @@ SIGTERM, and are terminated when the read ends, however it ends.
 
 from __future__ import annotations
 
-import multiprocessing
 import os
 import signal
 from collections.abc import Sequence
-from multiprocessing.pool import AsyncResult, Pool
+from typing import TYPE_CHECKING
 
 from logagent.sources.files import Source
 from logagent.sources.prescan import Found, Prescan, scan_range
+
+if TYPE_CHECKING:  # multiprocessing is imported by the reads that fork (start-up time)
+    from multiprocessing.pool import AsyncResult, Pool
 
 #: The sources and prescan of the read the pool serves (set before the fork, read by children).
 _SHARED: tuple[Sequence[Source], Prescan, int] | None = None
@@ -63,6 +65,8 @@ class ScanWorkers:
     """A pool of forked prescanning processes for one read (a context manager)."""
 
     def __init__(self, sources: Sequence[Source], prescan: Prescan, *, cap: int, processes: int):
+        import multiprocessing
+
         global _SHARED
         _SHARED = (sources, prescan, cap)
         try:
