@@ -15,8 +15,10 @@ SIGTERM, and are terminated when the read ends, however it ends.
 
 from __future__ import annotations
 
+import itertools
 import os
 import signal
+import threading
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
@@ -26,8 +28,12 @@ from logagent.sources.prescan import Found, Prescan, scan_range
 if TYPE_CHECKING:  # multiprocessing is imported by the reads that fork (start-up time)
     from multiprocessing.pool import AsyncResult, Pool
 
-#: The sources and prescan of the read the pool serves (set before the fork, read by children).
-_SHARED: tuple[Sequence[Source], Prescan, int] | None = None
+#: The read a pool serves: (token, sources, prescan, cap), set just before its fork and read
+#: by its children. Every task carries the token: a child forked for another read (two runs
+#: of the service at once, a child respawned later) answers None and the parent reads itself.
+_SHARED: tuple[int, Sequence[Source], Prescan, int] | None = None
+_FORKING = threading.Lock()
+_TOKENS = itertools.count(1)
 
 
 def available_processes() -> int:
@@ -68,18 +74,20 @@ class ScanWorkers:
         import multiprocessing
 
         global _SHARED
-        _SHARED = (sources, prescan, cap)
-        try:
-            self._pool: Pool | None = multiprocessing.get_context("fork").Pool(
-                processes, initializer=_child_start
-            )
-        finally:
-            _SHARED = None  # the children have their copy; the parent keeps no reference
+        self._token = next(_TOKENS)
+        with _FORKING:  # one pool forks at a time, each with its own read
+            _SHARED = (self._token, sources, prescan, cap)
+            try:
+                self._pool: Pool | None = multiprocessing.get_context("fork").Pool(
+                    processes, initializer=_child_start
+                )
+            finally:
+                _SHARED = None  # the children have their copy; the parent keeps no reference
 
     def submit(self, source: int, start: int, stop: int) -> AsyncResult[Found | None]:
         """Scan the lines starting in ``[start, stop)`` of source ``source`` in a child."""
         assert self._pool is not None
-        return self._pool.apply_async(_scan_in_child, (source, start, stop))
+        return self._pool.apply_async(_scan_in_child, (self._token, source, start, stop))
 
     def close(self) -> None:
         """Stop the children now (pending scans are dropped)."""
@@ -99,15 +107,15 @@ def _child_start() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     if _SHARED is not None:
-        for source in _SHARED[0]:
+        for source in _SHARED[1]:
             source.stop_check = None  # the parent's stop check is the parent's to ask
 
 
-def _scan_in_child(source: int, start: int, stop: int) -> Found | None:
+def _scan_in_child(token: int, source: int, start: int, stop: int) -> Found | None:
     """One range, scanned in a child; None when it cannot be (the parent reads it then)."""
-    if _SHARED is None:
+    if _SHARED is None or _SHARED[0] != token:
         return None
-    sources, prescan, cap = _SHARED
+    _, sources, prescan, cap = _SHARED
     src = sources[source]
     try:
         return scan_range(src.read_at, src.read_into, start, stop, cap=cap, prescan=prescan)

@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from logagent import Question, analyze, load_settings
+from logagent.formats.access import ACCESS_5XX_PREFILTER
 from logagent.result import QuestionKind, Status
 from logagent.samples import generate
 from logagent.sources import scanworkers
@@ -176,3 +177,49 @@ def _alive(pid: int) -> bool:
             return f.read().split()[2] != "Z"
     except OSError:
         return False
+
+
+def test_two_reads_at_once_each_count_their_own_file(tmp_path: Path) -> None:
+    """Two runs in one process (as the service runs jobs), each with its children: each answer
+    is its own file's, as one process gives it."""
+    import threading
+
+    paths = []
+    for i, scenario in enumerate(("dominant", "close")):
+        path = tmp_path / f"{scenario}.log"
+        generate(path, scenario=scenario, size_mb=3, seed=40 + i, fmt="combined")
+        paths.append(path)
+    alone = [_run(p, 1) for p in paths]
+    together: list[Any] = [None, None]
+
+    def run(i: int) -> None:
+        together[i] = _run(paths[i], 2)
+
+    threads = [threading.Thread(target=run, args=(i,)) for i in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=300)
+    for a, b in zip(alone, together, strict=True):
+        _same(a, b)
+
+
+def test_a_task_for_another_read_is_handed_back(tmp_path: Path) -> None:
+    """A child holding one read's sources answers a task of another read with None."""
+    from logagent.sources import open_source
+    from logagent.sources.prescan import prescan_for
+
+    path = tmp_path / "x.log"
+    path.write_text(combined_line("/a", 503) + "\n")
+    src = open_source(str(path))
+    find = prescan_for(ACCESS_5XX_PREFILTER)
+    assert find is not None
+    saved = scanworkers._SHARED
+    try:
+        scanworkers._SHARED = (7, [src], find, 1 << 16)
+        mine = scanworkers._scan_in_child(7, 0, 0, src.size or 0)
+        assert mine is not None and mine.lines == 1 and len(mine.raw) == 1
+        assert scanworkers._scan_in_child(8, 0, 0, src.size or 0) is None
+    finally:
+        scanworkers._SHARED = saved
+        src.close()
