@@ -15,6 +15,7 @@ import subprocess
 import sys
 import time
 from collections import Counter
+from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -98,6 +99,29 @@ def append(log: Path, data: bytes) -> None:
         f.write(data)
 
 
+def sliced_with_logrotate(
+    rng: random.Random, data: bytes, log: Path, tmp_path: Path, used: set[str]
+) -> Iterator[tuple[int, int, bool]]:
+    """Append ``data`` to ``log`` in 20 random slices (the last to the end); between slices
+    the real logrotate rotates it, every variant first, then at random (between lines).
+
+    Yields (slice index, bytes appended so far, rotated before this run); ``used`` gathers
+    the variants run.
+    """
+    names = sorted(VARIANTS)
+    pos = 0
+    for i, cut in enumerate(cuts(rng, len(data), 19)):
+        rotate = i > 0 and (i <= len(names) or rng.random() < 0.3) and cut < len(data)
+        end = max(pos, data.index(b"\n", cut - 1) + 1 if rotate else cut)  # rotated between lines
+        append(log, data[pos:end])
+        pos = end
+        if rotate:
+            variant = names[len(used)] if len(used) < len(names) else rng.choice(names)
+            used.add(variant)
+            logrotate(log, variant, tmp_path)
+        yield i, end, rotate
+
+
 @needs_logrotate
 @pytest.mark.parametrize("seed", [1, 2])
 def test_random_slices_with_logrotate_count_exactly(
@@ -107,20 +131,10 @@ def test_random_slices_with_logrotate_count_exactly(
     data, truth = generated
     rng = random.Random(seed)
     log, state = tmp_path / "access.log", tmp_path / "job.sqlite"
-    names = sorted(VARIANTS)
     used: set[str] = set()
-    pos = 0
     rotations = 0
-    for i, cut in enumerate(cuts(rng, len(data), 19)):  # 20 slices, the last one to the end
-        rotate = i > 0 and (i <= len(names) or rng.random() < 0.3) and cut < len(data)
-        end = max(pos, data.index(b"\n", cut - 1) + 1 if rotate else cut)  # rotated between lines
-        append(log, data[pos:end])
-        pos = end
-        if rotate:
-            variant = names[len(used)] if len(used) < len(names) else rng.choice(names)
-            used.add(variant)
-            logrotate(log, variant, tmp_path)
-            rotations += 1
+    for _, _, rotated in sliced_with_logrotate(rng, data, log, tmp_path, used):
+        rotations += rotated
         proc = cron(state, "--json", "--top", "1000", log=log)
         assert proc.returncode == 0, proc.stderr
     assert used == set(VARIANTS)
@@ -169,18 +183,9 @@ def test_window_by_record_time_in_random_slices_with_logrotate(
     assert sum(1 for _, _, s in lines if 500 <= s <= 599) == truth["lines_5xx"]  # the parse
     rng = random.Random(5)
     log, state = tmp_path / "access.log", tmp_path / "job.sqlite"
-    names = sorted(VARIANTS)
     used: set[str] = set()
-    pos, now_s, checked = 0, 0.0, 0
-    for i, cut in enumerate(cuts(rng, len(data), 19)):
-        rotate = i > 0 and (i <= len(names) or rng.random() < 0.3) and cut < len(data)
-        end = max(pos, data.index(b"\n", cut - 1) + 1 if rotate else cut)
-        append(log, data[pos:end])
-        pos = end
-        if rotate:
-            variant = names[len(used)] if len(used) < len(names) else rng.choice(names)
-            used.add(variant)
-            logrotate(log, variant, tmp_path)
+    now_s, checked = 0.0, 0
+    for i, end, _ in sliced_with_logrotate(rng, data, log, tmp_path, used):
         so_far = lines[: data.count(b"\n", 0, end)]
         if so_far:  # a live log's clock: a little after its last line, never going back
             now_s = max(now_s, so_far[-1][0] + rng.uniform(0, 1800))
