@@ -12,7 +12,6 @@ that built a 1 GB string, a service worker) would report the parent's peak.
 from __future__ import annotations
 
 import ctypes
-import ctypes.util
 import resource
 import sys
 from collections.abc import Callable
@@ -67,10 +66,18 @@ def _malloc_trim() -> Callable[[], None]:
     over a long run without any live data growing. Trimming now and then keeps
     the peak flat from 1 GB to 10 GB inputs.
     """
+    try:  # glibc's soname first: ``find_library`` runs ``ldconfig -p`` (a process at start-up)
+        libc = ctypes.CDLL("libc.so.6")
+    except OSError:
+        from ctypes.util import find_library
+
+        try:
+            libc = ctypes.CDLL(find_library("c"))
+        except OSError:
+            return lambda: None
     try:
-        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
         trim = libc.malloc_trim
-    except (OSError, AttributeError):
+    except AttributeError:
         return lambda: None
     trim.argtypes = [ctypes.c_size_t]
 

@@ -75,3 +75,7 @@ def test_literal_prefilter_only_for_names_written_verbatim() -> None:
     assert not pattern.search(b'{"logger":"svc-payments","level":"ERROR"}')  # '.' is literal
     for name in ("-", "", 'say "hi"', "caf\u00e9", "a\\b"):
         assert literal_prefilter(name) is None, name
+    for name in ("a/b", "tab\there", "del\x7f", "nul\x00", "\U0010ffff"):
+        assert literal_prefilter(name) is None, repr(name)
+    for name in ("~ok~", "svc_1 2", "a-b.c:d", "x" * 300):
+        assert literal_prefilter(name) is not None, name
