@@ -27,6 +27,7 @@ from logagent.evidence.matrix import F64, I64
 from logagent.formats.base import BUCKET, Format
 from logagent.formats.bucketed import Bucketed, TimeOf, choose_bucket_s, parse_bucket
 from logagent.result import Timeline, TimelineBucket
+from logagent.sources.permute import Ordering
 
 
 def bucket_width(
@@ -95,7 +96,7 @@ def timeline_answer(
     *,
     exact: bool,
     population: int | None = None,
-    order: I64 | None = None,
+    order: Ordering | None = None,
     span: tuple[int, int] | None = None,
     delta: float = 0.01,
     bound: float = 1.0,
@@ -137,7 +138,7 @@ def timeline_answer(
 
 
 def _bands(
-    tally: Tally, starts: range, order: I64, population: int, delta: float, bound: float
+    tally: Tally, starts: range, order: Ordering, population: int, delta: float, bound: float
 ) -> dict[int, tuple[float, float, float]]:
     """Each bucket's interval from the per-unit counts of the units read, in reading order."""
     read = order[: tally.units]

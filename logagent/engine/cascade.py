@@ -36,7 +36,8 @@ from logagent.formats.catalog import AnyFormat
 from logagent.formats.detect import Detection, any_record, every_format
 from logagent.formats.extract import scan
 from logagent.result import RecuseCode, Result
-from logagent.sources.batches import Order, iter_seekable_batches, plan_units, unit_order
+from logagent.sources.batches import iter_seekable_batches, plan_units
+from logagent.sources.permute import Order, unit_order
 
 #: Records found by the cascade that are enough to detect their format on.
 ENOUGH = 32

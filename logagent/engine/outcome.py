@@ -38,7 +38,7 @@ from logagent.result import (
     Saving,
     Status,
 )
-from logagent.sources.batches import I64, Order, unit_order
+from logagent.sources.permute import Order, Ordering, unit_order
 from logagent.timeline import timeline_answer
 
 log = get_logger("logagent.engine")
@@ -139,7 +139,7 @@ def finish(run: Run, detection: Detection, unit_size: int, units_total: int | No
     )
 
 
-def _reading_order(run: Run, units_total: int | None) -> I64 | None:
+def _reading_order(run: Run, units_total: int | None) -> Ordering | None:
     """The seeded permutation a random-order read took its units from (its first ones read)."""
     if run.reading != "random_units" or not units_total or run.seed is None:
         return None

@@ -427,7 +427,8 @@ def _iter_batches(
         prescan_units = max(batch_units, min(PRESCAN_BATCHES * batch_units, plan.total_units // 8))
     units = unit_order(plan.total_units, order, seed)
     if skip is not None:
-        units = units[~np.isin(units, skip)]
+        every = units[0 : len(units)]  # a resumed full read: only what is left (materialized)
+        units = every[~np.isin(every, skip)]
     yield from iter_seekable_batches(
         seekable,
         plan,

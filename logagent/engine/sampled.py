@@ -45,6 +45,7 @@ from logagent.routermem.router import (
 from logagent.sources import Batch, Source, UnitPlan, iter_seekable_batches
 from logagent.sources.batches import I64, batch_bounds
 from logagent.sources.files import InputChanged, ReadStopped
+from logagent.sources.permute import Ordering
 
 #: Batches grow by this factor up to MAX_BATCH_BYTES (and 1/64 of the input): a decision costs
 #: a fixed ~20 ms of Polars and numpy, so long runs decide less often; the overshoot past
@@ -75,7 +76,7 @@ STREAM_POPULATION = 10**12
 
 
 def seekable_batches(
-    run: Run, plan: UnitPlan, order: I64, seekable: list[Source], *, start: int = 0
+    run: Run, plan: UnitPlan, order: Ordering, seekable: list[Source], *, start: int = 0
 ) -> Iterator[Batch]:
     """Random-order batches of a seekable input: the pilot, then growing batches.
 
@@ -87,7 +88,7 @@ def seekable_batches(
     )
 
 
-def sampled_slices(run: Run, plan: UnitPlan, order: I64, *, start: int = 0) -> Iterator[I64]:
+def sampled_slices(run: Run, plan: UnitPlan, order: Ordering, *, start: int = 0) -> Iterator[I64]:
     """The slices of ``order`` that ``seekable_batches`` reads as batches, in turn (a
     backend reads each elsewhere; ``scale`` is asked as each slice is cut)."""
     sched = _schedule(run, plan, start)

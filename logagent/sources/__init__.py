@@ -2,16 +2,15 @@
 
 from logagent.sources.batches import (
     Batch,
-    Order,
     UnitPlan,
     choose_unit_size,
     iter_seekable_batches,
     iter_stream_batches,
     plan_units,
-    unit_order,
 )
 from logagent.sources.files import Source, open_source, resolve_paths
 from logagent.sources.framing import Piece, iter_pieces, iter_unit_pieces
+from logagent.sources.permute import Order, unit_order
 
 __all__ = [
     "Batch",

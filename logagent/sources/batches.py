@@ -19,7 +19,6 @@ import re
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from enum import StrEnum
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -30,6 +29,7 @@ from logagent.sources.files import ReadStopped, Source
 from logagent.sources.framing import Buffer, Piece, first_line_start, iter_pieces
 from logagent.sources.gather import UnitSource, gather_units
 from logagent.sources.locate import count_newlines, is_utf8
+from logagent.sources.permute import Ordering
 from logagent.sources.prescan import Found, Prescan, scan_range
 from logagent.sources.records import as_records, iter_record_unit_pieces
 
@@ -41,13 +41,6 @@ MAX_UNIT = 1 << 20
 TARGET_UNITS = 1 << 20
 
 I64 = npt.NDArray[np.int64]
-
-
-class Order(StrEnum):
-    """In which order units are read."""
-
-    SEQUENTIAL = "sequential"
-    RANDOM = "random"
 
 
 def choose_unit_size(total_bytes: int) -> int:
@@ -76,13 +69,6 @@ def plan_units(sizes: Sequence[int], unit_size: int) -> UnitPlan:
     counts = tuple(math.ceil(s / unit_size) for s in sizes)
     bases = tuple(int(x) for x in np.concatenate([[0], np.cumsum(counts)[:-1]])) if counts else ()
     return UnitPlan(unit_size, bases, counts)
-
-
-def unit_order(total_units: int, order: Order, seed: int) -> I64:
-    """The reading order of all planned units: file order or a seeded permutation."""
-    if order is Order.SEQUENTIAL:
-        return np.arange(total_units, dtype=np.int64)
-    return np.random.default_rng(seed).permutation(total_units).astype(np.int64)
 
 
 @dataclass(frozen=True, slots=True)
@@ -195,7 +181,7 @@ def _bounds(
 def iter_seekable_batches(
     sources: Sequence[Source],
     plan: UnitPlan,
-    order: I64,
+    order: Ordering,
     *,
     batch_units: int,
     cap: int,

@@ -48,6 +48,26 @@ def test_dominant_route_settles_before_the_end(dominant: tuple[Path, dict[str, A
     assert r.saving is not None and r.saving.bytes > 0
 
 
+def test_a_keyed_order_settles_as_the_array_does(
+    dominant: tuple[Path, dict[str, Any]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Beyond ``MATERIALIZE_UNITS`` the orders are computed (Feistel, file order by range): the
+    early stop settles on the truth, reproducibly, and ``--full`` stays exact."""
+    from logagent.sources import permute
+
+    path, truth = dominant
+    monkeypatch.setattr(permute, "MATERIALIZE_UNITS", 1000)  # 30 MB in 1 KiB units: 30k units
+    first, again = run(path, seed=4), run(path, seed=4)
+    assert first.status is Status.SETTLED and 0 < first.progress.fraction_read < 1
+    top = first.answer.top[0]
+    assert top.key == truth["top_errors"][0][0]
+    assert top.low <= truth["top_errors"][0][1] <= top.high
+    assert first.answer == again.answer and first.progress.units_read == again.progress.units_read
+    full = run(path, top=3, full=True)
+    assert full.status is Status.EXACT and full.progress.fraction_read == 1.0
+    assert [[e.key, e.count] for e in full.answer.top] == truth["top_errors"][:3]
+
+
 def test_same_seed_same_result(dominant: tuple[Path, dict[str, Any]]) -> None:
     """--seed makes a run reproducible (same units, same decisions, same answer)."""
     path, _ = dominant
