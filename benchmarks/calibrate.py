@@ -67,6 +67,7 @@ from logagent import Question, analyze, load_settings
 from logagent.config import parse_size
 from logagent.result import QuestionKind, Result, Status
 from logagent.samples import generate
+from logagent.sources import permute
 from logagent.testing import fake_env
 
 HERE = Path(__file__).resolve().parent
@@ -105,6 +106,7 @@ class Config:
     naive_size_mb: float
     naive: str  # both | file | random | none
     degrade_above: float
+    keyed_order: bool = False  # every random order computed by the Feistel permutation
 
     @property
     def unit_bytes(self) -> int:
@@ -140,6 +142,12 @@ def parse_args(argv: Sequence[str] | None = None) -> Config:
         help="analysis.degrade_above: 1 (default) never degrades to a full read in file order, "
         "so the early stop itself is calibrated; 0.5 is the shipped default",
     )
+    p.add_argument(
+        "--keyed-order",
+        action="store_true",
+        help="read every file in the keyed (Feistel) order that orders beyond "
+        "sources.permute.MATERIALIZE_UNITS units use, not numpy's permutation",
+    )
     add_timeline_args(p)
     a = p.parse_args(argv)
     return Config(
@@ -154,6 +162,7 @@ def parse_args(argv: Sequence[str] | None = None) -> Config:
         a.naive_size_mb,
         a.naive,
         a.degrade_above,
+        a.keyed_order,
     )
 
 
@@ -290,6 +299,8 @@ def outcome_of(scenario: str, seed: int, r: Result) -> Outcome:
 def run_engine(task: EngineTask) -> Outcome:
     """Analyze one file in one seeded random order, in this process."""
     cfg = task.cfg
+    if cfg.keyed_order:
+        permute.MATERIALIZE_UNITS = 0  # this worker's orders: all keyed
     try:
         settings = load_settings(
             analysis={"seed": task.seed, "delta": cfg.delta, "degrade_above": cfg.degrade_above},
@@ -807,6 +818,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         f"engine: top-{cfg.top}, delta={cfg.delta}, {cfg.runs} random orders per scenario, "
         f"{cfg.size_mb:g} MB logs (seed {cfg.file_seed}), unit {cfg.unit_size} (M={m}), "
         f"batch {cfg.batch_bytes}, degrade_above={cfg.degrade_above:g}, "
+        f"order {'keyed (Feistel)' if cfg.keyed_order else 'numpy permutation'}, "
         f"engine {engine_version()}",
         rows,
     )
