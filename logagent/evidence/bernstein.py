@@ -74,11 +74,13 @@ def sparse_total_intervals(
         return np.zeros(rows), sure_high
     low, high = np.empty(rows), np.empty(rows)
     step = max(1, CHUNK_CELLS // t)
+    by_row = np.argsort(row, kind="stable")  # each chunk's cells are one slice (not a scan)
+    row, col, value = row[by_row], col[by_row], value[by_row]
     for lo in range(0, rows, step):
         hi = min(rows, lo + step)
-        inside = (row >= lo) & (row < hi)
+        a, b = np.searchsorted(row, [lo, hi])
         dense = np.zeros((hi - lo, t))
-        np.add.at(dense, (row[inside] - lo, col[inside]), value[inside] / bound)
+        np.add.at(dense, (row[a:b] - lo, col[a:b]), value[a:b] / bound)
         m_low, m_high = _mean_bounds(dense, population, alpha)
         low[lo:hi], high[lo:hi] = m_low * population * bound, m_high * population * bound
     return np.maximum(low, seen), np.minimum(np.maximum(high, seen), sure_high)

@@ -30,17 +30,29 @@ class UnitCounts:
 
 
 def unit_counts(unit_errors: pl.DataFrame, order: I64, candidates: Sequence[str]) -> UnitCounts:
-    """Dense counts of the units ``order`` (reading order) from sparse (unit, route, n) rows."""
+    """Dense counts of the units ``order`` (reading order, distinct) from sparse (unit, route, n)
+    rows. Vectorized: a run in 64 B units reads 10^5-10^6 of them, and this is called per batch
+    (a dict of positions and per-row Python lookups cost ~1 us each)."""
+    order = np.asarray(order, dtype=np.int64)
     n = len(order)
-    pos = {int(u): i for i, u in enumerate(order.tolist())}
-    cand = {c: j for j, c in enumerate(candidates)}
     x = np.zeros((n, len(candidates)))
     rest = np.zeros(n)
     all_errors = np.zeros(n)
-    rows = unit_errors.filter(pl.col("unit").is_in(order.tolist()))
-    units = np.fromiter((pos[u] for u in rows["unit"].to_list()), np.int64, rows.height)
-    cols = np.fromiter((cand.get(r, -1) for r in rows["route"].to_list()), np.int64, rows.height)
-    counts = rows["n"].to_numpy().astype(np.float64)
+    if n == 0 or unit_errors.height == 0:
+        return UnitCounts(x, rest, all_errors)
+    sorter = np.argsort(order, kind="stable")
+    ranked = order[sorter]
+    unit = unit_errors["unit"].to_numpy()
+    at = np.minimum(np.searchsorted(ranked, unit), n - 1)
+    keep = ranked[at] == unit  # rows of the units asked
+    units = sorter[at[keep]]
+    cand = {c: j for j, c in enumerate(candidates)}
+    cols = (
+        unit_errors.filter(pl.Series(keep))["route"]
+        .replace_strict(cand, default=-1, return_dtype=pl.Int64)
+        .to_numpy()
+    )
+    counts = unit_errors["n"].to_numpy()[keep].astype(np.float64)
     np.add.at(all_errors, units, counts)
     inside = cols >= 0
     np.add.at(x, (units[inside], cols[inside]), counts[inside])

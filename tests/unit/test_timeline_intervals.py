@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import polars as pl
 
@@ -126,3 +128,21 @@ def test_a_sampled_timeline_spans_the_input_s_range_not_only_the_buckets_seen() 
     assert first.total == 0 and first.low == 0 and first.high is not None and first.high > 5
     exact = timeline_answer(tally, ["/a"], 3600, exact=True, span=(0, 7200))
     assert exact is not None and [b.start[11:16] for b in exact.buckets] == ["01:00"]
+
+
+def test_chunked_sparse_intervals_equal_one_dense_pass(monkeypatch: Any) -> None:
+    """Cells in any order, cut into chunks of rows: the same intervals as one dense pass."""
+    from logagent.evidence import bernstein
+
+    rng = np.random.default_rng(3)
+    rows, t, population = 37, 400, 5000
+    dense = rng.poisson(0.3, size=(rows, t)) * (rng.random((rows, t)) < 0.2)
+    row, col = np.nonzero(dense)
+    shuffle = rng.permutation(len(row))  # the timeline's cells come in no row order
+    cells = (row[shuffle], col[shuffle], dense[row, col][shuffle].astype(np.float64))
+    args = {"shape": (rows, t), "population": population, "bound": 8.0, "alpha": 0.01}
+    whole = bernstein.sparse_total_intervals(cells, **args)
+    monkeypatch.setattr(bernstein, "CHUNK_CELLS", 3 * t)  # 3 rows per chunk
+    chunked = bernstein.sparse_total_intervals(cells, **args)
+    assert np.array_equal(whole[0], chunked[0]) and np.array_equal(whole[1], chunked[1])
+    assert (whole[0] < whole[1]).any()  # intervals, not points
