@@ -99,7 +99,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         with dask_backend(scheduler=None, workers=n, memory_limit_bytes=None) as backend:
             start_s = time.monotonic() - started
             r, wall = run(args.log, backend, full=False)
-            feed = backend.last_feed
+            feed, steps = backend.last_feed, len(backend.last_notes)
             print(
                 row(f"dask {n} worker(s), early stop", r, wall, feed.submitted if feed else 0),
                 flush=True,
@@ -115,7 +115,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 f"- {n} worker(s): cluster start {start_s:.1f} s; one task's scheduling "
                 f"{per_task * 1e3:.2f} ms; a full read's {per_gb_tasks:.0f} tasks/GB cost "
                 f"{per_task * per_gb_tasks:.2f} s/GB of scheduling "
-                f"({per_task / max(1, settings.reader.batch_bytes / max(unit, 1)) * 1e6:.1f} us per unit)"
+                f"({per_task / max(1, settings.reader.batch_bytes / max(unit, 1)) * 1e6:.1f} us per unit); "
+                f"tasks of the early stop whose worker took a memory step: {steps}"
             )
     print("\n" + "\n".join(notes))
     return 0

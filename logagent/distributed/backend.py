@@ -8,6 +8,11 @@ bounded window ahead, and hands the results on in the permutation's order
 the outstanding tasks. A worker lost mid-run has its tasks retried by Dask;
 a batch is counted when its one result is handed on, so never twice. A full
 read is a tree-merge of per-task tallies on the workers (exact).
+
+Each task runs its worker's memory ladder (``workermem``) under the worker's
+own limit (the budget's share per worker as the fallback); the steps taken,
+by which worker, are kept in ``last_notes``, and a worker's stop ends the
+read as ``ReadStopped(memory_forecast)``, whose detail names the worker.
 """
 
 from __future__ import annotations
@@ -23,10 +28,14 @@ from logagent.distributed import tasks
 from logagent.distributed.feed import OrderedFeed, feed_for, stop_of
 from logagent.distributed.inputs import InputSpec, open_inputs, spec_of
 from logagent.distributed.ordered import Handle, InOrder
+from logagent.distributed.tasks import TaskOptions
+from logagent.distributed.workermem import TaskMemory, WorkerMemoryStop, WorkerNote
 from logagent.engine.run import ParsePool
 from logagent.errors import ConfigError, LogagentError
+from logagent.routermem.router import Reason
 from logagent.sources import Source, UnitPlan
 from logagent.sources.batches import I64
+from logagent.sources.files import ReadStopped
 
 #: Batches in flight per worker thread: enough to hide a round trip, few enough that a stop
 #: wastes little (each batch in flight past the settling point is read for nothing).
@@ -72,12 +81,29 @@ class DaskExecutor:
 class DaskBackend:
     """Counting on a Dask cluster (a real one, or a ``LocalCluster`` of worker processes)."""
 
-    def __init__(self, client: Any, *, threads: int, description: str) -> None:
+    def __init__(
+        self,
+        client: Any,
+        *,
+        threads: int,
+        description: str,
+        memory: TaskMemory | None = None,
+        delays: Callable[[], float] | None = None,
+    ) -> None:
+        """``memory``: what tasks are told of memory; ``delays``: each task's sleep (calibrate)."""
         self.client = client
         self.executor = DaskExecutor(client)
         self.window = max(2, WINDOW_PER_THREAD * threads)
         self._description = description
+        self.memory = memory or TaskMemory()
+        self.delays = delays
         self.last_feed: InOrder | None = None
+        self.last_notes: list[WorkerNote] = []  # the last read's worker steps and stops
+
+    def options(self) -> TaskOptions:
+        """The next task's options."""
+        delay = self.delays() if self.delays is not None else 0.0
+        return TaskOptions(memory=self.memory, delay_s=delay)
 
     @property
     def description(self) -> str:
@@ -98,8 +124,17 @@ class DaskBackend:
         cap: int,
     ) -> OrderedFeed:
         """The sampled loop's batches, counted on the workers, handed on in order."""
-        feed = feed_for(self.executor, sources, plan, slices, pool, window=self.window, cap=cap)
-        self.last_feed = feed.stats
+        feed = feed_for(
+            self.executor,
+            sources,
+            plan,
+            slices,
+            pool,
+            window=self.window,
+            cap=cap,
+            options=self.options,
+        )
+        self.last_feed, self.last_notes = feed.stats, feed.notes
         return feed
 
     def count_all(
@@ -118,7 +153,7 @@ class DaskBackend:
         for base, count in zip(plan.bases, plan.counts, strict=True):
             for lo in range(base, base + count, batch_units):
                 hi = min(lo + batch_units, base + count)
-                args = (specs, plan, lo, hi, pool, cap)  # with each task (see sampled_feed)
+                args = (specs, plan, lo, hi, pool, cap, self.options())  # see feed_for
                 leaves.append(self.client.submit(tasks.count_range, *args, pure=False))
         batch_bytes = batch_units * plan.unit_size
         for s in (s for s in sources if not s.seekable):
@@ -135,7 +170,12 @@ class DaskBackend:
         except BaseException:  # a stop: the tree's tasks go (finished ones are just released)
             self.client.cancel([final, *leaves])
             raise
-        tally: Tally = self.executor.result(final)
+        try:
+            tally: Tally = self.executor.result(final)
+        except WorkerMemoryStop as exc:  # nothing of the tree is kept: no count is half-made
+            raise ReadStopped(
+                f"a worker's memory would break its limit ({exc})", Reason.MEMORY.value
+            ) from exc
         return tally
 
 
@@ -175,13 +215,13 @@ def dask_backend(
             )
         return
     n = workers or max(1, min(4, os.cpu_count() or 1))
-    per_worker = memory_limit_bytes // n if memory_limit_bytes else "auto"
+    per_worker = memory_limit_bytes // n if memory_limit_bytes else None
     with (
         LocalCluster(
             n_workers=n,
             threads_per_worker=1,
             processes=True,
-            memory_limit=per_worker,
+            memory_limit=per_worker or "auto",
             dashboard_address=":0",
             silence_logs=logging.CRITICAL,
             scheduler_port=0,
@@ -189,7 +229,12 @@ def dask_backend(
         ) as cluster,
         Client(cluster) as client,
     ):
-        yield DaskBackend(client, threads=n, description=f"dask LocalCluster, {n} worker processes")
+        yield DaskBackend(
+            client,
+            threads=n,
+            description=f"dask LocalCluster, {n} worker processes",
+            memory=TaskMemory(fallback_budget_bytes=per_worker),
+        )
 
 
 def specs_for(sources: Sequence[Source]) -> tuple[InputSpec, ...]:

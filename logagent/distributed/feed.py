@@ -5,6 +5,13 @@
 batches back in the permutation's order (``ordered.iter_in_order``). Dask's
 backend and the thread-pool simulation of the calibration both use it, so
 the order, the window and the cancellation tested there are Dask's.
+
+Each task's worker may have taken memory steps (``workermem``): their notes
+are kept in ``OrderedFeed.notes`` and logged. A task that stopped for memory
+hands on the prefix it counted (exact for those units, and still a prefix of
+the reading order), then the feed raises ``ReadStopped`` with reason
+``memory_forecast``: the engine ends the read as it ends a local batch that
+did not fit (STOP_PARTIAL, the counts kept), and its trace names the worker.
 """
 
 from __future__ import annotations
@@ -14,10 +21,16 @@ from typing import Any
 
 from logagent.distributed import tasks
 from logagent.distributed.ordered import Executor, InOrder, iter_in_order
+from logagent.distributed.tasks import TaskOptions
+from logagent.distributed.workermem import Counted, WorkerNote
 from logagent.engine.tallied import Needs, Tallied
+from logagent.log import get_logger
+from logagent.routermem.router import Reason
 from logagent.sources import Source
 from logagent.sources.batches import I64
 from logagent.sources.files import ReadStopped
+
+log = get_logger("logagent.distributed")
 
 
 class OrderedFeed:
@@ -33,25 +46,45 @@ class OrderedFeed:
         cap: int,
         stop: Callable[[], None],
         release: Callable[[], None] = lambda: None,
+        options: Callable[[], TaskOptions] = TaskOptions,
     ) -> None:
-        """``shared``: the inputs' specs, the unit plan and the parse pool (or handles to them)."""
+        """``shared``: the inputs' specs, the unit plan and the parse pool (or handles to them);
+        ``options``: each task's (memory, delay), asked as it is submitted."""
         self.executor, self.shared, self.slices = executor, tuple(shared), slices
         self.window, self.cap, self.stop, self.release = window, cap, stop, release
+        self.options = options
         self.stats = InOrder()
-        self._items: Iterator[Tallied] | None = None
+        self.notes: list[WorkerNote] = []  # the tasks whose worker took a step or stopped
+        self._items: Iterator[Counted] | None = None
 
     def __call__(self, needs: Needs) -> Iterator[Tallied]:
         """Submit slice after slice (what the checks need is fixed at submission), in order."""
         specs, plan, pool = self.shared
 
-        def task_list() -> Iterator[tuple[Callable[..., Tallied], tuple[Any, ...]]]:
+        def task_list() -> Iterator[tuple[Callable[..., Counted], tuple[Any, ...]]]:
             for units in self.slices:
-                yield tasks.count_slice, (specs, plan, units, pool, self.cap, needs())
+                args = (specs, plan, units, pool, self.cap, needs(), self.options())
+                yield tasks.count_slice, args
 
         self._items = iter_in_order(
             self.executor, task_list(), window=self.window, stats=self.stats, stop_check=self.stop
         )
-        return self._items
+        return self._handed_on(self._items)
+
+    def _handed_on(self, items: Iterator[Counted]) -> Iterator[Tallied]:
+        """Each task's counts; its worker's steps noted; after a stopped one's prefix, the stop."""
+        for counted in items:
+            note = counted.note
+            if note.steps or note.stopped is not None:
+                self.notes.append(note)
+                log.info("worker_memory", worker=note.worker, steps=note.steps, stop=note.stopped)
+            if counted.tallied is not None:
+                yield counted.tallied
+            if note.stopped is not None:
+                raise ReadStopped(
+                    f"a worker's memory would break its limit ({note.describe()})",
+                    Reason.MEMORY.value,
+                )
 
     def close(self) -> None:
         """Cancel the outstanding tasks and release what was shared with the workers."""
@@ -69,6 +102,7 @@ def feed_for(
     *,
     window: int,
     cap: int,
+    options: Callable[[], TaskOptions] = TaskOptions,
 ) -> OrderedFeed:
     """The feed of a sampled read: each task gets the inputs' specs, the plan and the pool.
 
@@ -79,7 +113,13 @@ def feed_for(
 
     specs = tuple(spec_of(s) for s in sources)
     return OrderedFeed(
-        executor, (specs, plan, pool), slices, window=window, cap=cap, stop=stop_of(sources)
+        executor,
+        (specs, plan, pool),
+        slices,
+        window=window,
+        cap=cap,
+        stop=stop_of(sources),
+        options=options,
     )
 
 

@@ -22,6 +22,8 @@ from logagent.distributed import tasks
 from logagent.distributed.feed import OrderedFeed, feed_for
 from logagent.distributed.inputs import open_inputs, spec_of
 from logagent.distributed.ordered import Handle, InOrder
+from logagent.distributed.tasks import TaskOptions
+from logagent.distributed.workermem import TaskMemory, WorkerNote
 from logagent.engine.run import ParsePool
 from logagent.sources import Source, UnitPlan
 from logagent.sources.batches import I64
@@ -77,9 +79,14 @@ class ThreadExecutor:
 class ThreadBackend:
     """``tallied.Backend`` over a ``ThreadExecutor``: Dask's driver code, simulated workers."""
 
-    def __init__(self, executor: ThreadExecutor, *, window: int) -> None:
+    def __init__(
+        self, executor: ThreadExecutor, *, window: int, memory: TaskMemory | None = None
+    ) -> None:
+        """``memory``: what each task is told of memory (a test's ``ScriptedProbe``)."""
         self.executor, self.window = executor, window
+        self.memory = memory or TaskMemory()
         self.feeds: list[InOrder] = []
+        self.notes: list[WorkerNote] = []  # every feed's worker steps and stops
 
     @property
     def description(self) -> str:
@@ -100,8 +107,15 @@ class ThreadBackend:
         cap: int,
     ) -> OrderedFeed:
         """The Dask backend's feed, on threads."""
-        feed = feed_for(self.executor, sources, plan, slices, pool, window=self.window, cap=cap)
+
+        def options() -> TaskOptions:
+            return TaskOptions(memory=self.memory)
+
+        feed = feed_for(
+            self.executor, sources, plan, slices, pool, window=self.window, cap=cap, options=options
+        )
         self.feeds.append(feed.stats)
+        self.notes = feed.notes
         return feed
 
     def count_all(

@@ -24,6 +24,7 @@ pytest.importorskip("moto")
 
 from logagent import Question, analyze, load_settings
 from logagent.distributed.backend import DaskBackend
+from logagent.distributed.workermem import ScriptedProbe, TaskMemory
 from logagent.engine.run import ProgressEvent
 from logagent.result import QuestionKind, Result, Status
 from logagent.samples import generate
@@ -213,6 +214,59 @@ def test_s3_gzip_object_is_one_task(
     assert local.status is Status.EXACT
     assert remote.status is Status.EXACT and remote.answer == local.answer
     assert any("compressed inputs cannot be split" in w for w in remote.warnings)
+
+
+def scripted(cluster: Any, *use: float) -> DaskBackend:
+    """A backend whose tasks read their worker's real limit and an RSS scripted against it."""
+    memory = TaskMemory(probe=ScriptedProbe(use))
+    return DaskBackend(cluster, threads=2, description="dask test cluster", memory=memory)
+
+
+def test_workers_at_high_memory_take_the_ladder_and_keep_the_answer(
+    logs: dict[str, Path], cluster: Any
+) -> None:
+    """Every worker HIGH (RSS 90 % of its own limit): batches in quarters, the local answer."""
+    path = [str(logs["close"])]
+    backend = scripted(cluster, 0.9)
+    local = ask(path, QuestionKind.TOP_ERRORS, None, top=2, unit_size=4096)
+    remote = ask(path, QuestionKind.TOP_ERRORS, backend, top=2, unit_size=4096)
+    same(local, remote)
+    limits = {a: w["memory_limit"] for a, w in cluster.scheduler_info()["workers"].items()}
+    notes = backend.last_notes
+    assert len(notes) == len(local.decisions)  # each batch's task took the step
+    assert {n.worker for n in notes} <= set(limits) and all(n.stopped is None for n in notes)
+    for note in notes:
+        assert note.steps == ("smaller_batches",)
+        assert f"of {limits[note.worker] >> 20} MiB" in note.details[0]  # its own limit
+
+
+def test_a_worker_over_its_limit_gives_a_partial_answer_naming_it(
+    logs: dict[str, Path], cluster: Any
+) -> None:
+    """HIGH, then over its limit after one piece: STOP_PARTIAL memory, that prefix counted."""
+    backend = scripted(cluster, 0.9, 1.2)
+    remote = ask([str(logs["close"])], QuestionKind.TOP_ERRORS, backend, unit_size=4096)
+    assert remote.status is Status.PARTIAL
+    last = remote.decisions[-1]
+    assert (last.action, last.reason) == ("STOP_PARTIAL", "memory_forecast")
+    stop = backend.last_notes[0]
+    assert stop.stopped is not None and stop.worker in last.detail
+    assert remote.progress.units_read == stop.counted > 0
+
+
+def test_full_read_on_high_workers_is_exact_and_over_the_limit_keeps_nothing(
+    logs: dict[str, Path], cluster: Any
+) -> None:
+    """--full with HIGH workers: the exact local counts; over the limit: no count half-made."""
+    path = [str(logs["close"])]
+    local = ask(path, QuestionKind.ERROR_RATE, None, full=True)
+    assert ask(path, QuestionKind.ERROR_RATE, scripted(cluster, 0.9), full=True).answer == (
+        local.answer
+    )
+    over = ask(path, QuestionKind.ERROR_RATE, scripted(cluster, 0.9, 1.2), full=True)
+    assert over.status is Status.RECUSED and over.progress.units_read == 0
+    assert over.recuse is not None and over.recuse.reason_code == "MEMORY_EXHAUSTED"  # as locally
+    assert any(d.reason == "memory_forecast" and "tcp://" in d.detail for d in over.decisions)
 
 
 def test_cli_engine_dask_with_scheduler(logs: dict[str, Path], cluster: Any) -> None:
