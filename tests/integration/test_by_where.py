@@ -160,7 +160,13 @@ def test_user_agents_of_404s_and_breakdown_by_status() -> None:
     assert mixed["question"]["by"] == "method" and mixed["question"]["where"] == ["status>=400"]
 
 
-APP = ["kafka_server.log", "zookeeper.log", "openstack_nova.log", "postgres.log"]
+APP = [
+    "kafka_server.log",
+    "zookeeper.log",
+    "openstack_nova.log",
+    "postgres.log",
+    "springboot_tidb.log",
+]
 
 
 def app_readings(name: str) -> list[tuple[str | None, str]]:
