@@ -194,6 +194,13 @@ def ecs(line: str) -> Reading:
     return level(obj["log.level"]), logger
 
 
+def slog_json(line: str) -> Reading:
+    """Go slog JSONHandler: component = ``source.file`` (AddSource), else ``-``."""
+    obj = json.loads(line)
+    source = obj.get("source")
+    return level(obj["level"]), source.get("file", "-") if isinstance(source, dict) else "-"
+
+
 def logfmt_pairs(line: str) -> dict[str, str]:
     """``key=value`` pairs, a quoted value unescaped (scanned with str.find, no regex)."""
     out: dict[str, str] = {}
@@ -279,6 +286,7 @@ READERS: dict[str, Callable[[str], Reading]] = {
     "zeek": zeek,
     "logfmt": slog_text,
     "log4j": log4j,
+    "slog_json": slog_json,
 }
 #: Sample file -> its layout.
 SAMPLES = {
@@ -303,6 +311,7 @@ SAMPLES = {
     "zeek_dns.jsonl": "zeek",
     "miniflux_slog.log": "logfmt",
     "springboot_tidb.log": "log4j",
+    "slog_humanlog.jsonl": "slog_json",
 }
 RANK = {"FATAL": 0, "ERROR": 1, "WARN": 2}
 

@@ -166,6 +166,7 @@ APP = [
     "openstack_nova.log",
     "postgres.log",
     "springboot_tidb.log",
+    "slog_humanlog.jsonl",
 ]
 
 
