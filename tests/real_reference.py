@@ -194,6 +194,13 @@ def ecs(line: str) -> Reading:
     return level(obj["log.level"]), logger
 
 
+def slog_json(line: str) -> Reading:
+    """Go slog JSONHandler: component = ``source.file`` (AddSource), else ``-``."""
+    obj = json.loads(line)
+    source = obj.get("source")
+    return level(obj["level"]), source.get("file", "-") if isinstance(source, dict) else "-"
+
+
 def logfmt_pairs(line: str) -> dict[str, str]:
     """``key=value`` pairs, a quoted value unescaped (scanned with str.find, no regex)."""
     out: dict[str, str] = {}
@@ -225,6 +232,23 @@ def slog_text(line: str) -> Reading:
     if "level" not in pairs or "msg" not in pairs:
         return None
     return level(pairs["level"]), pairs.get("source", "-")
+
+
+def log4j(line: str) -> Reading:
+    """Spring Boot's ``ts LEVEL pid --- [thread] logger : msg`` (the logger column padded,
+    abbreviated from the left), or logback's unconfigured ``HH:MM:SS.mmm [thread] LEVEL logger -
+    msg``; any other line continues a record (stack traces, blank lines)."""
+    if re.match(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{3} ", line) and " --- " in line:
+        head, rest = line.split(" --- ", 1)
+        for _ in range(2):  # [app] (Spring Boot 3.2+), then [thread]
+            if rest.startswith("["):
+                rest = rest[rest.index("]") + 1 :].lstrip(" ")
+        logger = rest.split(" : ", 1)[0] if " : " in rest else rest.rstrip(" :")
+        return level(head.split()[2]), logger.rstrip(" ")
+    if re.match(r"\d\d:\d\d:\d\d\.\d{3} \[", line):
+        words = line[line.index("] ") + 2 :].split(" ", 2)
+        return level(words[0]), words[1]
+    return None
 
 
 def zeek(line: str) -> Reading:
@@ -261,6 +285,8 @@ READERS: dict[str, Callable[[str], Reading]] = {
     "ecs_json": ecs,
     "zeek": zeek,
     "logfmt": slog_text,
+    "log4j": log4j,
+    "slog_json": slog_json,
 }
 #: Sample file -> its layout.
 SAMPLES = {
@@ -284,6 +310,8 @@ SAMPLES = {
     "ecs.json": "ecs_json",
     "zeek_dns.jsonl": "zeek",
     "miniflux_slog.log": "logfmt",
+    "springboot_tidb.log": "log4j",
+    "slog_humanlog.jsonl": "slog_json",
 }
 RANK = {"FATAL": 0, "ERROR": 1, "WARN": 2}
 

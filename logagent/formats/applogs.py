@@ -68,9 +68,22 @@ APACHE_ERROR = AppRegexFormat(
     example="[Wed Oct 11 14:32:52.123 2000] [core:error] [pid 35708:tid 4328] AH00124: ...",
 )
 
+#: Spring Boot's default console/file layout: ``ts LEVEL pid --- [app] [thread] logger : msg``.
+#: Its logger column is abbreviated from the left (``.s.d.r.c.RepositoryConfigurationDelegate``)
+#: and may hold what no Java class name does (``SQL dialect``,
+#: ``o.a.c.c.C.[Tomcat].[localhost].[/]``): it runs up to the padded `` : ``.
+_SPRING_BOOT = (
+    r"^(?P<ts>"
+    + _ISO
+    + r") +"
+    + _JAVA_LEVEL
+    + r" +[0-9]+ +--- +(?:\[[^\]]*\] +){1,2}(?P<component>[^ ].*?) +: ?(?P<message>.*)$"
+)
+
 LOG4J = AppRegexFormat(
     name="log4j",
     patterns=(
+        _SPRING_BOOT,
         r"^(?P<ts>"
         + _ISO
         + "|"

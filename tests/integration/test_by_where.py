@@ -160,7 +160,14 @@ def test_user_agents_of_404s_and_breakdown_by_status() -> None:
     assert mixed["question"]["by"] == "method" and mixed["question"]["where"] == ["status>=400"]
 
 
-APP = ["kafka_server.log", "zookeeper.log", "openstack_nova.log", "postgres.log"]
+APP = [
+    "kafka_server.log",
+    "zookeeper.log",
+    "openstack_nova.log",
+    "postgres.log",
+    "springboot_tidb.log",
+    "slog_humanlog.jsonl",
+]
 
 
 def app_readings(name: str) -> list[tuple[str | None, str]]:

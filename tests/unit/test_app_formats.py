@@ -60,6 +60,24 @@ def fields(fmt, lines):  # type: ignore[no-untyped-def]
             ("ERROR", "com.foo.Bar", "msg"),
         ),
         (LOG4J, "2024-01-02T03:04:05.678Z WARN com.foo.Bar: m", ("WARN", "com.foo.Bar", "m")),
+        (  # Spring Boot: the logger column, abbreviated from the left, runs to the padded " : "
+            LOG4J,
+            "2022-03-23 15:54:21.893  INFO 36569 --- [           main] "
+            ".s.d.r.c.RepositoryConfigurationDelegate : Bootstrapping",
+            ("INFO", ".s.d.r.c.RepositoryConfigurationDelegate", "Bootstrapping"),
+        ),
+        (  # ... and holds what no class name does (Hibernate's "SQL dialect", Tomcat's path)
+            LOG4J,
+            "2022-03-23 15:54:22.381  INFO 36569 --- [           main] "
+            "SQL dialect                              : HHH000400: Using dialect: x",
+            ("INFO", "SQL dialect", "HHH000400: Using dialect: x"),
+        ),
+        (
+            LOG4J,
+            "2023-11-24T05:29:59.211Z  WARN 8670 --- [demo] [nio-8080-exec-2] "
+            "o.a.c.c.C.[Tomcat].[localhost].[/]       : Initializing : x",
+            ("WARN", "o.a.c.c.C.[Tomcat].[localhost].[/]", "Initializing : x"),
+        ),
         (PYTHON, "CRITICAL:app.db:gone", ("FATAL", "app.db", "gone")),
         (PYTHON, "2024-01-02 03:04:05,678 - app.web - ERROR - boom", ("ERROR", "app.web", "boom")),
         (
