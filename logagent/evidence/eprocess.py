@@ -16,6 +16,7 @@ at ``t = B`` every false null has been rejected: the test is exact.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -50,6 +51,32 @@ def start(pilot: F64) -> WorState:
     m2 = ((pilot - mean[:, None]) ** 2).sum(axis=1)
     zeros = np.zeros(pilot.shape[0])
     return WorState(t, total, mean, m2, zeros.copy(), zeros.copy())
+
+
+def start_chunked(chunks: Iterable[F64], rows: int) -> WorState:
+    """``start`` of a pilot given as column chunks (rows x n_i each, in reading order).
+
+    The moments of the chunks are merged (Chan et al., as a batch is merged in
+    ``update``), so a pilot of 10^5-10^6 units (small units) never becomes one
+    rows x units matrix: a 100-value grid over 300k units was 480 MB at once.
+    """
+    state = start(np.zeros((rows, 0)))
+    for chunk in chunks:
+        part = start(chunk)
+        t, mean, m2 = _merged(state, part.t, part.mean, part.m2)
+        state = replace(state, t=t, total=state.total + part.total, mean=mean, m2=m2)
+    return state
+
+
+def _merged(state: WorState, n: int, b_mean: F64, b_m2: F64) -> tuple[int, F64, F64]:
+    """Running (t, mean, m2) after ``n`` more draws of mean ``b_mean`` and ``m2`` ``b_m2``."""
+    t = state.t + n
+    if t == 0:
+        return 0, state.mean, state.m2
+    delta = b_mean - state.mean
+    mean = state.mean + delta * n / t
+    m2 = state.m2 + b_m2 + delta**2 * state.t * n / t
+    return t, mean, m2
 
 
 def update(
@@ -115,10 +142,7 @@ def _with_moments(state: WorState, draws: F64, *, log_e: F64, max_log_e: F64) ->
     n = draws.shape[1]
     b_mean = draws.mean(axis=1)
     b_m2 = ((draws - b_mean[:, None]) ** 2).sum(axis=1)
-    t = state.t + n
-    delta = b_mean - state.mean
-    mean = state.mean + delta * n / t
-    m2 = state.m2 + b_m2 + delta**2 * state.t * n / t
+    t, mean, m2 = _merged(state, n, b_mean, b_m2)
     return replace(
         state,
         t=t,

@@ -12,12 +12,13 @@ read the caller reports exact values instead.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
 
-from logagent.evidence.eprocess import WorState, rejected, start, update
+from logagent.evidence.eprocess import WorState, rejected, start_chunked, update
 from logagent.evidence.matrix import F64
 
 SHARE_GRID = np.linspace(0.005, 0.995, 100)
@@ -40,8 +41,18 @@ class GridCS:
 
 def begin(values: F64, pilot_target: F64, pilot_weight: F64, *, scale: float) -> GridCS:
     """Start after a pilot; draws are ``target - value * weight / scale`` per grid value."""
-    draws = _draws(values, pilot_target, pilot_weight, scale)
-    return GridCS(values, start(np.concatenate([draws, -draws])))
+
+    def chunks() -> Iterator[F64]:  # never one grid x pilot matrix (eprocess.start_chunked)
+        for lo in range(0, len(pilot_target), CHUNK_UNITS):
+            d = _draws(
+                values,
+                pilot_target[lo : lo + CHUNK_UNITS],
+                pilot_weight[lo : lo + CHUNK_UNITS],
+                scale,
+            )
+            yield np.concatenate([d, -d])
+
+    return GridCS(values, start_chunked(chunks(), 2 * len(values)))
 
 
 def observe(

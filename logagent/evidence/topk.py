@@ -15,13 +15,13 @@ restart at 1; stage j gets ``0.9 delta`` (j = 1) or ``0.1 delta / 2^(j-1)``.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
 
-from logagent.evidence.eprocess import WorState, rejected, start, update
+from logagent.evidence.eprocess import WorState, rejected, start_chunked, update
 from logagent.evidence.matrix import F64, UnitCounts
 
 I64 = npt.NDArray[np.int64]
@@ -80,10 +80,12 @@ def begin(plan: TopKPlan, candidates: tuple[str, ...], pilot: UnitCounts, stage:
     left, right = np.divmod(np.arange(c * (c + 1)), c + 1)
     keep = left != right
     left, right = left[keep], right[keep]
-    state = TopKState(stage, candidates, left, right, start(_pair_draws(pilot, left, right)), None)
+    sep = start_chunked((_pair_draws(p, left, right) for p in _chunks(pilot)), len(left))
+    state = TopKState(stage, candidates, left, right, sep, None)
     if plan.epsilon > 0:
         tl, tr = left[right < c], right[right < c]
-        tie = start(_tie_draws(pilot, tl, tr, plan.epsilon))
+        ties = (_tie_draws(p, tl, tr, plan.epsilon) for p in _chunks(pilot))
+        tie = start_chunked(ties, len(tl))
         state = TopKState(stage, candidates, left, right, state.sep, tie)
     return state
 
@@ -92,12 +94,7 @@ def observe(plan: TopKPlan, state: TopKState, new: UnitCounts) -> TopKState:
     """Bet on the units just read (reading order)."""
     sep, tie = state.sep, state.tie
     c = len(state.candidates)
-    for lo in range(0, new.x.shape[0], CHUNK_UNITS):
-        part = UnitCounts(
-            new.x[lo : lo + CHUNK_UNITS],
-            new.rest[lo : lo + CHUNK_UNITS],
-            new.all_errors[lo : lo + CHUNK_UNITS],
-        )
+    for part in _chunks(new):
         sep = update(
             sep,
             _pair_draws(part, state.left, state.right),
@@ -160,6 +157,13 @@ def _tied(state: TopKState, thr: float) -> set[tuple[int, int]]:
     keep = state.right < c
     one_way = _crossed(state.left[keep], state.right[keep], rejected(state.tie, thr))
     return {(a, b) for a, b in one_way if (b, a) in one_way}
+
+
+def _chunks(counts: UnitCounts) -> Iterator[UnitCounts]:
+    """``counts`` in runs of ``CHUNK_UNITS`` units (reading order): pairs x units stays small."""
+    for lo in range(0, counts.x.shape[0], CHUNK_UNITS):
+        hi = lo + CHUNK_UNITS
+        yield UnitCounts(counts.x[lo:hi], counts.rest[lo:hi], counts.all_errors[lo:hi])
 
 
 def _pair_draws(counts: UnitCounts, left: I64, right: I64) -> F64:

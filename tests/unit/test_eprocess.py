@@ -136,3 +136,20 @@ def test_one_sided_range_keeps_the_null_mean_and_bets_more() -> None:
         tight = update(tight, chunk, population=300, bound=30.0, lower=0.25)
         loose = update(loose, chunk, population=300, bound=30.0)
     assert tight.log_e[0] > loose.log_e[0] > 0
+
+
+def test_a_pilot_in_chunks_starts_as_the_whole_pilot() -> None:
+    """``start_chunked`` merges the chunks' moments: the state of ``start`` on the whole."""
+    from logagent.evidence.eprocess import start_chunked
+
+    rng = np.random.default_rng(8)
+    for rows, t in [(3, 0), (1, 1), (5, 7), (40, 5000)]:
+        pilot = rng.poisson(2.0, size=(rows, t)) - rng.poisson(2.0, size=(rows, t)) * 0.7
+        whole = start(pilot)
+        for size in (1, 3, 1024):
+            chunks = (pilot[:, lo : lo + size] for lo in range(0, t, size))
+            parts = start_chunked(chunks, rows)
+            assert parts.t == whole.t == t
+            for name in ("total", "mean", "m2", "log_e", "max_log_e"):
+                got, want = getattr(parts, name), getattr(whole, name)
+                assert np.allclose(got, want, rtol=1e-9, atol=1e-9), (rows, t, size, name)
