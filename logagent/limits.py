@@ -19,8 +19,6 @@ from logagent.sources import permute
 #: computed for the ranks asked and per-unit rows exist for the units read, which the memory
 #: ladder watches like any other growth
 UNIT_BOOKKEEPING_BYTES = 48
-#: the smallest unit ``--unit-size`` takes (issue 12's range: 64 B .. 1 MiB)
-MIN_UNIT_BYTES = 64
 #: a line of ``line_cap`` bytes is held this many times at its peak (buffer, copy, parse)
 LINE_COPIES = 8
 #: the least room a run needs beside the process: one smallest batch at its peak
@@ -55,11 +53,6 @@ def check_fixed_costs(
         )
     if unit_size is None or total_bytes == 0:
         return
-    if unit_size < MIN_UNIT_BYTES:
-        raise ConfigError(
-            f"--unit-size {unit_size:,} bytes is below the smallest unit, {MIN_UNIT_BYTES} bytes "
-            "(shorter than any line a format counts: most units would hold no line, each a read)"
-        )
     units = -(-total_bytes // unit_size)
     cost = min(units, permute.MATERIALIZE_UNITS) * UNIT_BOOKKEEPING_BYTES
     if cost > budget_bytes // 2:

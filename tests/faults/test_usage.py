@@ -112,18 +112,16 @@ def test_an_app_log_recusal_never_suggests_a_status_mix(tmp_path: Path) -> None:
     assert "status" not in recuse["suggestion"]
 
 
-def test_units_below_64_bytes_are_refused_and_tiny_units_beyond_the_array_limit_are_not(
-    big: tuple[Path, dict[str, Any]], monkeypatch: pytest.MonkeyPatch
+def test_tiny_units_beyond_the_array_limit_cost_no_bookkeeping(
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """--unit-size 32: exit 2 naming the floor. 64 B units of 120 MB (1.9M units, 90 MB of
-    bookkeeping as arrays) are refused under 150 MiB, and accepted once orders that long are
-    computed instead of stored (the array limit lowered)."""
+    """64 B units of 120 MB (1.9M units, 90 MB of bookkeeping as arrays) are refused under
+    150 MiB, and accepted once orders that long are computed instead of stored (the array
+    limit lowered)."""
     from logagent.errors import ConfigError
     from logagent.limits import check_fixed_costs
     from logagent.sources import permute
 
-    proc = cli("analyze", str(big[0]), "--unit-size", "32")
-    assert proc.returncode == 2 and "64 bytes" in clean(proc)
     args = {"budget_bytes": 150 << 20, "line_cap": 1 << 20, "unit_size": 64}
     with pytest.raises(ConfigError, match="bookkeeping"):
         check_fixed_costs(**args, total_bytes=120_000_000)
