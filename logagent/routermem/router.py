@@ -255,13 +255,21 @@ def _budgets(e: EvidenceView, m: MemoryView, b: Budget, p: ProgressView) -> Deci
 
 
 def _memory(e: EvidenceView, m: MemoryView, b: Budget, p: ProgressView) -> Decision | None:
-    left = [step for step in LADDER if step not in m.steps_taken]
+    return memory_rule(m, LADDER)
+
+
+def memory_rule(
+    m: MemoryView, ladder: tuple[str, ...], *, who: str = "", over: str = "over budget"
+) -> Decision | None:
+    """Rules 5-7 on memory alone: the next step of ``ladder`` when HIGH, STOP_PARTIAL when the
+    next batch would break the budget, else None (the driver's ladder; a worker's, ``worker``)."""
+    left = [step for step in ladder if step not in m.steps_taken]
     if m.level is MemoryLevel.HIGH and left:
-        n = len(LADDER) - len(left) + 1
-        detail = f"step {n} of {len(LADDER)}: {left[0]}; {m.describe()}"
+        n = len(ladder) - len(left) + 1
+        detail = f"{who}step {n} of {len(ladder)}: {left[0]}; {m.describe()}"
         return Decision(Action.DEGRADE, Reason.MEMORY_STEP, detail, step=left[0])
     if m.rss_bytes + m.next_batch_bytes > m.budget_bytes:
-        return Decision(Action.STOP_PARTIAL, Reason.MEMORY, f"over budget: {m.describe()}")
+        return Decision(Action.STOP_PARTIAL, Reason.MEMORY, f"{over}: {m.describe()}")
     return None
 
 

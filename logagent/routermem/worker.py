@@ -23,14 +23,7 @@ from __future__ import annotations
 
 import math
 
-from logagent.routermem.router import (
-    LADDER,
-    Action,
-    Decision,
-    MemoryLevel,
-    MemoryView,
-    Reason,
-)
+from logagent.routermem.router import LADDER, Action, Decision, MemoryView, Reason, memory_rule
 
 #: The ladder steps a worker can take, in the driver's order.
 WORKER_LADDER = tuple(step for step in LADDER if step == "smaller_batches")
@@ -40,14 +33,8 @@ PIECE_SCALE = 0.25
 
 def decide_on_worker(memory: MemoryView) -> Decision:
     """DEGRADE with the next worker step when HIGH, STOP_PARTIAL over the limit, else CONTINUE."""
-    left = [step for step in WORKER_LADDER if step not in memory.steps_taken]
-    if memory.level is MemoryLevel.HIGH and left:
-        n = len(WORKER_LADDER) - len(left) + 1
-        detail = f"worker step {n} of {len(WORKER_LADDER)}: {left[0]}; {memory.describe()}"
-        return Decision(Action.DEGRADE, Reason.MEMORY_STEP, detail, step=left[0])
-    if memory.rss_bytes + memory.next_batch_bytes > memory.budget_bytes:
-        return Decision(Action.STOP_PARTIAL, Reason.MEMORY, f"over the limit: {memory.describe()}")
-    return Decision(Action.CONTINUE, Reason.NOT_SETTLED, memory.describe())
+    stepped = memory_rule(memory, WORKER_LADDER, who="worker ", over="over the limit")
+    return stepped or Decision(Action.CONTINUE, Reason.NOT_SETTLED, memory.describe())
 
 
 def piece_units(slice_units: int, steps_taken: tuple[str, ...]) -> int:
