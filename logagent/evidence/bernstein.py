@@ -36,6 +36,8 @@ from logagent.evidence.matrix import F64, I64
 MAX_BET = 0.75
 #: Rows x draws computed at once (a few MB of temporaries, whatever the number of rows).
 CHUNK_CELLS = 1 << 18
+#: Beyond this many draws the sequence runs over blocks of consecutive draws (``blocked``).
+MAX_DRAWS = 8192
 
 
 def total_intervals(draws: F64, *, population: int, bound: float, alpha: float) -> tuple[F64, F64]:
@@ -72,6 +74,7 @@ def sparse_total_intervals(
     sure_high = seen + (population - t) * bound
     if t == 0:
         return np.zeros(rows), sure_high
+    row, col, value, t, population, bound, tail = blocked(cells, t, population, bound)
     low, high = np.empty(rows), np.empty(rows)
     step = max(1, CHUNK_CELLS // t)
     by_row = np.argsort(row, kind="stable")  # each chunk's cells are one slice (not a scan)
@@ -82,8 +85,38 @@ def sparse_total_intervals(
         dense = np.zeros((hi - lo, t))
         np.add.at(dense, (row[a:b] - lo, col[a:b]), value[a:b] / bound)
         m_low, m_high = _mean_bounds(dense, population, alpha)
-        low[lo:hi], high[lo:hi] = m_low * population * bound, m_high * population * bound
+        low[lo:hi] = m_low * population * bound
+        high[lo:hi] = m_high * population * bound + tail
     return np.maximum(low, seen), np.minimum(np.maximum(high, seen), sure_high)
+
+
+def blocked(
+    cells: tuple[I64, I64, F64], t: int, population: int, bound: float, most: int | None = None
+) -> tuple[I64, I64, F64, int, int, float, float]:
+    """The draws pooled into blocks of g consecutive ones when there are more than ``most``.
+
+    The cost of the sequence is rows x draws, so a read of 10^5-10^6 tiny units
+    would pay seconds for intervals. In a uniformly random order, the blocks of g
+    consecutive draws are, whatever their contents, drawn in a uniformly random
+    order among the ceil(N / g) blocks of the permutation (all orders of the same
+    blocks are equally likely), the blocks' totals sum to the population total,
+    and each block holds at most g M. So the same sequence over the complete blocks
+    read is valid, at every block count at once, hence at the stop. When g does not
+    divide N the last N mod g units of the order form no block: they are never read
+    before the end (``t < N``), the sequence is over the N // g complete blocks, and
+    the caller adds their most, ``(N mod g) M``, to the upper end. The draws after the
+    last complete block read are left to the sure bounds, which use every draw.
+    Returns (row, col, value, t, population, bound, tail) of what the sequence runs on.
+    """
+    most = MAX_DRAWS if most is None else most
+    row, col, value = cells
+    if t <= most:
+        return row, col, value, t, population, bound, 0.0
+    g = -(-t // most)
+    blocks = t // g
+    keep = col < blocks * g
+    tail = (population % g) * bound
+    return row[keep], col[keep] // g, value[keep], blocks, population // g, bound * g, tail
 
 
 def _mean_bounds(y: F64, population: int, alpha: float) -> tuple[F64, F64]:

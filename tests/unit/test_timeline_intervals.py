@@ -146,3 +146,38 @@ def test_chunked_sparse_intervals_equal_one_dense_pass(monkeypatch: Any) -> None
     chunked = bernstein.sparse_total_intervals(cells, **args)
     assert np.array_equal(whole[0], chunked[0]) and np.array_equal(whole[1], chunked[1])
     assert (whole[0] < whole[1]).any()  # intervals, not points
+
+
+def test_pooled_blocks_of_draws_still_cover_together(monkeypatch: Any) -> None:
+    """Past MAX_DRAWS the sequence runs over blocks of consecutive draws (g of them, the
+    population 20,000 not a multiple of g): every bucket is still covered together in
+    >= 1 - delta of 300 orders, bursts included, from 2 % to 30 % read."""
+    from logagent.evidence import bernstein
+
+    monkeypatch.setattr(bernstein, "MAX_DRAWS", 37)  # 400-6,000 draws: blocks of 11-163
+    for fraction in (0.02, 0.10, 0.30):
+        assert _coverage(fraction, delta=0.1, runs=300) >= 0.9
+        assert _coverage(fraction, delta=0.1, runs=300, bursts=100) >= 0.9
+
+
+def test_pooled_blocks_cost_little_width(monkeypatch: Any) -> None:
+    """Blocks of 5 draws (2,000 blocks): intervals at most 1.3x as wide as the sequence over
+    single draws (what pooling buys: rows x blocks, not rows x draws). Fewer blocks widen
+    faster (200 blocks: ~9x), hence MAX_DRAWS in the thousands."""
+    from logagent.evidence import bernstein
+
+    rng = np.random.default_rng(11)
+    units, read = 50_000, 10_000
+    counts = rng.poisson(0.2, size=units)
+    order = rng.permutation(units)[:read]
+    hit = np.flatnonzero(counts[order] > 0)
+    cells = (np.zeros(len(hit), np.int64), hit, counts[order[hit]].astype(np.float64))
+    args: dict[str, Any] = {"shape": (1, read), "population": units, "bound": 6.0, "alpha": 0.01}
+    monkeypatch.setattr(bernstein, "MAX_DRAWS", 1 << 20)
+    single = bernstein.sparse_total_intervals(cells, **args)
+    monkeypatch.setattr(bernstein, "MAX_DRAWS", 2000)
+    pooled = bernstein.sparse_total_intervals(cells, **args)
+    truth = counts.sum()
+    assert pooled[0][0] <= truth <= pooled[1][0]
+    width_single, width_pooled = single[1][0] - single[0][0], pooled[1][0] - pooled[0][0]
+    assert width_single < width_pooled <= 1.3 * width_single
