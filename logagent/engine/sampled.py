@@ -52,6 +52,11 @@ from logagent.sources.permute import Ordering
 #: the settling point is at most one batch.
 BATCH_GROWTH = 1.5
 MAX_BATCH_BYTES = 16 << 20
+#: ... and batches of small units are counted in units too: each unit is a positional read
+#: (~4-6 us here) and a column of the evidence, so 8 MiB of 64 B units (131k of them) would
+#: cost a second before the first decision after the pilot and overshoot the stop by as much.
+FIRST_BATCH_UNITS = 8192
+MAX_BATCH_UNITS = 1 << 16
 #: Under memory pressure (level MEDIUM or HIGH), freed heap pages go back to the system
 #: (``RunEnv.release_memory``) every this many batches; not when memory is plentiful, since
 #: trimmed pages must be faulted in again (~4 us each here: 10-30 % of a full read's time).
@@ -99,13 +104,14 @@ def sampled_slices(run: Run, plan: UnitPlan, order: Ordering, *, start: int = 0)
 
 def _schedule(run: Run, plan: UnitPlan, start: int) -> dict[str, Any]:
     """The batch schedule of a sampled read: the pilot, then batches growing to a cap."""
-    first_units = max(1, run.batch_bytes // plan.unit_size)
+    first_units = max(1, min(run.batch_bytes // plan.unit_size, FIRST_BATCH_UNITS))
     total = plan.total_units
+    most = min(MAX_BATCH_BYTES // plan.unit_size, MAX_BATCH_UNITS, total // 64)
     return {
         "batch_units": first_units,
         "first": pilot_units(total),
         "growth": BATCH_GROWTH,
-        "max_units": max(first_units, min(MAX_BATCH_BYTES // plan.unit_size, total // 64)),
+        "max_units": max(first_units, most),
         "start": start,
         "scale": run.batch_scale,
     }
