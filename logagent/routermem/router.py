@@ -29,6 +29,9 @@ first that applies wins):
    more than ``budget.degrade_above`` of the input *beyond what is already read*:
    an exact read in file order, without evidence, is the cheaper method. (What
    is read is not wasted late in a run: only the remaining forecast counts.)
+   With a cost model (``evidence.cost_factor``, large inputs): when the rest,
+   read by units, is forecast to take longer than reading everything
+   (``degrade_above`` = 1 still means never).
 9. CONTINUE NOT_SETTLED.
 
 A settled or exact answer wins over an exhausted budget: it is the better
@@ -72,6 +75,7 @@ class Reason(StrEnum):
     UNRECOGNIZED_FORMAT = "UNRECOGNIZED_FORMAT"
     NO_MATCHING_EVENTS = "NO_MATCHING_EVENTS"
     NEGLIGIBLE = "negligible"
+    UNIT_SIZE = "unit_size"  # the engine's: the unit size chosen after the pilot
 
 
 @dataclass(frozen=True)
@@ -116,6 +120,9 @@ class EvidenceView:
     forecast_fraction: float | None = None  # §6 forecast of the fraction read at the stop
     negligible: ShareView | None = None  # --negligible: matching events vs lines
     format_check: ShareView | None = None  # records of the format vs lines (the abort)
+    #: full reads' worth of time per unit of fraction still read by units (evidence.unitsize);
+    #: None: no cost model (small inputs), the fraction itself is weighed against degrade_above
+    cost_factor: float | None = None
 
 
 class MemoryLevel(StrEnum):
@@ -274,7 +281,20 @@ def memory_rule(
 
 
 def _cheaper(e: EvidenceView, m: MemoryView, b: Budget, p: ProgressView) -> Decision | None:
-    if e.forecast_fraction is not None and e.forecast_fraction - p.fraction > b.degrade_above:
+    if e.forecast_fraction is None:
+        return None
+    left = e.forecast_fraction - p.fraction
+    if e.cost_factor is not None and b.degrade_above < 1.0:  # 1: never degrade
+        # what the rest would cost, in full reads: 1 is break-even
+        cost = left * e.cost_factor
+        if cost > 1.0:
+            detail = (
+                f"the evidence would need ~{e.forecast_fraction:.1%} of the input, read by units "
+                f"at ~{cost:.1f}x the time of reading it all: read it all"
+            )
+            return Decision(Action.DEGRADE, Reason.FULL_READ_CHEAPER, detail)
+        return None
+    if left > b.degrade_above:
         detail = f"the evidence would need ~{e.forecast_fraction:.0%} of the input: read it all"
         return Decision(Action.DEGRADE, Reason.FULL_READ_CHEAPER, detail)
     return None

@@ -152,6 +152,15 @@ TABLE = [
     row("memory_beats_degrade",
         {"forecast_fraction": 0.9, **OVER_MEMORY}, A.STOP_PARTIAL, R.MEMORY),
     row("settled_beats_degrade", {"forecast_fraction": 0.9, **SETTLED}, A.STOP_SETTLED, R.SETTLED),
+    # 8 with a cost model: the rest read by units costs more than reading everything
+    row("costly_small_forecast_degrades",
+        {"forecast_fraction": 0.4, "cost_factor": 6.0}, A.DEGRADE, R.FULL_READ_CHEAPER),
+    row("cheap_large_forecast_continues",
+        {"forecast_fraction": 0.8, "cost_factor": 1.2}, *CONTINUE),
+    row("cost_at_break_even_continues",
+        {"forecast_fraction": 0.35, "cost_factor": 4.0}, *CONTINUE),
+    row("degrade_above_one_never_degrades_even_at_a_cost",
+        {"forecast_fraction": 0.9, "cost_factor": 50.0, "degrade_above": 1.0}, *CONTINUE),
 ]  # fmt: skip
 
 
