@@ -72,6 +72,9 @@ class ReaderSettings(_Section):
     scan_processes: int = Field(default=0, ge=0, le=64)
     #: Seekable bytes from which a read of everything is prescanned by those processes.
     scan_parallel_from: Size = 256 << 20
+    #: Seekable bytes from which a ranking question chooses its unit size after a pilot and
+    #: Router-Mem weighs what reading by units costs against reading everything.
+    adapt_from: Size = 64 << 20
 
 
 class RouteRuleSettings(_Section):

@@ -29,7 +29,9 @@ from logagent.engine.sampled import (
     take_step,
 )
 from logagent.engine.tallied import Feed, iter_tallied
+from logagent.engine.unitchoice import adaptive, choose_units
 from logagent.errors import InputCorrupt
+from logagent.evidence.unitsize import cost_factor
 from logagent.formats import Format
 from logagent.formats.fieldsets import ROUTE
 from logagent.formats.routes import RouteRule
@@ -53,6 +55,7 @@ from logagent.sources import (
 )
 from logagent.sources.batches import I64
 from logagent.sources.files import InputChanged, ReadStopped
+from logagent.sources.permute import KEYED, KeyedPermutation, Ordering
 from logagent.sources.prefetch import iter_prefetched
 from logagent.sources.prescan import Prescan
 from logagent.sources.scanworkers import ScanWorkers, workers_for
@@ -91,8 +94,12 @@ def read_all(run: Run, fmt: Format, parse_rate: float) -> tuple[int, int | None]
         mode = _early_stop(run, plan)
     else:
         mode = "random_units" if cp.phase == "sampled" else None
-    degrade = mode is not None and _read_early(run, fmt, plan, mode, parse_rate)
+    degrade, sampled = _read_early(run, fmt, plan, mode, parse_rate) if mode else (False, plan)
     if degrade:  # Router-Mem: an exact read in file order is cheaper than more evidence
+        # in the input's default units, however small the sample's (a forced 64 B on 10 GB
+        # would be 1.6·10^8 units to book for an answer that does not depend on them)
+        run.unit_size = max(run.unit_size, choose_unit_size(known or STREAM_UNIT * 1024))
+        plan = plan_units([s.size or 0 for s in seekable], run.unit_size)
         run.acc, run.reading = Accumulator(), "sequential"
         run.env.release_memory()
         reapply_steps(run)
@@ -115,7 +122,9 @@ def read_all(run: Run, fmt: Format, parse_rate: float) -> tuple[int, int | None]
     if damaged and not run.partial:
         _stop_partial(run, str(damaged), Reason.INPUT_DAMAGED.value)
     streams = any(not s.seekable for s in run.sources)
-    return unit_size, None if streams else plan.total_units
+    if not degrade and mode is not None:  # the sampled read's own units (a main phase's S)
+        plan = sampled
+    return plan.unit_size, None if streams else plan.total_units
 
 
 def batch_bytes_for(run: Run) -> int:
@@ -151,16 +160,33 @@ def _pool(run: Run, fmt: Format, *, sampling: bool = False) -> ParsePool:
     )
 
 
-def _read_early(run: Run, fmt: Format, plan: UnitPlan, mode: str, parse_rate: float) -> bool:
-    """The early-stop read; returns True when Router-Mem degrades to a full read."""
+def _read_early(
+    run: Run, fmt: Format, plan: UnitPlan, mode: str, parse_rate: float
+) -> tuple[bool, UnitPlan]:
+    """The early-stop read; returns whether Router-Mem degrades to a full read, and the plan
+    of the units read (a main phase's after a pilot chose their size)."""
     seekable = [s for s in run.sources if s.seekable]
     pool = _pool(run, fmt, sampling=True)
     backend, closing = run.env.backend, None
     feed: Feed
+    known = sum(s.size or 0 for s in seekable)
+    cost: float | None = None
     if mode == "random_units":
         run.reading = mode
-        order = unit_order(plan.total_units, Order.RANDOM, run.seed or 0)
         start = run.resume.units_read if run.resume is not None else 0
+        if adaptive(run, known):  # the pilot takes its first units of a keyed order
+            pilot = KeyedPermutation(plan.total_units, run.seed or 0)
+            main = choose_units(run, fmt, plan, pilot, seekable, pool, known)
+            if main.degrade:
+                return True, plan
+            plan, order = main.plan, main.order
+        else:
+            order = _sampled_order(run, plan)
+            if run.resume is not None and run.resume.order == KEYED and run.resume.batches:
+                run.main_pilot = len(run.resume.batches[0])  # the schedule it was read with
+        run.order = order
+        if known >= run.settings.reader.adapt_from and backend is None:
+            cost = cost_factor(plan.unit_size, prescanned=pool.prescan() is not None)
         if backend is not None:  # the same slices, counted on the backend's workers
             feed = closing = backend.sampled_feed(
                 seekable,
@@ -186,13 +212,22 @@ def _read_early(run: Run, fmt: Format, plan: UnitPlan, mode: str, parse_rate: fl
             unit_size=plan.unit_size,
             parse_rate=parse_rate,
             replay=run.resume.batches if run.resume is not None else (),
+            cost_factor=cost,
         )
     finally:
         if closing is not None:
             closing.close()  # Router-Mem stopped: cancel the tasks still outstanding
     if mode != "random_units":
         _label_model_based(run)
-    return degrade
+    return degrade, plan
+
+
+def _sampled_order(run: Run, plan: UnitPlan) -> Ordering:
+    """The random order of a sampled read (a resumed main phase: its keyed permutation)."""
+    seed = run.order_seed or 0
+    if run.resume is not None and run.resume.order == KEYED:
+        return KeyedPermutation(plan.total_units, seed)
+    return unit_order(plan.total_units, Order.RANDOM, seed)
 
 
 def _local_feed(batches: Iterator[Batch], pool: ParsePool, *, ahead: bool = True) -> Feed:
@@ -388,16 +423,29 @@ def _heaviest(run: Run) -> tuple[str, ...]:
 
 
 class Counted:
-    """Units whose counts are in the accumulator (pending ones wait in the parse pool)."""
+    """Units whose counts are in the accumulator (pending ones wait in the parse pool).
+
+    A batch of neighbouring units (file order) is kept as its range, not its array: a
+    read of 10 GB in 64 B units counts 1.6·10^8 of them, 1.2 GB as arrays.
+    """
 
     def __init__(self, done: I64 | None) -> None:
         self.skip = done if done is not None and len(done) else None
-        self._groups: list[I64] = [self.skip] if self.skip is not None else []
-        self._pending: list[I64] = []
+        self._groups: list[I64 | tuple[int, int]] = [self.skip] if self.skip is not None else []
+        self._pending: list[I64 | tuple[int, int]] = []
 
     def add(self, units: I64) -> None:
         """A batch was handed to the parse pool."""
-        self._pending.append(units)
+        n = len(units)
+        if n and int(units[-1]) - int(units[0]) == n - 1 and _increasing(units):
+            lo, hi = int(units[0]), int(units[-1]) + 1
+            last = self._pending[-1] if self._pending else None
+            if isinstance(last, tuple) and last[1] == lo:
+                self._pending[-1] = (last[0], hi)
+            else:
+                self._pending.append((lo, hi))
+        else:
+            self._pending.append(units)
 
     def flushed(self) -> None:
         """The pool was parsed: its batches are counted."""
@@ -406,7 +454,13 @@ class Counted:
 
     def units(self) -> I64:
         """Every counted unit."""
-        return np.concatenate(self._groups) if self._groups else np.zeros(0, np.int64)
+        parts = [np.arange(*g, dtype=np.int64) if isinstance(g, tuple) else g for g in self._groups]
+        return np.concatenate(parts) if parts else np.zeros(0, np.int64)
+
+
+def _increasing(units: I64) -> bool:
+    """Whether a batch's units are n neighbours in file order (first to last span n - 1)."""
+    return len(units) < 3 or bool(np.all(np.diff(units) == 1))
 
 
 def _iter_batches(

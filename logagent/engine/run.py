@@ -30,6 +30,7 @@ from logagent.routermem import memory
 from logagent.routermem.router import Decision
 from logagent.sources import Batch, Source
 from logagent.sources.batches import I64
+from logagent.sources.permute import KEYED, Ordering
 from logagent.sources.prescan import Prescan, prescan_for
 
 if TYPE_CHECKING:
@@ -106,6 +107,10 @@ class Run:
     rate_bound: float = 0.0  # M of the error-rate evidence, for the totals' bounds
     ties: list[list[str]] = field(default_factory=list)
     seed: int | None = None
+    #: the seed of the order actually read, when not ``seed`` (a main phase after a pilot)
+    main_seed: int | None = None
+    order: Ordering | None = None  # the random reading order of a sampled read, once drawn
+    main_pilot: int = 0  # units of a main phase's first batch (engine.unitchoice), at least
     recused_by: tuple[str, str] | None = None  # (reason code, detail) from Router-Mem
     reading: str = "sequential"  # sequential | random_units | stream
     evidence_s: float = 0.0  # CPU time of the deciding thread in evidence + Router-Mem
@@ -125,6 +130,11 @@ class Run:
     selection: Selected | None = None  # --by/--where: the field ranked and the conditions
     abort_left: float = 1.0  # share of delta_abort the main read's format check may spend
 
+    @property
+    def order_seed(self) -> int | None:
+        """The seed of the reading order: the main phase's after a pilot, else ``seed``."""
+        return self.main_seed if self.main_seed is not None else self.seed
+
     def batch_scale(self) -> float:
         """Batch size factor: a quarter once Router-Mem took the "smaller batches" step."""
         return 0.25 if "smaller_batches" in self.ladder else 1.0
@@ -139,12 +149,14 @@ class Run:
         sink = self.env.checkpoint
         if sink is None or self.seed is None:
             return
+        if order == "random" and self.main_seed is not None:
+            order = KEYED  # a main phase after a pilot reads a keyed permutation
         cp = Checkpoint(
             question=self.question.model_dump(mode="json"),
             settings=self.settings.model_dump(mode="json"),
             paths=tuple(f.path for f in self.inputs),
             inputs=self.inputs,
-            seed=self.seed,
+            seed=self.order_seed or 0,
             phase=phase,
             order=order,
             unit_size=self.unit_size,

@@ -109,7 +109,9 @@ def _schedule(run: Run, plan: UnitPlan, start: int) -> dict[str, Any]:
     most = min(MAX_BATCH_BYTES // plan.unit_size, MAX_BATCH_UNITS, total // 64)
     return {
         "batch_units": first_units,
-        "first": pilot_units(total),
+        # a main phase's pilot reads at least the bytes the unit-size pilot read (in units of
+        # 64 B, 500 of them would see too few events to forecast anything)
+        "first": min(total, max(pilot_units(total), run.main_pilot)),
         "growth": BATCH_GROWTH,
         "max_units": max(first_units, most),
         "start": start,
@@ -126,6 +128,7 @@ def read_sampled(
     unit_size: int,
     parse_rate: float,
     replay: tuple[I64, ...] = (),
+    cost_factor: float | None = None,
 ) -> bool:
     """Read batches until Router-Mem says stop; the evidence stays in ``run``.
 
@@ -135,6 +138,7 @@ def read_sampled(
     ``replay``: the batches a checkpoint holds (their counts are in ``run.acc``);
     the evidence is rebuilt from them, batch by batch as first read, before
     reading on. Returns True when Router-Mem chose to DEGRADE to a full read.
+    ``cost_factor`` (``evidence.unitsize``): what reading by units costs, for that choice.
     """
     bound = unit_bound(unit_size, fmt)
     checks = Checks(_checks_plan(run, population, unit_size, bound, parse_rate), active=not replay)
@@ -154,7 +158,7 @@ def read_sampled(
     def after_batch(batch_bytes: int, units: int, lines: int, tick: float) -> Decision:
         """Ask Router-Mem about the evidence so far, trace the decision, take a memory step."""
         done[0] += batch_bytes
-        view = _with_checks(loop.view(parse_rate), checks)
+        view = replace(_with_checks(loop.view(parse_rate), checks), cost_factor=cost_factor)
         if not seekable:  # forward-only: never DEGRADE, read on instead
             view = replace(view, forecast_fraction=None)
         memory = loop.memory(limit, batch_bytes, units, tuple(run.ladder))

@@ -56,6 +56,10 @@ class Ordering(Protocol):
     def __getitem__(self, index: slice, /) -> I64: ...
 
 
+#: A checkpoint's order name for a keyed permutation however many units (a main phase).
+KEYED = "keyed"
+
+
 def unit_order(total_units: int, order: Order, seed: int) -> Ordering:
     """The reading order of all planned units: file order or a seeded permutation."""
     if order is Order.SEQUENTIAL:
