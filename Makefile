@@ -34,6 +34,8 @@ bench: $(STAMP)
 
 calibrate: $(STAMP)
 	$(BIN)/python benchmarks/calibrate.py $(CALIBRATE_ARGS)
+	$(BIN)/python benchmarks/calibrate.py --top 5 --adaptive --scenarios dominant close \
+		late_incident --naive none --timeline-runs 0 $(CALIBRATE_TOP5_ARGS)
 	$(BIN)/python benchmarks/calibrate_healthy.py $(CALIBRATE_HEALTHY_ARGS)
 	$(BIN)/python benchmarks/calibrate_dask.py $(CALIBRATE_DASK_ARGS)
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import statistics
 import subprocess
@@ -204,6 +205,7 @@ def main() -> int:
             )
         )
     report(runs, size, truth_top)
+    early_stops(la, truth)
     if args.more_mb:
         import bench_more
 
@@ -213,6 +215,36 @@ def main() -> int:
         memory_growth(sizes, args.seed)
     startup(args.repeat)
     return 0
+
+
+def early_stops(la: list[str], truth: dict) -> None:  # type: ignore[type-arg]
+    """How each early-stop question went (seed 1): fraction read, the unit size the pilot chose
+    and its forecast (or the DEGRADE), next to the truth's binding gap and what it implies."""
+    counts = [n for _, n in truth["top_errors"]]
+    print("\nearly stops (seed 1): the truth's binding gap, the pilot's choice, the fraction read")
+    for k in (1, 5):
+        done = subprocess.run([*la, "-k", str(k), "--seed", "1"], capture_output=True, text=True)
+        try:
+            r = json.loads(done.stdout)
+        except json.JSONDecodeError:
+            print(f"  top-{k}: no JSON result (exit {done.returncode})")
+            continue
+        a, b = counts[k - 1], counts[k] if len(counts) > k else 0
+        rest = sum(counts[2 * k + 6 :])  # REST: routes outside the 2k + 6 candidates
+        rival = max(b, rest)
+        gap = f"{a:,} vs {rival:,} ({(a - rival) / a:+.0%} of the k-th)" if a else "none"
+        # stats note §10: any delta-correct rule reads >= 1 - delta^(M/G); the variance term
+        var = 2 * math.log(1 / 0.01) * (a + rival) / max(a - rival, 1) ** 2
+        chosen = [d["detail"] for d in r["decisions"] if d["reason"] == "unit_size"]
+        degrade = [d["detail"] for d in r["decisions"] if d["action"] == "DEGRADE"]
+        how = chosen[0].split(";")[0] if chosen else "no unit-size choice"
+        if degrade:
+            how += f"; DEGRADE: {degrade[0]}"
+        print(
+            f"  top-{k}: {r['status']}, read {r['progress']['fraction_read']:.2%}, units "
+            f"{r['input']['unit_size']:,} B; truth gap {gap}; variance alone needs "
+            f"~{min(1.0, var / (1 + var)):.1%} of the input\n    {how}"
+        )
 
 
 def startup(repeat: int) -> None:

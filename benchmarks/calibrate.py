@@ -52,6 +52,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -107,6 +108,7 @@ class Config:
     naive: str  # both | file | random | none
     degrade_above: float
     keyed_order: bool = False  # every random order computed by the Feistel permutation
+    adaptive: bool = False  # the unit size chosen after a pilot (engine.unitchoice)
 
     @property
     def unit_bytes(self) -> int:
@@ -148,6 +150,12 @@ def parse_args(argv: Sequence[str] | None = None) -> Config:
         help="read every file in the keyed (Feistel) order that orders beyond "
         "sources.permute.MATERIALIZE_UNITS units use, not numpy's permutation",
     )
+    p.add_argument(
+        "--adaptive",
+        action="store_true",
+        help="choose the unit size after a pilot, as inputs from reader.adapt_from do (here "
+        "from 1 byte): the pilot reads default-size units, --unit-size is not used",
+    )
     add_timeline_args(p)
     a = p.parse_args(argv)
     return Config(
@@ -163,6 +171,7 @@ def parse_args(argv: Sequence[str] | None = None) -> Config:
         a.naive,
         a.degrade_above,
         a.keyed_order,
+        a.adaptive,
     )
 
 
@@ -183,6 +192,8 @@ class Outcome:
     recuse: str | None = None
     error: str | None = None
     truth: tuple[tuple[str, int], ...] = ()  # set when the file differs per run (naive)
+    unit: int = 0  # --adaptive: the unit size the pilot chose (0: none chosen)
+    forecast: float | None = None  # --adaptive: the choice's forecast fraction read
 
 
 def top_errors(truth: dict[str, Any]) -> TopErrors:
@@ -282,8 +293,19 @@ class EngineTask:
     cfg: Config
 
 
+def unit_choice(r: Result) -> tuple[int, float | None]:
+    """The unit size a pilot chose and its forecast fraction, from the trace (0, None: none)."""
+    for d in r.decisions:
+        if d.reason == "unit_size" and d.detail.startswith("unit size "):
+            size = int(d.detail.split()[2].replace(",", ""))
+            m = re.search(r"forecast ([0-9.]+)% read", d.detail)
+            return size, float(m.group(1)) / 100 if m else None
+    return 0, None
+
+
 def outcome_of(scenario: str, seed: int, r: Result) -> Outcome:
     """The judged facts of a Result."""
+    unit, forecast = unit_choice(r)
     return Outcome(
         scenario,
         seed,
@@ -293,6 +315,8 @@ def outcome_of(scenario: str, seed: int, r: Result) -> Outcome:
         tuple(tuple(g) for g in r.answer.ties),
         r.progress.fraction_read,
         str(r.recuse.reason_code) if r.recuse else None,
+        unit=unit,
+        forecast=forecast,
     )
 
 
@@ -302,9 +326,12 @@ def run_engine(task: EngineTask) -> Outcome:
     if cfg.keyed_order:
         permute.MATERIALIZE_UNITS = 0  # this worker's orders: all keyed
     try:
+        reader: dict[str, Any] = {"unit_size": cfg.unit_size, "batch_bytes": cfg.batch_bytes}
+        if cfg.adaptive:
+            reader = {"unit_size": "auto", "batch_bytes": cfg.batch_bytes, "adapt_from": 1}
         settings = load_settings(
             analysis={"seed": task.seed, "delta": cfg.delta, "degrade_above": cfg.degrade_above},
-            reader={"unit_size": cfg.unit_size, "batch_bytes": cfg.batch_bytes},
+            reader=reader,
         )
         q = Question(kind=QuestionKind.TOP_ERRORS, top=cfg.top, delta=cfg.delta)
         r = analyze([task.path], q, settings, fake_env())
@@ -547,6 +574,19 @@ def verdicts(rows: Iterable[Row], cfg: Config) -> bool:
         for o in crashes[:3]:
             print(f"  {o.scenario} seed={o.seed}: crash: {o.error}")
     return ok
+
+
+def print_choices(rows: Iterable[Row]) -> None:
+    """--adaptive: the unit sizes the pilots chose, and the forecast next to the fraction read."""
+    print("\nchosen unit sizes (pilot's forecast of the fraction read vs read, medians)")
+    for row in rows:
+        sizes = Counter(o.unit for o in row.outcomes if o.unit)
+        forecasts = [o.forecast for o in row.outcomes if o.forecast is not None]
+        pred = f"{np.median(forecasts):.1%}" if forecasts else "-"
+        read = row.fractions()
+        med = f"{np.median(read):.1%}" if len(read) else "-"
+        shown = ", ".join(f"{size:,} B x{n}" for size, n in sorted(sizes.items())) or "none"
+        print(f"  {row.scenario:<18} forecast {pred:>6}  read {med:>6}  sizes: {shown}")
 
 
 def print_wrong(rows: Iterable[Row], most: int = 5) -> None:
@@ -816,12 +856,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     rows = rows_of(engine, cfg, truths, predicted)
     print_table(
         f"engine: top-{cfg.top}, delta={cfg.delta}, {cfg.runs} random orders per scenario, "
-        f"{cfg.size_mb:g} MB logs (seed {cfg.file_seed}), unit {cfg.unit_size} (M={m}), "
+        f"{cfg.size_mb:g} MB logs (seed {cfg.file_seed}), "
+        f"{'unit chosen after a pilot' if cfg.adaptive else f'unit {cfg.unit_size} (M={m})'}, "
         f"batch {cfg.batch_bytes}, degrade_above={cfg.degrade_above:g}, "
         f"order {'keyed (Feistel)' if cfg.keyed_order else 'numpy permutation'}, "
         f"engine {engine_version()}",
         rows,
     )
+    if cfg.adaptive:
+        print_choices(rows)
     ok = verdicts(rows, cfg)
     print_wrong(rows)
     if naive_files:
