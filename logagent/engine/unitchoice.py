@@ -118,9 +118,7 @@ def _kept(size: int, gap: bool) -> str:
         if gap
         else "the pilot saw too few keys to estimate a gap"
     )
-    return (
-        f"unit size {size:,} B kept: {why}; a fresh permutation is read with fresh e-processes"
-    )
+    return f"unit size {size:,} B kept: {why}; a fresh permutation is read with fresh e-processes"
 
 
 def _choice(
