@@ -66,6 +66,7 @@ from scipy import stats
 
 from logagent import Question, analyze, load_settings
 from logagent.config import parse_size
+from logagent.evidence import unitsize
 from logagent.result import QuestionKind, Result, Status
 from logagent.samples import generate
 from logagent.sources import permute
@@ -109,6 +110,7 @@ class Config:
     degrade_above: float
     keyed_order: bool = False  # every random order computed by the Feistel permutation
     adaptive: bool = False  # the unit size chosen after a pilot (engine.unitchoice)
+    cheap_units: bool = False  # --adaptive as on a machine where units cost only their bytes
 
     @property
     def unit_bytes(self) -> int:
@@ -156,6 +158,13 @@ def parse_args(argv: Sequence[str] | None = None) -> Config:
         help="choose the unit size after a pilot, as inputs from reader.adapt_from do (here "
         "from 1 byte): the pilot reads default-size units, --unit-size is not used",
     )
+    p.add_argument(
+        "--cheap-units",
+        action="store_true",
+        help="with --adaptive: choose as if a unit cost only its bytes and the e-processes "
+        "needed no more than the variance formula, so that small logs get small units (the "
+        "sizes 10 GB logs get with the measured costs): calibrates the main phase in them",
+    )
     add_timeline_args(p)
     a = p.parse_args(argv)
     return Config(
@@ -172,6 +181,7 @@ def parse_args(argv: Sequence[str] | None = None) -> Config:
         a.degrade_above,
         a.keyed_order,
         a.adaptive,
+        a.cheap_units,
     )
 
 
@@ -325,6 +335,9 @@ def run_engine(task: EngineTask) -> Outcome:
     cfg = task.cfg
     if cfg.keyed_order:
         permute.MATERIALIZE_UNITS = 0  # this worker's orders: all keyed
+    if cfg.cheap_units:  # this worker's unit choices: as if units cost only their bytes
+        unitsize.UNIT_S, unitsize.VARIANCE_FACTOR = 1e-7, 1.0
+        unitsize.SAMPLED_BYTE_S = unitsize.FULL_BYTE_S
     try:
         reader: dict[str, Any] = {"unit_size": cfg.unit_size, "batch_bytes": cfg.batch_bytes}
         if cfg.adaptive:
@@ -857,7 +870,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     print_table(
         f"engine: top-{cfg.top}, delta={cfg.delta}, {cfg.runs} random orders per scenario, "
         f"{cfg.size_mb:g} MB logs (seed {cfg.file_seed}), "
-        f"{'unit chosen after a pilot' if cfg.adaptive else f'unit {cfg.unit_size} (M={m})'}, "
+        f"{'unit chosen after a pilot' if cfg.adaptive else f'unit {cfg.unit_size} (M={m})'}"
+        f"{' (cheap units)' if cfg.cheap_units else ''}, "
         f"batch {cfg.batch_bytes}, degrade_above={cfg.degrade_above:g}, "
         f"order {'keyed (Feistel)' if cfg.keyed_order else 'numpy permutation'}, "
         f"engine {engine_version()}",
