@@ -133,8 +133,8 @@ def after_spots(
     choose: Callable[[list[str]], tuple[Detection, AnyFormat]],
 ) -> Result | tuple[Detection, AnyFormat]:
     """The spots parsed nothing: search random units; recuse only on a proof (or a full read)."""
+    from logagent.engine.fullread import draw_seed
     from logagent.engine.outcome import recused
-    from logagent.engine.reading import draw_seed
 
     draw_seed(run)
     found = search(run, sample, build)

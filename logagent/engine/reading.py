@@ -8,29 +8,29 @@ signals and changed inputs stop it with a partial answer and a checkpoint.
 
 from __future__ import annotations
 
-import secrets
 from collections.abc import Iterator
 from dataclasses import replace
 
-import numpy as np
-import polars as pl
-
 from logagent.config import memory_budget_bytes
 from logagent.counters import Accumulator
-from logagent.engine.run import ParsePool, ProgressEvent, Run
+from logagent.engine.fullread import (
+    count_remotely,
+    fresh_seed,
+    iter_batches,
+    read_everything,
+    stop_partial,
+)
+from logagent.engine.run import ParsePool, Run
 from logagent.engine.sampled import (
     STREAM_POPULATION,
-    FullReadGuard,
     pilot_units,
     read_sampled,
     reapply_steps,
     sampled_slices,
     seekable_batches,
-    take_step,
 )
 from logagent.engine.tallied import Feed, iter_tallied
 from logagent.engine.unitchoice import adaptive, choose_units
-from logagent.errors import InputCorrupt
 from logagent.evidence.unitsize import cost_factor
 from logagent.formats import Format
 from logagent.formats.fieldsets import ROUTE
@@ -38,34 +38,24 @@ from logagent.formats.routes import RouteRule
 from logagent.log import get_logger
 from logagent.questions import APP_KINDS, counts_events
 from logagent.result import (
-    DecisionRecord,
     QuestionKind,
 )
 from logagent.routermem.router import Action, Decision, Reason
 from logagent.sources import (
     Batch,
     Order,
-    Source,
     UnitPlan,
     choose_unit_size,
-    iter_seekable_batches,
-    iter_stream_batches,
     plan_units,
     unit_order,
 )
-from logagent.sources.batches import I64
-from logagent.sources.files import InputChanged, ReadStopped
 from logagent.sources.permute import KEYED, KeyedPermutation, Ordering
 from logagent.sources.prefetch import iter_prefetched
-from logagent.sources.prescan import Prescan
-from logagent.sources.scanworkers import ScanWorkers, workers_for
 
 log = get_logger("logagent.engine")
 STREAM_UNIT = 64 << 10
 BATCH_COST = 24
 MIN_BATCH_BYTES = 256 << 10
-#: Batches per batch of a prescanned read of everything (``sources.prescan``): 64 MiB.
-PRESCAN_BATCHES = 8
 #: A sampled read's batches are read ahead by a thread only from this unit size on. Smaller
 #: units are gathered with one positional read each, and each read releases and retakes the
 #: GIL: against a busy counting thread a 256 B read took ~650 us instead of ~3.5 us (the
@@ -88,7 +78,7 @@ def read_all(run: Run, fmt: Format, parse_rate: float) -> tuple[int, int | None]
     if cp is not None:
         run.seed = cp.seed
     elif run.seed is None:  # the detection cascade may have drawn it already
-        run.seed = _seed(run)
+        run.seed = fresh_seed(run)
     run.batch_bytes = batch_bytes_for(run)
     if cp is None:
         mode = _early_stop(run, plan)
@@ -112,15 +102,15 @@ def read_all(run: Run, fmt: Format, parse_rate: float) -> tuple[int, int | None]
         skip = cp.done if cp is not None and cp.phase != "sampled" else None
         pool = _pool(run, fmt, sampling=random and _timeline_sample(run))
         if run.env.backend is not None and skip is None and not _timeline_sample(run):
-            _count_remotely(run, plan, pool)
+            count_remotely(run, plan, pool)
         else:
-            _read_everything(run, plan, seekable, pool, known, order, phase, skip)
+            read_everything(run, plan, seekable, pool, known, order, phase, skip)
     if degrade and not run.partial:
         done = Decision(Action.STOP_SETTLED, Reason.EXHAUSTED, "read in file order after DEGRADE")
         run.record(done, plan.total_units, plan.total_units)
     damaged = next((s.error for s in run.sources if s.error), None)
     if damaged and not run.partial:
-        _stop_partial(run, str(damaged), Reason.INPUT_DAMAGED.value)
+        stop_partial(run, str(damaged), Reason.INPUT_DAMAGED.value)
     streams = any(not s.seekable for s in run.sources)
     if not degrade and mode is not None:  # the sampled read's own units (a main phase's S)
         plan = sampled
@@ -201,7 +191,7 @@ def _read_early(
         population = plan.total_units
     else:  # a stream under --assume-exchangeable
         run.reading = "stream"
-        feed = _local_feed(_iter_batches(run, plan, seekable, Order.SEQUENTIAL), pool)
+        feed = _local_feed(iter_batches(run, plan, seekable, Order.SEQUENTIAL), pool)
         population = STREAM_POPULATION
     try:
         degrade = read_sampled(
@@ -306,252 +296,5 @@ def _label_model_based(run: Run) -> None:
     ]
 
 
-def _read_everything(
-    run: Run,
-    plan: UnitPlan,
-    seekable: list[Source],
-    pool: ParsePool,
-    known: int,
-    order: Order,
-    phase: str,
-    done: I64 | None,
-) -> None:
-    """Read every unit (in ``order``), then streams, in batches; budgets and memory still apply.
-
-    ``done``: units already counted (a resumed run), skipped. Checkpoints are
-    written every ``checkpoint.every`` batches and when the read stops early.
-    """
-    if run.reading != "stream":
-        run.reading = "random_units" if order is Order.RANDOM else "sequential"
-    guard = FullReadGuard(run, plan.total_units, len(done) if done is not None else 0)
-    if done is not None:
-        reapply_steps(run)  # a resumed read: its counts stay as bounded as they were
-    counted = Counted(done)
-    nbytes = run.acc.snapshot().bytes_read if done is not None else 0
-    every = run.settings.checkpoint.every
-
-    def flush() -> None:
-        run.acc.add(pool.flush())
-        counted.flushed()
-
-    def stop(why: str, reason: str = "interrupted") -> None:
-        flush()
-        run.save(phase, order.value, done=counted.units())  # before the stop enters the trace
-        _stop_partial(run, why, reason)
-
-    prescan = pool.prescan()
-    workers = None
-    if prescan is not None and order is Order.SEQUENTIAL:
-        reader = run.settings.reader
-        workers = workers_for(
-            seekable,
-            prescan,
-            cap=reader.line_cap,
-            nbytes=known,
-            processes=reader.scan_processes,
-            parallel_from=reader.scan_parallel_from,
-        )
-    try:
-        batches = _iter_batches(
-            run, plan, seekable, order, skip=counted.skip, prescan=prescan, workers=workers
-        )
-        for i, batch in enumerate(iter_prefetched(batches, depth=1), start=1):
-            nbytes += batch.bytes_read
-            lines = pool.add(batch)
-            counted.add(batch.units)
-            if pool.due():
-                flush()
-            if run.env.on_progress:
-                run.env.on_progress(ProgressEvent(nbytes, known or None, lines))
-            decision = guard.check(batch)
-            if decision is not None and decision.step:
-                take_step(run, decision.step, _heaviest(run))
-            elif decision is not None:
-                stop(decision.detail, decision.reason.value)
-                break
-            if run.env.checkpoint is not None and i % every == 0:
-                flush()
-                run.save(phase, order.value, done=counted.units())
-    except ReadStopped as exc:  # inside a batch (one very long line): stop now
-        stop(exc.message, exc.reason)
-    except InputChanged as exc:
-        stop(str(exc), Reason.INPUT_CHANGED.value)
-    except InputCorrupt as exc:
-        stop(str(exc), Reason.INPUT_DAMAGED.value)
-    except MemoryError:
-        stop("out of memory while reading (MemoryError)", Reason.MEMORY.value)
-    finally:
-        if workers is not None:
-            workers.close()
-    flush()
-
-
-def _count_remotely(run: Run, plan: UnitPlan, pool: ParsePool) -> None:
-    """Every unit and stream counted by the backend's workers, tallies tree-merged (exact)."""
-    backend = run.env.backend
-    assert backend is not None
-    run.reading = "sequential"
-    batch_units = max(1, run.batch_bytes // plan.unit_size)
-    if any(not s.seekable for s in run.sources):
-        run.warnings.append(
-            "compressed inputs cannot be split: each was read whole, in order, by one task "
-            f"({backend.description})"
-        )
-    try:
-        run.acc.add(
-            backend.count_all(
-                run.sources, plan, pool, batch_units=batch_units, cap=run.settings.reader.line_cap
-            )
-        )
-    except ReadStopped as exc:  # a signal or budget: nothing of the tree is kept
-        _stop_partial(run, exc.message, exc.reason)
-    except InputCorrupt as exc:  # a damaged stream or a changed input on a worker
-        _stop_partial(run, str(exc), Reason.INPUT_DAMAGED.value)
-
-
-def _heaviest(run: Run) -> tuple[str, ...]:
-    """A full read's "candidates" for the memory ladder: its heaviest routes so far."""
-    counts = run.acc.snapshot().counts
-    if counts_events(run.question.kind):
-        counts = counts.filter(pl.col("status").is_between(500, 599))
-    per_route = (
-        counts.group_by("route")
-        .agg(pl.col("n").sum())
-        .sort(["n", "route"], descending=[True, False])
-    )
-    return tuple(per_route["route"].head(run.settings.analysis.max_candidates * 2).to_list())
-
-
-class Counted:
-    """Units whose counts are in the accumulator (pending ones wait in the parse pool).
-
-    A batch of neighbouring units (file order) is kept as its range, not its array: a
-    read of 10 GB in 64 B units counts 1.6·10^8 of them, 1.2 GB as arrays.
-    """
-
-    def __init__(self, done: I64 | None) -> None:
-        self.skip = done if done is not None and len(done) else None
-        self._groups: list[I64 | tuple[int, int]] = [self.skip] if self.skip is not None else []
-        self._pending: list[I64 | tuple[int, int]] = []
-
-    def add(self, units: I64) -> None:
-        """A batch was handed to the parse pool."""
-        n = len(units)
-        if n and int(units[-1]) - int(units[0]) == n - 1 and _increasing(units):
-            lo, hi = int(units[0]), int(units[-1]) + 1
-            last = self._pending[-1] if self._pending else None
-            if isinstance(last, tuple) and last[1] == lo:
-                self._pending[-1] = (last[0], hi)
-            else:
-                self._pending.append((lo, hi))
-        else:
-            self._pending.append(units)
-
-    def flushed(self) -> None:
-        """The pool was parsed: its batches are counted."""
-        self._groups.extend(self._pending)
-        self._pending = []
-
-    def units(self) -> I64:
-        """Every counted unit."""
-        parts = [np.arange(*g, dtype=np.int64) if isinstance(g, tuple) else g for g in self._groups]
-        return np.concatenate(parts) if parts else np.zeros(0, np.int64)
-
-
-def _increasing(units: I64) -> bool:
-    """Whether a batch's units are n neighbours in file order (first to last span n - 1)."""
-    return len(units) < 3 or bool(np.all(np.diff(units) == 1))
-
-
-def _iter_batches(
-    run: Run,
-    plan: UnitPlan,
-    seekable: list[Source],
-    order: Order,
-    skip: I64 | None = None,
-    prescan: Prescan | None = None,
-    workers: ScanWorkers | None = None,
-) -> Iterator[Batch]:
-    """Batches of every unit in ``order``, then of the streams; units in ``skip`` are left out.
-
-    ``prescan``: runs of neighbouring units hand on only their candidate lines.
-    """
-    reader = run.settings.reader
-    unit_size = plan.unit_size
-    seed = run.seed if run.seed is not None else _seed(run)
-    batch_units = max(1, run.batch_bytes // unit_size)
-    # a prescanned batch holds only its candidate lines: larger ones cost no memory and
-    # spare the per-batch work (parse call, memory reading, progress) of a fast read; still
-    # an eighth of the input at most, so that budgets, signals and progress act between them
-    prescan_units = None
-    if order is Order.SEQUENTIAL:
-        prescan_units = max(batch_units, min(PRESCAN_BATCHES * batch_units, plan.total_units // 8))
-    units = unit_order(plan.total_units, order, seed)
-    if skip is not None:
-        every = units[0 : len(units)]  # a resumed full read: only what is left (materialized)
-        units = every[~np.isin(every, skip)]
-    yield from iter_seekable_batches(
-        seekable,
-        plan,
-        units,
-        batch_units=batch_units,
-        cap=reader.line_cap,
-        scale=run.batch_scale,
-        prescan=prescan,
-        prescan_units=prescan_units,
-        workers=workers,
-    )
-    next_unit = plan.total_units
-    for source in (s for s in run.sources if not s.seekable):
-        for batch in iter_stream_batches(
-            source,
-            unit_size=unit_size,
-            first_unit=next_unit,
-            batch_bytes=run.batch_bytes,
-            cap=reader.line_cap,
-        ):
-            next_unit = int(batch.units[-1]) + 1 if len(batch.units) else next_unit
-            if skip is not None and len(batch.units) and np.isin(batch.units, skip).all():
-                continue  # counted before the checkpoint: read again (a stream), not counted
-            yield batch
-
-
-def draw_seed(run: Run) -> int:
-    """The run's seed: ``--seed``, else a random one (drawn once, kept on the run)."""
-    if run.seed is None:
-        run.seed = _seed(run)
-    return run.seed
-
-
-def _seed(run: Run) -> int:
-    seed = run.settings.analysis.seed
-    return seed if seed is not None else secrets.randbits(63)
-
-
 def _rules(run: Run) -> list[RouteRule]:
     return [RouteRule(r.name, r.pattern, r.replacement) for r in run.settings.routes.rules]
-
-
-def _stop_partial(run: Run, why: str, reason: str = "interrupted") -> None:
-    run.partial = True
-    run.warnings.append(f"partial answer: {why}; counts cover only what was read")
-    tally = run.acc.snapshot()
-    total = sum(s.size or 0 for s in run.sources)
-    fraction = tally.bytes_read / total if total and all(s.seekable for s in run.sources) else 0.0
-    run.decisions.append(
-        DecisionRecord(
-            units_read=tally.units,
-            fraction_read=round(fraction, 6),
-            action="STOP_PARTIAL",
-            reason=reason,
-            detail=why,
-        )
-    )
-    log.warning("stop_partial", reason=why, units_read=tally.units)
-    _resume_hint(run)
-
-
-def _resume_hint(run: Run) -> None:
-    sink = run.env.checkpoint
-    if sink is not None and run.saved:
-        run.warnings.append(f"progress saved: `logagent resume {sink.path}` goes on from here")

@@ -1,11 +1,11 @@
-"""The units a read of everything has counted (``reading.Counted``): kept as ranges in file
+"""The units a read of everything has counted (``fullread.Counted``): kept as ranges in file
 order, so a read in tiny units holds no array of every unit; the same units either way."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from logagent.engine.reading import Counted
+from logagent.engine.fullread import Counted
 
 
 def test_neighbouring_batches_are_one_range_and_the_same_units() -> None:
