@@ -15,8 +15,9 @@ from collections.abc import Iterator
 import numpy as np
 import polars as pl
 
+from logagent.engine.loops import reapply_steps, take_step
 from logagent.engine.run import ParsePool, ProgressEvent, Run
-from logagent.engine.sampled import FullReadGuard, reapply_steps, take_step
+from logagent.engine.sampled import FullReadGuard
 from logagent.errors import InputCorrupt
 from logagent.log import get_logger
 from logagent.questions import counts_events

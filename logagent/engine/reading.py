@@ -20,12 +20,12 @@ from logagent.engine.fullread import (
     read_everything,
     stop_partial,
 )
+from logagent.engine.loops import reapply_steps
 from logagent.engine.run import ParsePool, Run
 from logagent.engine.sampled import (
     STREAM_POPULATION,
     pilot_units,
     read_sampled,
-    reapply_steps,
     sampled_slices,
     seekable_batches,
 )

@@ -19,8 +19,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from logagent.counters import Accumulator, Tally
+from logagent.engine.loops import add_totals
 from logagent.engine.run import ParsePool, Run
-from logagent.engine.sampled import _add_totals, pilot_units
+from logagent.engine.sampled import pilot_units
 from logagent.engine.tallied import tally_one
 from logagent.evidence import race, topk, unitsize
 from logagent.formats import Format
@@ -126,7 +127,7 @@ def _choice(
 ) -> unitsize.UnitChoice:
     """S for the main phase from the pilot's per-key totals, scaled to the whole input."""
     seen: dict[str, int] = {}
-    _add_totals(seen, pilot.counts, errors_only=True)
+    add_totals(seen, pilot.counts, errors_only=True)
     scale = plan.total_units / max(pilot.units, 1)
     totals = {key: n * scale for key, n in seen.items()}
     q, a = run.question, run.settings.analysis
