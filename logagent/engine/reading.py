@@ -24,14 +24,13 @@ from logagent.engine.loops import reapply_steps
 from logagent.engine.run import ParsePool, Run
 from logagent.engine.sampled import (
     STREAM_POPULATION,
-    pilot_units,
     read_sampled,
     sampled_slices,
     seekable_batches,
 )
 from logagent.engine.tallied import Feed, iter_tallied
 from logagent.engine.unitchoice import adaptive, choose_units
-from logagent.evidence.unitsize import cost_factor
+from logagent.evidence.unitsize import cost_factor, pilot_units
 from logagent.formats import Format
 from logagent.formats.fieldsets import ROUTE
 from logagent.formats.routes import RouteRule

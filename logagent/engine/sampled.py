@@ -28,6 +28,7 @@ from logagent.engine.run import ProgressEvent, Run
 from logagent.engine.tallied import Feed, Tallied
 from logagent.errors import InputCorrupt
 from logagent.evidence import race, rates
+from logagent.evidence.unitsize import pilot_units
 from logagent.formats import Format
 from logagent.result import QuestionKind
 from logagent.routermem.forecast import Forecast
@@ -56,11 +57,6 @@ MAX_BATCH_BYTES = 16 << 20
 #: cost a second before the first decision after the pilot and overshoot the stop by as much.
 FIRST_BATCH_UNITS = 8192
 MAX_BATCH_UNITS = 1 << 16
-
-
-def pilot_units(total_units: int) -> int:
-    """Stats note §4: ``min(max(50, 1% of B), 500)`` units, at most B."""
-    return min(total_units, min(max(50, math.ceil(0.01 * total_units)), 500))
 
 
 def unit_bound(unit_size: int, fmt: Format) -> float:

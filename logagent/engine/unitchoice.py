@@ -21,9 +21,9 @@ from dataclasses import dataclass
 from logagent.counters import Accumulator, Tally
 from logagent.engine.loops import add_totals
 from logagent.engine.run import ParsePool, Run
-from logagent.engine.sampled import pilot_units
 from logagent.engine.tallied import tally_one
 from logagent.evidence import race, topk, unitsize
+from logagent.evidence.unitsize import pilot_units
 from logagent.formats import Format
 from logagent.result import QuestionKind
 from logagent.routermem.router import Action, Decision, Reason

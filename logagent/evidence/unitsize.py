@@ -122,9 +122,14 @@ def sizes() -> list[int]:
     return [1 << p for p in range(MIN_UNIT.bit_length() - 1, MAX_UNIT.bit_length())]
 
 
-def pilot_fraction(units: int, pilot_units: int) -> float:
-    """The share of ``units`` a pilot of ``min(max(50, 1 %), pilot_units)`` units reads."""
-    return min(1.0, min(max(50, math.ceil(0.01 * units)), pilot_units) / units)
+def pilot_units(total_units: int, most: int = 500) -> int:
+    """Stats note §4: a pilot of ``min(max(50, 1% of B), most)`` units, at most B."""
+    return min(total_units, min(max(50, math.ceil(0.01 * total_units)), most))
+
+
+def pilot_fraction(units: int, most: int = 500) -> float:
+    """The share of ``units`` their pilot reads."""
+    return pilot_units(units, most) / units
 
 
 def choose(
@@ -134,7 +139,7 @@ def choose(
     min_event_bytes: int,
     threshold: float,
     prescanned: bool,
-    pilot_units: int = 500,
+    pilot_most: int = 500,
 ) -> UnitChoice:
     """The largest unit size whose forecast cost is within ``SLACK`` of the best.
 
@@ -144,7 +149,7 @@ def choose(
     for size in sizes():
         units = max(1, math.ceil(total_bytes / size))
         bound = float(math.ceil(size / max(min_event_bytes, 1)))
-        f0 = pilot_fraction(units, pilot_units)
+        f0 = pilot_fraction(units, pilot_most)
         frac = max(
             (fraction_needed(g, bound=bound, threshold=threshold, f0=f0) for g in gaps),
             default=1.0,

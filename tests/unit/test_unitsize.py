@@ -37,7 +37,7 @@ def test_the_choice_is_the_largest_size_within_slack_of_the_cheapest() -> None:
             gaps[0],
             bound=math.ceil(s / 50),
             threshold=THRESHOLD,
-            f0=unitsize.pilot_fraction(math.ceil(TEN_GB / s), 500),
+            f0=unitsize.pilot_fraction(math.ceil(TEN_GB / s)),
         )
         * unitsize.cost_factor(s, prescanned=True)
         for s in unitsize.sizes()
