@@ -13,6 +13,7 @@ import json
 import re
 from collections import Counter
 from collections.abc import Callable
+from typing import Any
 
 Reading = tuple[str | None, str] | None
 LEVELS = {
@@ -279,9 +280,37 @@ def zeek(line: str) -> Reading:
     return None, "-"
 
 
-def zeek_reference(text: str) -> dict[str, dict[str, int]]:
-    """A Zeek JSON log's answers: records per ``rcode_name``, NXDOMAIN per query (json module)."""
-    rows = [json.loads(line) for line in text.split("\n") if line.strip()]
+def zeek_tsv(line: str) -> Reading:
+    return None if line.startswith("#") else (None, "-")  # "#" lines are directives
+
+
+def zeek_tsv_rows(text: str) -> list[dict[str, str]]:
+    """A Zeek TSV log's records as dicts, named by the ``#fields`` line above them; the
+    unset value (``#unset_field``, ``-``) leaves the key out (plain str splitting)."""
+    rows: list[dict[str, str]] = []
+    names: list[str] = []
+    unset = "-"
+    for line in text.split("\n"):
+        line = line.removesuffix("\r")
+        if line.startswith("#fields\t"):
+            names = line.split("\t")[1:]
+        elif line.startswith("#unset_field\t"):
+            unset = line.split("\t")[1]
+        elif line and not line.startswith("#"):
+            values = line.split("\t")
+            assert len(values) == len(names), line  # a real sample has no broken line
+            rows.append({k: v for k, v in zip(names, values, strict=True) if v != unset})
+    return rows
+
+
+def zeek_reference(text: str, tsv: bool = False) -> dict[str, dict[str, int]]:
+    """A Zeek log's answers: records per ``rcode_name``, NXDOMAIN per query (json module,
+    or ``zeek_tsv_rows`` for the TSV layout)."""
+    rows: list[dict[str, Any]]
+    if tsv:
+        rows = list(zeek_tsv_rows(text))
+    else:
+        rows = [json.loads(line) for line in text.split("\n") if line.strip()]
     nxdomain = [r for r in rows if r.get("rcode_name") == "NXDOMAIN" and "query" in r]
     return {
         "rcode_name": dict(Counter(r["rcode_name"] for r in rows if "rcode_name" in r)),
@@ -308,6 +337,7 @@ READERS: dict[str, Callable[[str], Reading]] = {
     "bunyan": bunyan,
     "ecs_json": ecs,
     "zeek": zeek,
+    "zeek_tsv": zeek_tsv,
     "logfmt": slog_text,
     "log4j": log4j,
     "slog_json": slog_json,
@@ -334,6 +364,7 @@ SAMPLES = {
     "bunyan.jsonl": "bunyan",
     "ecs.json": "ecs_json",
     "zeek_dns.jsonl": "zeek",
+    "zeek_dns.log": "zeek_tsv",
     "miniflux_slog.log": "logfmt",
     "springboot_tidb.log": "log4j",
     "slog_humanlog.jsonl": "slog_json",

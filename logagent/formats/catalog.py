@@ -44,6 +44,7 @@ from logagent.formats.serverlogs import (
 )
 from logagent.formats.structured import JsonAppFormat, LogfmtFormat, auto_app_mapping
 from logagent.formats.w3c import W3C_LAYOUTS
+from logagent.formats.zeektsv import ZEEK_TSV
 
 AnyFormat: TypeAlias = Format | AppFormat
 
@@ -66,6 +67,7 @@ APP_NAMES = (
     "syslog5424",
     "syslog3164",
     *(f.name for f in JSON_LAYOUTS),
+    ZEEK_TSV.name,
     "jsonapp",
     "logfmt",
     GENERIC,
@@ -95,6 +97,7 @@ FORMAT_NOTES: dict[str, str] = {
         "without a <PRI>: syslog wrote no severity there"
     ),
     "zeek": "Zeek logs carry no level: level questions do not apply to them",
+    ZEEK_TSV.name: "Zeek logs carry no level: level questions do not apply to them",
     GENERIC: (
         "the layout was inferred from sampled lines (generic): timestamp, level and component "
         "are guesses; see logagent detect"
@@ -115,7 +118,7 @@ DESCRIPTIONS: dict[str, str] = {
     "syslog3164": syslog3164().description,
     "jsonapp": JsonAppFormat().description,
     "logfmt": LogfmtFormat().description,
-    **{f.name: f.description for f in (*SERVER_LAYOUTS, *JSON_LAYOUTS)},
+    **{f.name: f.description for f in (*SERVER_LAYOUTS, *JSON_LAYOUTS, ZEEK_TSV)},
     GENERIC: describe_generic(),
 }
 
@@ -158,6 +161,7 @@ def build_any_format(
         "golog": lambda: golog(year),
         "jsonapp": lambda: JsonAppFormat(mapping=auto_app_mapping(sample, json_keys)),
         "logfmt": lambda: LogfmtFormat(mapping=auto_app_mapping(sample, json_keys, logfmt=True)),
+        ZEEK_TSV.name: lambda: ZEEK_TSV.fit(sample),
         GENERIC: lambda: infer_generic(sample),
     }
     if name in _FIXED:

@@ -8,7 +8,8 @@ for the proxy, balancer and CDN layouts (their ``extra_fields``); every key of
 the objects for JSON lines. Application
 formats: ``level``, ``component``, ``message``, ``ts``; every key for JSON
 and logfmt layouts; every named group for a regex layout (custom ones
-included). ``fields_of_format`` lists them (None after a list: any key the
+included); every ``#fields`` column of a Zeek TSV log.
+``fields_of_format`` lists them (None after a list: any key the
 records hold is a field too).
 """
 
@@ -25,6 +26,7 @@ from logagent.formats.base import PATH, STATUS, RegexFormat
 from logagent.formats.jsonl import JsonFormat
 from logagent.formats.jsonlayouts import JsonLayout
 from logagent.formats.structured import JsonAppFormat, LogfmtFormat, logfmt_value
+from logagent.formats.zeektsv import ZeekTsvFormat
 
 ROUTE = "route"
 #: Fields of the ``combined`` / ``common`` layouts (``referrer``, ``user_agent``: combined).
@@ -55,6 +57,8 @@ def fields_of_format(fmt: object) -> tuple[tuple[str, ...], bool]:
         return (*_APP_FIELDS, *extra), False
     if isinstance(fmt, (JsonAppFormat, JsonLayout, LogfmtFormat)):
         return _APP_FIELDS, True
+    if isinstance(fmt, ZeekTsvFormat):  # every #fields column
+        return (*_APP_FIELDS, *(n for n in fmt.column_names() if n not in _APP_FIELDS)), False
     own = getattr(fmt, "extra_fields", None)
     if callable(own):  # access layouts with columns of their own (w3c, cloudfront, caddy...)
         return (ROUTE, PATH, STATUS, *own(pl.col("line"))), False

@@ -373,7 +373,9 @@ def footer(result: Result) -> str:
 
 
 def _plural(noun: str) -> str:
-    """``route`` -> ``routes``, ``status`` -> ``statuses``."""
+    """``route`` -> ``routes``, ``status`` -> ``statuses``, ``query`` -> ``queries``."""
+    if len(noun) > 1 and noun.endswith("y") and noun[-2] not in "aeiou":
+        return noun[:-1] + "ies"
     return noun + ("es" if noun.endswith(("s", "x", "sh", "ch")) else "s")
 
 

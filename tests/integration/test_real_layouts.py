@@ -15,6 +15,7 @@ from tests.real_reference import SAMPLES, reference, zeek_reference
 
 ROOT = Path(__file__).resolve().parents[2]
 DIR = ROOT / "sample_logs"
+ZEEK_FORMATS = ("zeek", "zeek_tsv")  # JSON and TSV: no level, every field its own
 
 
 def run(*args: str) -> subprocess.CompletedProcess[bytes]:
@@ -57,7 +58,7 @@ def test_detect_names_the_layout(name: str) -> None:
 
 
 @pytest.mark.parametrize("level", ["error", "warn"])
-@pytest.mark.parametrize("name", sorted(n for n, f in SAMPLES.items() if f != "zeek"))
+@pytest.mark.parametrize("name", sorted(n for n, f in SAMPLES.items() if f not in ZEEK_FORMATS))
 def test_full_and_early_stop_answers_equal_the_reference(name: str, level: str) -> None:
     """--full counts equal the reference; the default early-stop run ranks the same keys."""
     side = json.loads((DIR / f"{name}.expected.json").read_text())
@@ -74,14 +75,14 @@ def test_full_and_early_stop_answers_equal_the_reference(name: str, level: str) 
     assert counts(early) == want  # small samples: the early stop reads them whole
 
 
-ZEEK = sorted(n for n, f in SAMPLES.items() if f == "zeek")
+ZEEK = sorted(n for n, f in SAMPLES.items() if f in ZEEK_FORMATS)
 
 
 @pytest.mark.parametrize("name", ZEEK)
 def test_zeek_says_level_questions_do_not_apply(name: str) -> None:
     """A Zeek log is named by detect and a level question recuses with the note."""
     code, out = answer(name, "--full")
-    assert out["input"]["format"] == "zeek" and code == 3
+    assert out["input"]["format"] == SAMPLES[name] and code == 3
     assert any("level questions do not apply" in w for w in out["warnings"])
 
 
@@ -105,12 +106,14 @@ def test_zeek_fields_full_and_early_stop_equal_the_reference(
     name: str, key: str, args: tuple[str, ...]
 ) -> None:
     """Zeek's own fields (--by rcode_name; NXDOMAIN queries): --full and the default early stop
-    count what the json module reads, and the sidecar holds the same counts."""
-    want = zeek_reference((DIR / name).read_text(encoding="utf-8"))[key]
+    count what the json module (JSON) or plain splitting (TSV) reads, and the sidecar holds the
+    same counts."""
+    text = (DIR / name).read_text(encoding="utf-8")
+    want = zeek_reference(text, tsv=SAMPLES[name] == "zeek_tsv")[key]
     assert json.loads((DIR / f"{name}.expected.json").read_text())[key] == want
     code, full = by_field(name, *args, "--full")
     assert code == 0 and full["status"] == "exact"
-    assert full["input"]["format"] == "zeek"
+    assert full["input"]["format"] == SAMPLES[name]
     assert counts(full) == want
     code, early = by_field(name, *args)
     assert code == 0
@@ -145,3 +148,24 @@ def test_status_on_an_app_log_is_its_level_distribution(name: str) -> None:
     assert got == _levels(path.read_text(encoding="utf-8", errors="replace"), SAMPLES[name])
     assert result.answer.classes == {}  # no 2xx..5xx classes on levels
     assert "Level distribution" in (result.report.markdown if result.report else "")
+
+
+def test_zeek_tsv_early_stop_on_units_without_the_header(tmp_path: Path) -> None:
+    """A 30 MB Zeek TSV log (the real sample's records repeated, one header): units read in a
+    random order hold no #fields line, yet each record is read by the fitted header; the
+    leading rcode_name and its count interval hold the plain-splitting truth."""
+    lines = (DIR / "zeek_dns.log").read_text(encoding="utf-8").splitlines()
+    head = [x for x in lines if x.startswith("#") and not x.startswith("#close")]
+    rows = [x for x in lines if not x.startswith("#")]
+    text = "\n".join([*head, *rows * 400, "#close\t2024-04-12-19-34-07"]) + "\n"
+    path = tmp_path / "dns.log"
+    path.write_text(text, encoding="utf-8")
+    want = zeek_reference(text, tsv=True)["rcode_name"]
+    proc = run("analyze", str(path), "--by", "rcode_name", "-k", "1", "--json", "--llm", "off")
+    out = json.loads(proc.stdout)
+    assert proc.returncode == 0 and out["input"]["format"] == "zeek_tsv"
+    top = out["answer"]["top"][0]
+    assert top["key"] == max(want, key=lambda k: want[k])
+    assert top["low"] <= want[top["key"]] <= top["high"]
+    assert out["progress"]["malformed_lines"] == 0
+    assert out["progress"]["fraction_read"] < 1.0, "expected an early stop on 30 MB"
