@@ -163,8 +163,9 @@ def _error_types_of_top(
             "shown by top-errors)",
             **exc.context,
         ) from exc
-    if first.status is Status.RECUSED or not first.answer.top:
-        return first
+    if first.status is Status.RECUSED or not first.answer.top:  # said of the question asked
+        asked = first.model_copy(update={"question": question})
+        return asked.model_copy(update={"report": Report(markdown=render(asked))})
     if first.status is Status.PARTIAL:  # no settled key: its error types would claim too much
         note = (
             "error-types needs the top component settled first, and the run stopped while "

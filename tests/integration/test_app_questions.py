@@ -151,3 +151,16 @@ def test_early_stop_settles_on_the_true_top_component(tmp_path: Path, seed: int)
     assert result.status is Status.SETTLED
     assert result.progress.fraction_read < 1
     assert result.answer.top[0].key == errors.most_common(1)[0][0]
+
+
+def test_error_types_recusal_is_said_of_error_types() -> None:
+    """error-types without --key on a log with no ERROR record: its first step (the top
+    component) recuses, and the result and its report speak of the question asked."""
+    path = ROOT / "sample_logs" / "zeek_dns.log"  # Zeek writes no level at all
+    question = Question(kind=QuestionKind.ERROR_TYPES)
+    result = analyze([str(path)], question, load_settings(), fake_env())
+    assert result.status is Status.RECUSED
+    assert result.question.kind is QuestionKind.ERROR_TYPES
+    markdown = result.report.markdown if result.report else ""
+    assert markdown.startswith("# logagent: Most frequent error types")
+    assert "Components with the most error records" not in markdown
