@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -12,9 +15,15 @@ from logagent.errors import ConfigError
 ROOT = Path(__file__).resolve().parents[2]
 
 
+def _clear_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in list(os.environ):
+        if name.upper().startswith("LOGAGENT_"):
+            monkeypatch.delenv(name)
+
+
 def test_shipped_config_equals_builtin_defaults(monkeypatch: pytest.MonkeyPatch) -> None:
     """configs/logagent.toml documents exactly the built-in defaults."""
-    monkeypatch.delenv("LOGAGENT_CONFIG", raising=False)
+    _clear_environment(monkeypatch)
     assert (
         load_settings(str(ROOT / "configs" / "logagent.toml")).model_dump()
         == Settings().model_dump()
@@ -61,3 +70,40 @@ def test_missing_config_file_is_an_error(tmp_path: Path) -> None:
 def test_sizes_with_units(text: str, value: int) -> None:
     """Sizes accept binary and decimal units."""
     assert parse_size(text) == value
+
+
+def test_without_environment_or_file_pydantic_settings_is_not_imported() -> None:
+    """A run that sets no LOGAGENT_* variable and no config file builds its settings without
+    importing pydantic-settings (start-up time); one that does, imports it."""
+    code = (
+        "import sys; from logagent.config import load_settings; "
+        "s = load_settings(analysis={'top': 3}); "
+        "print(s.analysis.top, 'pydantic_settings' in sys.modules)"
+    )
+    env = {k: v for k, v in os.environ.items() if not k.upper().startswith("LOGAGENT_")}
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+    assert out.stdout.split() == ["3", "False"], out.stderr
+    env["logagent_reader__line_cap"] = "4KiB"  # matched case-blind, as pydantic-settings does
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+    assert out.stdout.split() == ["3", "True"], out.stderr
+
+
+@pytest.mark.parametrize(
+    "overrides",
+    [
+        {},
+        {"analysis": {"top": 3, "seed": 9}},
+        {"reader": {"unit_size": "64KiB"}, "log_level": "info"},
+    ],
+)
+def test_both_ways_build_equal_settings(
+    overrides: dict[str, object], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The plain model and the one pydantic-settings fills give the same settings for the same
+    values (here: an environment variable set to its default forces the sourced way)."""
+    _clear_environment(monkeypatch)
+    plain = load_settings(**overrides)
+    monkeypatch.setenv("LOGAGENT_LOG_LEVEL", plain.log_level)
+    sourced = load_settings(**overrides)
+    assert type(sourced) is Settings and sourced.model_dump() == plain.model_dump()
+    assert plain.model_dump() != Settings().model_dump() or not overrides
