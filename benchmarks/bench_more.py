@@ -17,8 +17,17 @@ from bench import DATA, Measure, measure
 
 GAWK = "/usr/bin/gawk"
 STATUS_AWK = r"{ c[$9]++ } END { for (k in c) print c[k], k }"
-RATE_AWK = r"""{ p = $7; sub(/[?#].*/, "", p); r[p]++; if ($9 ~ /^5/) e[p]++ }
-END { for (k in e) printf "%.6f %s\n", e[k] / r[k], k }"""
+# Routes folded as logagent's default rules do ({id}, {uuid}, {hex} segments, query and an
+# absolute URI's host dropped) and logagent's min_requests (100): the same question.
+RATE_AWK = r"""{ p = $7; sub(/[?#].*/, "", p); sub(/^[A-Za-z][A-Za-z0-9+.-]*:\/\/[^\/]*/, "", p)
+  n = split(p, s, "/"); q = s[1]
+  for (i = 2; i <= n; i++) { t = s[i]
+    if (t ~ /^[0-9]+$/) t = "{id}"
+    else if (t ~ /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/) t = "{uuid}"
+    else if (t ~ /^[0-9a-fA-F]+$/ && length(t) >= 16) t = "{hex}"
+    q = q "/" t }
+  r[q]++; if ($9 ~ /^5/) e[q]++ }
+END { for (k in e) if (r[k] >= 100) printf "%.6f %s\n", e[k] / r[k], k }"""
 # --no-normalize keeps the raw path cut at the query string (README), and so does this.
 RAW_AWK = r"""$9 ~ /^5[0-9][0-9]$/ { p = $7; sub(/[?#].*/, "", p); c[p]++ }
 END { for (k in c) print c[k], k }"""
