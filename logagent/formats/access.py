@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import polars as pl
 
-from logagent.formats.base import PATH, STATUS, RegexFormat
+from logagent.formats.base import PATH, STATUS, RegexFormat, Stages
 
 # Only the groups the counters use are capturing: extraction cost grows with each group.
 # An optional leading token is apache's vhost_combined ("%v:%p %h %l %u %t ...").
@@ -33,6 +33,8 @@ ACCESS_5XX_PREFILTER = re.compile(rb'" 5\d\d(?=[ \t\r\n])')
 _PLAIN_HEAD = r'^(?:[^\s"\[\]]+ )?[^\s"\[\]]+ [^\s"\[\]]+ [^\s"\[\]]+ \[[^\]"\[]+\] $'
 #: A request the first branch of ``_REQUEST`` covers whole (no quote or backslash inside).
 _PLAIN_REQUEST = r"^[A-Za-z]+ [^ ]+(?: [^ ]+)?$"
+#: Helper columns of a staged parse (``AccessFormat.staged_fields``).
+_VALID, _SPLIT, _PLAIN = "_access_valid", "_access_split", "_access_plain"
 #: The path of a request read greedily (it may hold bare quotes): ``METHOD PATH [PROTOCOL]``.
 _GREEDY_PATH = r"^[A-Za-z]+ ([^ ]+)(?: [^ ]+)?$"
 #: Referrer and user agent, the agent perhaps cut before its closing quote.
@@ -66,10 +68,30 @@ class AccessFormat(RegexFormat):
 
     def fields(self, line: pl.Expr) -> dict[str, pl.Expr]:
         """``path`` and ``status`` as ``RegexFormat.fields`` gives them, mostly without groups."""
-        valid = line.str.contains(self.pattern)
-        parts = line.str.splitn('"', 3)
-        head, request, rest = (parts.struct.field(f"field_{i}") for i in range(3))
-        plain = valid & head.str.contains(_PLAIN_HEAD) & ~request.str.contains("\\", literal=True)
+        valid, split = self._split(line)
+        return self._fields(line, valid, split, self._plain(valid, split))
+
+    def staged_fields(self, line: pl.Expr) -> tuple[Stages, dict[str, pl.Expr]]:
+        """``fields`` over helper columns (``base.staged_fields``): the match test and the
+        split at the first two quotes, then whether the line is plain."""
+        valid, split = self._split(line)
+        v, s, p = pl.col(_VALID), pl.col(_SPLIT), pl.col(_PLAIN)
+        stages = [{_VALID: valid, _SPLIT: split}, {_PLAIN: self._plain(v, s)}]
+        return stages, self._fields(line, v, s, p)
+
+    def _split(self, line: pl.Expr) -> tuple[pl.Expr, pl.Expr]:
+        """Whether the line is a record, and its text around the first two quotes."""
+        return line.str.contains(self.pattern), line.str.splitn('"', 3)
+
+    @staticmethod
+    def _plain(valid: pl.Expr, split: pl.Expr) -> pl.Expr:
+        head, request = split.struct.field("field_0"), split.struct.field("field_1")
+        return valid & head.str.contains(_PLAIN_HEAD) & ~request.str.contains("\\", literal=True)
+
+    def _fields(
+        self, line: pl.Expr, valid: pl.Expr, split: pl.Expr, plain: pl.Expr
+    ) -> dict[str, pl.Expr]:
+        request, rest = split.struct.field("field_1"), split.struct.field("field_2")
         fast_path = pl.when(request.str.contains(_PLAIN_REQUEST)).then(
             request.str.splitn(" ", 3).struct.field("field_1")
         )

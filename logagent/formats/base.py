@@ -14,6 +14,7 @@ the question is about 5xx only.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -23,6 +24,8 @@ import polars as pl
 PATH, STATUS = "path", "status"
 #: The optional column of a record's time bucket (formats/bucketed.py; the timeline).
 BUCKET = "bucket"
+#: Helper columns computed before a format's fields, stage by stage (``staged_fields``).
+Stages = Sequence[dict[str, pl.Expr]]
 
 
 class Format(Protocol):
@@ -72,12 +75,42 @@ class RegexFormat:
         }
 
 
+def staged_fields(fmt: object, line: pl.Expr) -> tuple[Stages, dict[str, pl.Expr]]:
+    """``fmt``'s fields as stages of helper columns and the fields computed over them.
+
+    Polars evaluates a sub-expression once per use, and a parser uses some in
+    several branches (``when(valid)...otherwise``): a batch's parse computes
+    them once as helper columns instead, each stage's in parallel. The fields
+    are the same as ``fmt.fields(line)`` gives (``tests/property``). A format
+    without stages (no ``staged_fields`` method): no helpers, its ``fields``.
+    """
+    own = getattr(fmt, "staged_fields", None)
+    if callable(own):
+        stages, fields = own(line)
+        return stages, fields
+    plain: dict[str, pl.Expr] = fmt.fields(line)  # type: ignore[attr-defined]
+    return [], plain
+
+
 @dataclass(frozen=True)
 class Wrapped:
     """A format around ``inner`` that adds columns (a time window, a time bucket): the same
-    name, l_min and prefilter as ``inner``; subclasses extend ``fields``."""
+    name, l_min and prefilter as ``inner``; subclasses give the columns they add (``added``)."""
 
     inner: Format
+
+    def added(self, line: pl.Expr) -> dict[str, pl.Expr]:
+        """The columns this wrapper adds to the inner fields."""
+        raise NotImplementedError
+
+    def fields(self, line: pl.Expr) -> dict[str, pl.Expr]:
+        """The inner fields plus the added columns."""
+        return {**self.inner.fields(line), **self.added(line)}
+
+    def staged_fields(self, line: pl.Expr) -> tuple[Stages, dict[str, pl.Expr]]:
+        """The inner format's stages; its fields plus the added columns."""
+        stages, fields = staged_fields(self.inner, line)
+        return stages, {**fields, **self.added(line)}
 
     @property
     def name(self) -> str:

@@ -33,10 +33,10 @@ class Bucketed(Wrapped):
     time: TimeOf
     bucket_s: int
 
-    def fields(self, line: pl.Expr) -> dict[str, pl.Expr]:
-        """The inner fields plus ``bucket``."""
+    def added(self, line: pl.Expr) -> dict[str, pl.Expr]:
+        """``bucket``."""
         epoch = self.time(line).dt.epoch("s")
-        return {**self.inner.fields(line), BUCKET: (epoch // self.bucket_s) * self.bucket_s}
+        return {BUCKET: (epoch // self.bucket_s) * self.bucket_s}
 
 
 def choose_bucket_s(span_s: float) -> int:

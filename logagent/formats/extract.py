@@ -24,7 +24,7 @@ import numpy as np
 import polars as pl
 import pyarrow as pa
 
-from logagent.formats.base import BUCKET, PATH, STATUS, Format
+from logagent.formats.base import BUCKET, PATH, STATUS, Format, Stages, staged_fields
 from logagent.formats.routes import INVALID_REQUEST, RouteRule, with_routes
 from logagent.sources.batches import I64, Batch
 from logagent.sources.framing import Buffer
@@ -129,11 +129,11 @@ def extract_scanned(
     """
     text = pl.concat([s.text for s in scans]) if len(scans) > 1 else scans[0].text
     units = np.concatenate([s.units for s in scans]) if len(scans) > 1 else scans[0].units
-    fields = fmt.fields(pl.col("line"))
+    stages, fields = staged_fields(fmt, pl.col("line"))
     if not keyed:  # nothing reads the path: Polars then never computes it
         fields = {**fields, PATH: pl.lit(ANY_ROUTE, dtype=pl.String)}
     lines = pl.LazyFrame({"line": text, UNIT: _int64_series(units)})
-    base = _parse(lines, len(text), fields).lazy()
+    base = _parse(lines, len(text), fields, stages).lazy()
     ok = pl.col(STATUS).is_not_null() & (pl.col("nbytes") >= fmt.min_line_bytes)
     # Optional columns (formats/adapter.py): a continuation line is neither a record nor
     # malformed; a record outside the time window is valid but not counted.
@@ -168,18 +168,23 @@ def extract_scanned(
     )
 
 
-def _parse(lines: pl.LazyFrame, n: int, fields: dict[str, pl.Expr]) -> pl.DataFrame:
-    """Parse every line once, in slices on Polars' threads (one regex call is one thread).
+def _parse(
+    lines: pl.LazyFrame, n: int, fields: dict[str, pl.Expr], stages: Stages = ()
+) -> pl.DataFrame:
+    """Parse every line once, in slices on Polars' threads (one regex call is one thread),
+    each slice's helper columns first (``base.staged_fields``).
 
     Materialized: the tally runs several queries over it, and Polars would
     otherwise parse the lines again for each of them.
     """
     parts = max(1, min(pl.thread_pool_size(), n // PARSE_SLICE_LINES))
     cut = [i * n // parts for i in range(parts + 1)]
-    plans = [
-        lines.slice(lo, hi - lo).select(UNIT, **fields, nbytes=pl.col("line").str.len_bytes())
-        for lo, hi in itertools.pairwise(cut)
-    ]
+    plans = []
+    for lo, hi in itertools.pairwise(cut):
+        plan = lines.slice(lo, hi - lo)
+        for stage in stages:
+            plan = plan.with_columns(**stage)
+        plans.append(plan.select(UNIT, **fields, nbytes=pl.col("line").str.len_bytes()))
     return pl.concat(pl.collect_all(plans)) if parts > 1 else plans[0].collect()
 
 

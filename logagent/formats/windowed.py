@@ -86,9 +86,6 @@ class Windowed(Wrapped):
     since: datetime | None
     until: datetime | None
 
-    def fields(self, line: pl.Expr) -> dict[str, pl.Expr]:
-        """The inner fields plus ``in_window``."""
-        return {
-            **self.inner.fields(line),
-            "in_window": in_window_expr(self.time(line), self.since, self.until),
-        }
+    def added(self, line: pl.Expr) -> dict[str, pl.Expr]:
+        """``in_window``."""
+        return {"in_window": in_window_expr(self.time(line), self.since, self.until)}

@@ -17,7 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from logagent.formats.access import COMBINED, COMMON, AccessFormat
-from logagent.formats.base import parse
+from logagent.formats.base import parse, staged_fields
 
 # Fragments chosen to move quotes, brackets and blanks around.
 BITS = ["a", "-", '"', '\\"', "\\", "[", "]", " ", "5", "\u0665", "/x", "?q=1", "é"]
@@ -71,6 +71,16 @@ def _reference(fmt: AccessFormat, lines: list[str]) -> pl.DataFrame:
     )
 
 
+def _staged(fmt: AccessFormat, series: pl.Series) -> pl.DataFrame:
+    """The fields as a batch's parse computes them: helper columns first, stage by stage."""
+    stages, fields = staged_fields(fmt, pl.col("line"))
+    assert stages, "combined/common parse in stages"
+    frame = pl.DataFrame({"line": series}).lazy()
+    for stage in stages:
+        frame = frame.with_columns(**stage)
+    return frame.select(**fields).collect()
+
+
 @settings(max_examples=300, deadline=None)
 @given(st.lists(lines(), min_size=1, max_size=30))
 def test_fast_fields_equal_capture_groups(sample: list[str]) -> None:
@@ -79,6 +89,8 @@ def test_fast_fields_equal_capture_groups(sample: list[str]) -> None:
         fast = parse(fmt, series)
         reference = _reference(fmt, sample)
         assert fast.equals(reference), (fmt.name, fast, reference, sample)
+        staged = _staged(fmt, series)
+        assert staged.equals(reference), (fmt.name, staged, reference, sample)
 
 
 def test_bare_quotes_and_an_unclosed_user_agent_are_records() -> None:
