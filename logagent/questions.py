@@ -91,7 +91,8 @@ def resolve_selection(
     if wanted is QuestionKind.TOP_ERROR_COMPONENTS:
         preset_where = (f"level>={level}",)
     chosen_by = by or preset_by
-    chosen_where = tuple(where) if where else preset_where
+    # --where refines the named question: its own conditions hold too (top-errors: 5xx)
+    chosen_where = tuple(dict.fromkeys((*preset_where, *where)))
     return _canonical(chosen_by, chosen_where, level)
 
 

@@ -119,6 +119,12 @@ ACCESS_CASES: dict[str, Case] = {
         lambda r: 400 <= _status(r) < 500,
     ),
     "statuses": (["--by", "status"], lambda r: r["status"], lambda r: True),
+    # a --where refines a named question: top-errors keeps its 5xx (issue 13's review)
+    "top-errors-of-gets": (
+        ["-q", "top-errors", "--where", "method=GET"],
+        lambda r: route(r["path"]) if "path" in r else None,
+        lambda r: r.get("method") == "GET" and 500 <= _status(r) < 600,
+    ),
     "clients-of-posts-not-2xx": (
         ["--by", "client", "--where", "method=POST", "--where", "status!=2xx"],
         lambda r: r["client"],

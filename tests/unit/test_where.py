@@ -87,6 +87,12 @@ def test_presets_and_refinements() -> None:
     assert resolve_selection(top, "client", ())[:4] == (top, "client", (), "error")
     assert resolve_selection(t4, "client", ())[:4] == (top, "client", ("status=4xx",), "error")
     assert resolve_selection(QuestionKind.TOP_ERRORS, "client", ())[2] == ("status=5xx",)
+    # a --where refines a named question: its own condition still holds (issue 13's review)
+    get = ("status=5xx", "method=GET")
+    assert resolve_selection(QuestionKind.TOP_ERRORS, None, ("method=GET",))[1:3] == ("route", get)
+    assert resolve_selection(t4, None, ("method=GET",))[2] == ("status=4xx", "method=GET")
+    warn = resolve_selection(QuestionKind.TOP_ERROR_COMPONENTS, None, ("message~RM",), "warn")
+    assert warn[1:3] == ("component", ("level>=warn", "message~RM"))
     # a selection equal to a named question is asked as it
     assert resolve_selection(top, "route", ("status=5xx",))[0] is QuestionKind.TOP_ERRORS
     assert resolve_selection(top, "component", ("level>=warn",))[:4] == (
