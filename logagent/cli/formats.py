@@ -78,7 +78,7 @@ def detect_cmd(paths: tuple[str, ...], formats_dir: str, year: int | None) -> No
                 source.close()
     except LogagentError as exc:
         fail(str(exc), exit_code_for(exc))
-    found = detect_all(sample, year=year or datetime.datetime.now().year, custom=custom)
+    found = detect_all(sample, year=year or datetime.datetime.now(datetime.UTC), custom=custom)
     for name, score in found.scores:
         click.echo(f"{name:<14} {score:.3f}")
     _echo_best(found, sample, custom)

@@ -27,6 +27,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import datetime, timedelta
 from typing import Protocol
 
 import polars as pl
@@ -39,6 +40,10 @@ NO_COMPONENT = "-"
 UTC = pl.Datetime("us", "UTC")
 #: Marks a time format for timestamps written without a year.
 YEAR = "{year}"
+#: The year of year-less stamps: a year (``--year``: every stamp in it), or a reference time
+#: ("now"): its year, or the year before for a stamp that would lie more than a day after it,
+#: as ``timewindow`` places them too (a December line read in January is last year's).
+YearOf = int | datetime | None
 
 
 class AppFormat(Protocol):
@@ -74,11 +79,12 @@ def parse_app(fmt: AppFormat, lines: pl.Series) -> pl.DataFrame:
     return pl.DataFrame({"line": lines}).select(**fmt.fields(pl.col("line")))
 
 
-def parse_times(ts: pl.Expr, formats: Sequence[str], year: int | None = None) -> pl.Expr:
+def parse_times(ts: pl.Expr, formats: Sequence[str], year: YearOf = None) -> pl.Expr:
     """``ts`` as UTC by the first of ``formats`` (strftime) that parses it.
 
     A format starting with ``{year}`` is for timestamps written without a year
-    (syslog RFC 3164, glog): ``year`` is put in front; without it they stay null.
+    (syslog RFC 3164, glog): the year (``YearOf``) is put in front; without one
+    they stay null.
     """
     text = ts.str.replace_all(r"\s+", " ")  # syslog pads the day with a space
     tries: list[pl.Expr] = []
@@ -86,11 +92,17 @@ def parse_times(ts: pl.Expr, formats: Sequence[str], year: int | None = None) ->
         if fmt.startswith(YEAR):
             if year is None:
                 continue
-            tries.append(
-                pl.concat_str([pl.lit(str(year)), text]).str.strptime(
-                    UTC, "%Y" + fmt.removeprefix(YEAR), strict=False
-                )
-            )
+            strf = "%Y" + fmt.removeprefix(YEAR)
+
+            def in_year(y: int, strf: str = strf) -> pl.Expr:
+                return pl.concat_str([pl.lit(str(y)), text]).str.strptime(UTC, strf, strict=False)
+
+            if isinstance(year, datetime):
+                this = in_year(year.year)
+                latest = pl.lit(year + timedelta(days=1)).cast(UTC)
+                tries.append(pl.when(this <= latest).then(this).otherwise(in_year(year.year - 1)))
+            else:
+                tries.append(in_year(year))
         else:
             tries.append(text.str.strptime(UTC, fmt, strict=False))
     return pl.coalesce(tries) if tries else pl.lit(None, dtype=UTC)
@@ -115,7 +127,7 @@ class AppRegexFormat:
     record_start: str | None = None
     description: str = ""
     example: str = ""
-    year: int | None = None
+    year: YearOf = None
     level_words: bool = False
     head_component: bool = False
     #: Lines (beyond ``detect.CONTINUATION_LIKE``) this layout writes inside a record.

@@ -7,7 +7,7 @@ every engine. Builders taking ``year`` are for timestamps written without one.
 
 from __future__ import annotations
 
-from logagent.formats.app import YEAR, AppRegexFormat
+from logagent.formats.app import YEAR, AppRegexFormat, YearOf
 
 _D4 = r"[0-9]{4}-[0-9]{2}-[0-9]{2}"
 _HMS = r"[0-9]{2}:[0-9]{2}:[0-9]{2}"
@@ -24,8 +24,8 @@ _JAVA_LEVEL = r"(?P<level>TRACE|DEBUG|INFO|NOTICE|WARN|WARNING|ERROR|SEVERE|FATA
 _LOGGER = r"(?P<component>[A-Za-z_$][A-Za-z0-9_$.\-]*)"
 
 
-def syslog3164(year: int | None = None) -> AppRegexFormat:
-    """BSD syslog; the year-less timestamp takes ``year``."""
+def syslog3164(year: YearOf = None) -> AppRegexFormat:
+    """BSD syslog; the year-less timestamp takes ``year`` (``app.YearOf``)."""
     return AppRegexFormat(
         name="syslog3164",
         patterns=(
@@ -126,7 +126,7 @@ PYTHON = AppRegexFormat(
 )
 
 
-def golog(year: int | None = None) -> AppRegexFormat:
+def golog(year: YearOf = None) -> AppRegexFormat:
     """glog/klog (Go, Kubernetes); logrus and slog text output are ``logfmt``."""
     return AppRegexFormat(
         name="golog",

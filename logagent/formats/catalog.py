@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import TypeAlias
 
 from logagent.errors import FormatError
-from logagent.formats.app import AppFormat
+from logagent.formats.app import AppFormat, YearOf
 from logagent.formats.applogs import (
     APACHE_ERROR,
     HADOOP,
@@ -141,7 +141,7 @@ def build_any_format(
     sample: Sequence[str],
     *,
     json_keys: Mapping[str, str] | None = None,
-    year: int | None = None,
+    year: YearOf = None,
     custom: Mapping[str, CustomFormat] = {},
 ) -> AnyFormat:
     """The format called ``name`` (access, app or custom), fitted to the sample (keys, year)."""

@@ -25,7 +25,7 @@ import polars as pl
 
 from logagent.errors import FormatError
 from logagent.formats.access import COMBINED, COMMON
-from logagent.formats.app import MESSAGE
+from logagent.formats.app import MESSAGE, YearOf
 from logagent.formats.base import STATUS, Format
 from logagent.formats.catalog import (
     ACCESS_NAMES,
@@ -181,7 +181,7 @@ def detect_all(
     sample: Sequence[str],
     *,
     json_keys: Mapping[str, str] | None = None,
-    year: int | None = None,
+    year: YearOf = None,
     custom: Mapping[str, CustomFormat] = {},
 ) -> Detection:
     """Score every format, access, application and custom, on ``sample``; best first.
@@ -204,7 +204,7 @@ def every_format(
     sample: Sequence[str],
     *,
     json_keys: Mapping[str, str] | None = None,
-    year: int | None = None,
+    year: YearOf = None,
     custom: Mapping[str, CustomFormat] = {},
 ) -> dict[str, AnyFormat]:
     """Every format by name, custom first, fitted to ``sample`` where it needs to be."""

@@ -132,3 +132,27 @@ def test_cli_since_with_now_and_bad_since(month: tuple[Path, dict[str, Any]]) ->
     assert json.loads(ok.stdout)["question"]["since"] == "24h"
     bad = cli("--since", "yesterday-ish")
     assert bad.returncode == 2
+
+
+def test_yearless_syslog_from_late_last_year_is_counted_in_its_window(tmp_path: Path) -> None:
+    """Read on 2 December, a year-less syslog line of 25 December is last year's: the records
+    are placed there, and a window on last year's dates counts them (the bisection and the
+    count place stamps alike; issue 13's review found 0 records, exit 0)."""
+    path = tmp_path / "syslog.log"
+    lines = [
+        "Dec 24 23:59:00 host app[1]: ok",
+        "Dec 25 10:00:00 host app[1]: started",
+        "Dec 25 10:05:00 host app[1]: error: failed to open",
+        "Dec 26 10:00:00 host app[1]: ok",
+    ]
+    path.write_text("\n".join(lines) + "\n")
+    now = datetime(2026, 12, 2, 12, 0, tzinfo=UTC)
+    settings = load_settings(analysis={"seed": 3, "full": True})
+    env = replace(fake_env(), wall_clock=lambda: now)
+    asked = Question(kind=QuestionKind.STATUS, since="2025-12-25", until="2025-12-26")
+    result = analyze([str(path)], asked, settings, env)
+    assert result.status is Status.EXACT
+    assert {e.key: e.count for e in result.answer.top} == {"INFO": 1, "ERROR": 1}
+    # --year places every stamp in that year: the same window then holds nothing
+    pinned = load_settings(analysis={"seed": 3, "full": True, "year": 2026})
+    assert not analyze([str(path)], asked, pinned, env).answer.top

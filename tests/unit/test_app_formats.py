@@ -158,3 +158,21 @@ def test_detect_all_prefers_specific_and_flags_ambiguity() -> None:
     assert not d.ambiguous
     junk = detect_all(["hello", "world"])
     assert junk.low_confidence and junk.confidence == 0.0
+
+
+def test_yearless_stamps_take_the_reference_year_or_the_one_before() -> None:
+    """A reference time places a year-less stamp in its year, or the year before when that
+    would put it more than a day after the reference; a year places it in that year."""
+    from datetime import UTC, datetime
+
+    import polars as pl
+
+    from logagent.formats.app import parse_times
+
+    stamps = pl.Series("ts", ["Dec 25 10:00:00", "Dec  3 11:00:00", "Nov 30 09:00:00", "x"])
+    fmt = ("{year} %b %d %H:%M:%S",)
+    now = datetime(2026, 12, 2, 12, 0, tzinfo=UTC)
+    placed = pl.select(parse_times(pl.lit(stamps), fmt, now)).to_series().to_list()
+    assert [t.year if t else None for t in placed] == [2025, 2026, 2026, None]
+    fixed = pl.select(parse_times(pl.lit(stamps), fmt, 2024)).to_series().to_list()
+    assert [t.year if t else None for t in fixed] == [2024, 2024, 2024, None]
