@@ -315,6 +315,7 @@ def zeek_reference(text: str, tsv: bool = False) -> dict[str, dict[str, int]]:
     return {
         "rcode_name": dict(Counter(r["rcode_name"] for r in rows if "rcode_name" in r)),
         "nxdomain_by_query": dict(Counter(r["query"] for r in nxdomain)),
+        "by_orig_h": dict(Counter(r["id.orig_h"] for r in rows if "id.orig_h" in r)),
     }
 
 

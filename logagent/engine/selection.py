@@ -7,6 +7,8 @@ record holds is refused too (a typo would otherwise rank nothing).
 
 from __future__ import annotations
 
+import json
+
 import re
 
 import polars as pl
@@ -38,9 +40,12 @@ def select(question: Question, found: AnyFormat, view: Format, sample: list[str]
                 format=found.name,
             )
         if not _seen(found, view, name, sample):
+            held = _keys_held(sample)
             raise ConfigError(
                 f"no sampled record of {found.name} holds the key {name!r} "
-                f"(its named fields: {', '.join(names)}); check the spelling",
+                f"(its named fields: {', '.join(names)}"
+                + (f"; keys its records hold: {', '.join(held)}" if held else "")
+                + "); check the spelling",
                 format=found.name,
             )
     return Selected(
@@ -51,6 +56,19 @@ def select(question: Question, found: AnyFormat, view: Format, sample: list[str]
         app=app,
         prefilter=_prefilter(found, view, conds, app=app),
     )
+
+
+def _keys_held(sample: list[str], lines: int = 200, most: int = 30) -> list[str]:
+    """The top-level keys of the sampled JSON objects (for a hint), first seen first."""
+    keys: dict[str, None] = {}
+    for text in sample[:lines]:
+        try:
+            obj = json.loads(text)
+        except ValueError:
+            continue
+        if isinstance(obj, dict):
+            keys.update(dict.fromkeys(str(k) for k in obj))
+    return list(keys)[:most]
 
 
 def _seen(found: AnyFormat, view: Format, name: str, sample: list[str]) -> bool:

@@ -95,12 +95,10 @@ def getter(fmt: object, name: str, base: dict[str, pl.Expr], line: pl.Expr) -> p
     if isinstance(fmt, AccessFormat):
         return line.str.extract_groups(_CLF).struct.field(name)
     if isinstance(fmt, JsonFormat):
-        key = fmt.mapping.get(name, name)
-        return line.str.json_path_match(_jsonpath(key))
+        return _json_value(line, fmt.mapping.get(name, name))
     if isinstance(fmt, (JsonAppFormat, JsonLayout)):
-        mapping = fmt.mapping
-        key = mapping.get(name, name)
-        return line.str.json_path_match(key if key.startswith("$") else _jsonpath(key))
+        key = fmt.mapping.get(name, name)
+        return line.str.json_path_match(key) if key.startswith("$") else _json_value(line, key)
     if isinstance(fmt, LogfmtFormat):
         return logfmt_value(line, fmt.mapping.get(name, name))
     if isinstance(fmt, RegexFormat):
@@ -117,6 +115,15 @@ def getter(fmt: object, name: str, base: dict[str, pl.Expr], line: pl.Expr) -> p
 
 def _jsonpath(key: str) -> str:
     return "$" + "".join(f"['{part}']" for part in key.split("."))
+
+
+def _json_value(line: pl.Expr, key: str) -> pl.Expr:
+    """The value of ``key``: nested (``a.b`` = ``{"a": {"b": …}}``), else a key written with
+    its dots (Zeek's ``id.orig_h``, ECS's flat ``log.level``)."""
+    nested = line.str.json_path_match(_jsonpath(key))
+    if "." not in key:
+        return nested
+    return pl.coalesce(nested, line.str.json_path_match(f"$['{key}']"))
 
 
 def is_named_key(name: str) -> bool:

@@ -224,7 +224,9 @@ def test_bad_field_or_condition_is_a_usage_error(args: list[str], says: str) -> 
 def test_a_json_key_no_record_holds_is_refused() -> None:
     done = run(str(DIR / "app.jsonl"), "--by", "usr_id")
     assert done.returncode == 2
-    assert "no sampled record of jsonapp holds the key 'usr_id'" in done.stderr.decode()
+    said = done.stderr.decode()
+    assert "no sampled record of jsonapp holds the key 'usr_id'" in said
+    assert "keys its records hold: ts, level, logger, message" in said  # what it could be
 
 
 def test_markdown_report_says_what_was_ranked() -> None:

@@ -99,6 +99,7 @@ def by_field(name: str, *args: str) -> tuple[int, dict[str, Any]]:
         for k, a in [
             ("rcode_name", ("--by", "rcode_name")),
             ("nxdomain_by_query", ("--by", "query", "--where", "rcode_name=NXDOMAIN")),
+            ("by_orig_h", ("--by", "id.orig_h")),  # a key written with its dots
         ]
     ],
 )
