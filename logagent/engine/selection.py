@@ -8,7 +8,6 @@ record holds is refused too (a typo would otherwise rank nothing).
 from __future__ import annotations
 
 import json
-
 import re
 
 import polars as pl
