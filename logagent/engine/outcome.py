@@ -349,6 +349,11 @@ def _suggestion(question: Question, code: RecuseCode) -> str:
             return "nothing at ERROR or above: ask --level warn to count WARN records too"
         return "nothing at WARN or above in scope: check the time window or the file"
     if code is RecuseCode.NO_MATCHING_EVENTS and question.kind in SELECT_KINDS:
+        if not question.where:
+            return (
+                f"no record holds a value of {question.by or 'the field'}: check that the "
+                "format is the one detected (logagent detect), or rank another field"
+            )
         return (
             "no record meets every --where: check the conditions' fields and values, or ask "
             f"--by {question.by or 'FIELD'} alone to see the values every record holds"

@@ -37,6 +37,14 @@ _CLF = (
     rf'"(?:(?P<method>[A-Za-z]+) [^ "]+(?: [^ "]+)?|{_Q})" [0-9]{{3}} (?P<bytes>[0-9]+|-)'
     rf'(?: "(?P<referrer>{_Q})" "(?P<user_agent>{_Q})")?'
 )
+#: A line the strict regex refuses, read as ``access.AccessFormat`` reads it greedily: the
+#: request up to the last ``" <status> <size>``, the user agent perhaps cut before its quote.
+_CLF_GREEDY = (
+    r"^(?:(?P<vhost>\S+) )?(?P<client>\S+) (?P<ident>\S+) (?P<user>\S+) \[(?P<ts>[^\]]+)\] "
+    r'"(?P<request>.*)" [0-9]{3} (?P<bytes>[0-9]+|-)'
+    rf'(?: "(?P<referrer>{_Q})" "(?P<user_agent>{_Q})"?(?:\s.*)?)?$'
+)
+_GREEDY_METHOD = r"^([A-Za-z]+) [^ ]+(?: [^ ]+)?$"
 _APP_FIELDS = (LEVEL, COMPONENT, MESSAGE, TS)
 Getter = Callable[[pl.Expr], pl.Expr]
 
@@ -92,8 +100,15 @@ def getter(fmt: object, name: str, base: dict[str, pl.Expr], line: pl.Expr) -> p
         cols: dict[str, pl.Expr] = own(line)
         if name in cols:
             return cols[name]
-    if isinstance(fmt, AccessFormat):
-        return line.str.extract_groups(_CLF).struct.field(name)
+    if isinstance(fmt, AccessFormat):  # the strict regex, else the greedy reading
+        strict = line.str.extract_groups(_CLF)
+        greedy = line.str.extract_groups(_CLF_GREEDY)
+        loose = (
+            greedy.struct.field("request").str.extract(_GREEDY_METHOD, 1)
+            if name == "method"
+            else greedy.struct.field(name)
+        )
+        return pl.coalesce(strict.struct.field(name), loose)
     if isinstance(fmt, JsonFormat):
         return _json_value(line, fmt.mapping.get(name, name))
     if isinstance(fmt, (JsonAppFormat, JsonLayout)):

@@ -235,3 +235,24 @@ def test_markdown_report_says_what_was_ranked() -> None:
     assert done.returncode == 0
     assert "# logagent: client values with the most matching records" in text
     assert "Ranked: the values of `client` among records where `status=5xx`." in text
+
+
+def test_greedily_read_lines_keep_their_other_fields(tmp_path: Path) -> None:
+    """A request with a bare quote and a user agent cut before its quote are records (read
+    greedily); their client, method and user agent are fields too (issue 13's review)."""
+    head = "1.2.3.4 - - [10/Oct/2023:13:55:36 +0000] "
+    log = tmp_path / "acc.log"
+    log.write_text(
+        head
+        + '"GET" /x/?page=\' HTTP/1.0" 501 123 "-" "curl/7.1"\n'
+        + head.replace("1.2.3.4", "5.6.7.8")
+        + '"GET /a HTTP/1.1" 200 10 "-" "Mozilla/5.0 (X11\n'
+    )
+    by_client = answer(str(log), "--by", "client", "--where", "status=501", "--full")
+    assert [(e["key"], e["count"]) for e in by_client["answer"]["top"]] == [("1.2.3.4", 1)]
+    agents = answer(str(log), "--by", "user_agent", "--full")
+    assert {e["key"] for e in agents["answer"]["top"]} == {"curl/7.1", "Mozilla/5.0 (X11"}
+    methods = answer(str(log), "--by", "method", "--full")
+    assert [(e["key"], e["count"]) for e in methods["answer"]["top"]] == [("GET", 1)]
+    clients = run(str(log), "-q", "top-clients", "--full", "--json")
+    assert clients.returncode == 0
