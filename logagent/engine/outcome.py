@@ -65,6 +65,7 @@ def finish(run: Run, detection: Detection, unit_size: int, units_total: int | No
             _warn_layout(run, detection)
     elif q.kind is QuestionKind.STATUS and run.app_log:
         ans = level_distribution(ans)
+        _warn_layout(run, detection)  # a level distribution of inferred levels says so
     info = _input_info(run, detection, unit_size)
     progress = _progress(run, tally, units_total)
     _warn_counts(run, tally)

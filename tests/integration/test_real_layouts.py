@@ -170,3 +170,12 @@ def test_zeek_tsv_early_stop_on_units_without_the_header(tmp_path: Path) -> None
     assert top["low"] <= want[top["key"]] <= top["high"]
     assert out["progress"]["malformed_lines"] == 0
     assert out["progress"]["fraction_read"] < 1.0, "expected an early stop on 30 MB"
+
+
+def test_a_level_distribution_of_inferred_levels_says_so() -> None:
+    """`-q status` on syslog without <PRI> counts levels guessed from words: the result and the
+    report say they are inferred (issue 13: reported as if exact)."""
+    code, out = by_field("linux_syslog.log", "-q", "status", "--full")
+    assert code == 0 and out["input"]["format"] == "syslog3164"
+    assert any("inferred" in w for w in out["warnings"])
+    assert "inferred" in out["report"]["markdown"]
