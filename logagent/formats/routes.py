@@ -40,11 +40,19 @@ DEFAULT_RULES: tuple[RouteRule, ...] = (
 
 def strip_query(paths: pl.Expr, *, keep_host: bool = False) -> pl.Expr:
     """Drop query string and fragment, and (unless ``keep_host``) an absolute URI's scheme and
-    host; ``--no-normalize`` keeps the host: raw means raw, only cut at ``?``."""
+    host; ``--no-normalize`` keeps the host: raw means raw, only cut at ``?``.
+
+    Only a path is an endpoint: one that starts with ``/``, or an absolute URI. Anything else a
+    request line can hold (``GET HTTP/1.1`` has no path, ``../../etc/passwd``, ``*``,
+    ``host:443``) is counted apart as ``(invalid request)``, never ranked.
+    """
     cut = paths.str.replace(r"[?#].*$", "")
+    absolute = cut.str.contains(r"^[A-Za-z][A-Za-z0-9+.-]*://")
+    usable = cut.str.starts_with("/") | absolute
     if not keep_host:
-        cut = cut.str.replace(r"^[A-Za-z][A-Za-z0-9+.-]*://[^/]*", "")
-    return cut.fill_null(INVALID_REQUEST)
+        bare = cut.str.replace(r"^[A-Za-z][A-Za-z0-9+.-]*://[^/]*", "")
+        cut = pl.when(absolute & (bare == "")).then(pl.lit("/")).otherwise(bare)
+    return pl.when(usable).then(cut).otherwise(pl.lit(INVALID_REQUEST))
 
 
 def normalize_paths(paths: pl.Series, rules: Sequence[RouteRule] | None) -> pl.Series:

@@ -15,4 +15,14 @@ def test_raw_paths_keep_an_absolute_uris_host() -> None:
         "/users/42",
         "http://h",
     ]
-    assert normalize_paths(paths, list(DEFAULT_RULES)).to_list() == ["/x", "/users/{id}", ""]
+    # an absolute URI without a path asks for its root
+    assert normalize_paths(paths, list(DEFAULT_RULES)).to_list() == ["/x", "/users/{id}", "/"]
+
+
+def test_what_is_no_path_is_no_endpoint() -> None:
+    """``GET HTTP/1.1`` (no path), a relative path, ``*`` and an authority are counted apart as
+    ``(invalid request)``, raw or normalized, never ranked as routes (issue 13's review)."""
+    paths = pl.Series(["HTTP/1.1", "../../etc/passwd", "*", "host:443", "/ok"])
+    apart = ["(invalid request)"] * 4
+    assert normalize_paths(paths, None).to_list() == [*apart, "/ok"]
+    assert normalize_paths(paths, list(DEFAULT_RULES)).to_list() == [*apart, "/ok"]
