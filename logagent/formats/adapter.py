@@ -124,6 +124,11 @@ class AppAsAccess:
         """l_min of the application format."""
         return self.app.min_line_bytes
 
+    @property
+    def raw_keys(self) -> bool:
+        """Keys (components, levels, templates) are names, kept as written: no path rules."""
+        return True
+
     def fields(self, line: pl.Expr) -> dict[str, pl.Expr]:
         """``path``/``status`` as above, and ``continuation`` for a multi-line format."""
         cols = self.app.fields(line)
