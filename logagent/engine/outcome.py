@@ -74,6 +74,9 @@ def finish(run: Run, detection: Detection, unit_size: int, units_total: int | No
         return recused(
             run, detection, RecuseCode.MEMORY_EXHAUSTED, detail, progress=progress, info=info
         )
+    unknown = q.key is not None and q.key not in run.known_keys
+    if q.kind is QuestionKind.ERROR_TYPES and unknown and not ans.total and not run.partial:
+        return no_such_key(run, detection, run.known_keys)  # said before the router's "no event"
     if run.recused_by:
         code, detail = run.recused_by
         return recused(run, detection, RecuseCode(code), detail, progress=progress, info=info)
@@ -87,9 +90,6 @@ def finish(run: Run, detection: Detection, unit_size: int, units_total: int | No
     negligible = _negligible(run, tally, ans.total + ans.keyless)
     if negligible is not None:
         ans = ans.model_copy(update={"negligible": negligible})
-    unknown = q.key is not None and q.key not in run.known_keys
-    if q.kind is QuestionKind.ERROR_TYPES and unknown and not ans.total and not run.partial:
-        return no_such_key(run, detection, run.known_keys)
     if not run.partial and q.kind is not QuestionKind.STATUS and ans.total == 0 and not negligible:
         events = metric_for(q.level)[: -len("s")] if q.kind in APP_KINDS else "5xx line"
         if run.selection is not None:
@@ -367,7 +367,12 @@ def no_such_key(run: Run, detection: Detection | None, known: list[str]) -> Resu
     import difflib
 
     key = run.question.key or ""
-    close = difflib.get_close_matches(key, known, n=3, cutoff=0.5)
+    # a short name (RMContainerAllocator for org.apache...rm.RMContainerAllocator), then typos
+    short = {k.rsplit(".", 1)[-1].rsplit("$", 1)[-1]: k for k in known}
+    named = [k for s, k in short.items() if s == key]
+    typos = [short[s] for s in difflib.get_close_matches(key, list(short), n=3, cutoff=0.6)]
+    whole = difflib.get_close_matches(key, known, n=3, cutoff=0.5)
+    close = list(dict.fromkeys([*named, *whole, *typos]))[:3]
     hint = f"did you mean {', '.join(f'`{c}`' for c in close)}? " if close else ""
     listing = ", ".join(f"`{k}`" for k in known[:10])
     seen = f"components in a sample of the log: {listing}" if known else "no component was seen"

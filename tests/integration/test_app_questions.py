@@ -164,3 +164,16 @@ def test_error_types_recusal_is_said_of_error_types() -> None:
     markdown = result.report.markdown if result.report else ""
     assert markdown.startswith("# logagent: Most frequent error types")
     assert "Components with the most error records" not in markdown
+
+
+@pytest.mark.parametrize("key", ["NoSuchComponent", "Client", "Clent"])
+def test_an_unknown_key_is_said_so_on_a_log_read_whole(key: str) -> None:
+    """error-types --key K on a small log (every unit read, no event): the recusal says that no
+    record names K, and offers the full name a short name or a typo stands for (issue 13)."""
+    path = ROOT / "sample_logs" / "hadoop.log"
+    question = Question(kind=QuestionKind.ERROR_TYPES, key=key)
+    result = analyze([str(path)], question, load_settings(), fake_env())
+    assert result.status is Status.RECUSED and result.recuse is not None
+    assert "no record in a sample of the log names it" in result.recuse.detail
+    if key != "NoSuchComponent":
+        assert "did you mean `org.apache.hadoop.ipc.Client`" in result.recuse.suggestion
