@@ -13,9 +13,9 @@ import re
 import polars as pl
 
 from logagent.errors import ConfigError
-from logagent.formats.app import COMPONENT
+from logagent.formats.app import COMPONENT, LEVEL
 from logagent.formats.base import STATUS, Format
-from logagent.formats.catalog import AnyFormat, is_app
+from logagent.formats.catalog import NO_LEVEL, AnyFormat, is_app
 from logagent.formats.fieldsets import ROUTE, fields_of_format, getter, is_named_key
 from logagent.formats.levelfilter import level_prefilter
 from logagent.formats.selected import Selected
@@ -29,6 +29,12 @@ def select(question: Question, found: AnyFormat, view: Format, sample: list[str]
     by = question.by or (COMPONENT if app else ROUTE)
     conds = tuple(parse_cond(w) for w in question.where)
     names, any_key = fields_of_format(found)
+    if found.name in NO_LEVEL and LEVEL in (by, *(c.field for c in conds)):
+        raise ConfigError(
+            f"{found.name} records carry no level, so a level cannot be ranked or asked for: "
+            f"its fields are {', '.join(n for n in names if n != LEVEL)}",
+            format=found.name,
+        )
     for name in (by, *(c.field for c in conds)):
         if name in names:
             continue

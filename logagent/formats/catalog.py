@@ -87,6 +87,8 @@ NESTED = frozenset(
         ("elb", "syslog3164"),  # "stamp name client:port ..." reads as "stamp host tag: ..."
     }
 )
+#: Layouts whose records carry no level at all: a level condition cannot hold on them.
+NO_LEVEL = frozenset({"zeek", ZEEK_TSV.name})
 #: What a result on each layout must say (levels or components it could only infer).
 _KIND_NOTE = (
     "lines that name no component are ranked by their error kind (the head of the message) instead"

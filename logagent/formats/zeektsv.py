@@ -116,6 +116,8 @@ class ZeekTsvFormat:
         "Zeek TSV logs (#fields header: conn, dns, http...): every column a field; no level"
     )
     example: str = "1521911720.865716\tCqKst53mF3det3eDV9\t10.47.1.100\t41772\t..."
+    #: How many of ``field_sets`` come from the sample's headers (the rest are defaults).
+    fitted: int = 0
 
     def fit(self, sample: Sequence[str]) -> ZeekTsvFormat:
         """This layout with every ``#fields`` list of ``sample`` (in order), then the defaults."""
@@ -138,7 +140,9 @@ class ZeekTsvFormat:
                 if 0 < len(names) <= MAX_FIELDS and entry not in found and len(found) < MAX_SETS:
                     found.append(entry)
         sets = (*found, *(s for s in self.field_sets if s not in found))
-        return ZeekTsvFormat(self.name, sets, separator, unset, self.min_line_bytes)
+        return ZeekTsvFormat(
+            self.name, sets, separator, unset, self.min_line_bytes, fitted=len(found)
+        )
 
     def fields(self, line: pl.Expr) -> dict[str, pl.Expr]:
         """ts, UTC time, component (the log's path) and message (the uid) of each record."""
@@ -162,8 +166,10 @@ class ZeekTsvFormat:
         return {n: self._value(line, n, unset_is_null=True) for n in names}
 
     def column_names(self) -> tuple[str, ...]:
-        """Every column name of the fitted lists, in order (``--by``/``--where`` fields)."""
-        return tuple(dict.fromkeys(n for _, names in self.field_sets for n in names))
+        """The column names of the headers the sample holds, in order (the ``--by``/``--where``
+        fields), or of every default list when it holds none."""
+        sets = self.field_sets[: self.fitted] if self.fitted else self.field_sets
+        return tuple(dict.fromkeys(n for _, names in sets for n in names))
 
     def _split(self, line: pl.Expr) -> pl.Expr:
         return line.str.strip_chars_end("\r").str.split(self.separator)

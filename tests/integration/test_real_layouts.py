@@ -179,3 +179,11 @@ def test_a_level_distribution_of_inferred_levels_says_so() -> None:
     assert code == 0 and out["input"]["format"] == "syslog3164"
     assert any("inferred" in w for w in out["warnings"])
     assert "inferred" in out["report"]["markdown"]
+
+
+@pytest.mark.parametrize("name", ZEEK)
+def test_a_level_condition_on_zeek_is_a_usage_error(name: str) -> None:
+    """Zeek writes no level: --where level>=warn is exit 2 saying so, not "no record" (exit 3)."""
+    proc = run("analyze", f"sample_logs/{name}", "--by", "query", "--where", "level>=warn")
+    assert proc.returncode == 2
+    assert b"carry no level" in proc.stderr and b"Traceback" not in proc.stderr

@@ -40,7 +40,7 @@ def test_fit_names_the_columns_of_the_header_and_its_path() -> None:
     assert fmt.field_sets[0][0] == "weird" and fmt.field_sets[0][1][6] == "name"
     assert fmt.separator == "\t" and fmt.unset == "-"
     names, any_key = fields_of_format(fmt)
-    assert {"name", "addl", "id.orig_h", "query"} <= set(names) and not any_key
+    assert {"name", "addl", "id.orig_h"} <= set(names) and not any_key
     df = parse(fmt, [*HEAD, *ROWS], "name", "addl")
     assert df[MESSAGE].to_list()[-2:] == ["CsPzgh4tp5lHBTnsrf", "-"]
     assert df[MESSAGE].to_list()[:8] == [None] * 8  # directives are no record
@@ -86,3 +86,10 @@ def test_a_separator_other_than_tab_is_honoured() -> None:
     assert fmt.separator == "|"
     df = parse(fmt, ["1521911722.5|Cq|hello"], "what")
     assert df["what"].to_list() == ["hello"] and df[COMPONENT].to_list() == ["x"]
+
+
+def test_fields_are_the_sampled_headers_columns() -> None:
+    """With a header in the sample, its columns are the fields (not every default list's)."""
+    names, _ = fields_of_format(ZEEK_TSV.fit([*HEAD, *ROWS]))
+    assert "name" in names and "query" not in names
+    assert "query" in fields_of_format(ZEEK_TSV.fit(ROWS))[0]  # no header: the defaults
