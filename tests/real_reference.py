@@ -90,7 +90,12 @@ def apache_error(line: str) -> Reading:
 
 
 def syslog(line: str) -> Reading:
-    m = re.match(r"[A-Z][a-z]{2} +\d+ [\d:]+ \S+ ([^\s:\[\]]+)(?:\[\d+\])?: ?(.*)$", line)
+    # host, then the program (up to three words: macOS writes "Microsoft Word[96]:"), a pid,
+    # launchd's "(detail)", the colon
+    m = re.match(
+        r"[A-Z][a-z]{2} +\d+ [\d:]+ \S+ ((?:[^\s:\[\]]+ ?){1,3}?)(?:\[\d+\])?(?: \([^()]*\))?: ?(.*)$",
+        line,
+    )
     if not m:
         return None
     msg = m[2]

@@ -30,7 +30,10 @@ def syslog3164(year: YearOf = None) -> AppRegexFormat:
         name="syslog3164",
         patterns=(
             r"^(?:<(?P<pri>[0-9]{1,3})>)?(?P<ts>" + _BSD + "|" + _D4 + "T" + _HMS + r"[^ ]*) "
-            r"(?:[^ :\[\]]+ )?(?P<component>[^ :\[\]]+)(?:\[[0-9]+\])?: ?(?P<message>.*)$",
+            # program: up to three words (macOS "Microsoft Word", "syslogd 1.4.1"), then an
+            # optional [pid] and launchd's "(...)" detail, then the colon
+            r"(?:[^ :\[\]]+ )?(?P<component>[^ :\[\]]+(?: [^ :\[\]]+){0,2}?)"
+            r"(?:\[[0-9]+\])?(?: \([^()]*\))?: ?(?P<message>.*)$",
         ),
         min_line_bytes=20,
         time_formats=(f"{YEAR} %b %d %H:%M:%S%.f", *_ISO_TIMES),

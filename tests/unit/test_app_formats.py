@@ -176,3 +176,30 @@ def test_yearless_stamps_take_the_reference_year_or_the_one_before() -> None:
     assert [t.year if t else None for t in placed] == [2025, 2026, 2026, None]
     fixed = pl.select(parse_times(pl.lit(stamps), fmt, 2024)).to_series().to_list()
     assert [t.year if t else None for t in fixed] == [2024, 2024, 2024, None]
+
+
+def test_syslog_program_names_real_systems_write() -> None:
+    """macOS and old sysklogd write program names with blanks, a launchd detail in parentheses
+    after the pid, and a version (loghub's Mac and Linux logs: 6.6 % of lines were malformed)."""
+    import polars as pl
+
+    from logagent.formats.app import COMPONENT, parse_app
+    from logagent.formats.applogs import syslog3164
+
+    lines = [
+        "Jul  1 09:29:02 calvisitor-10 sandboxd[129] ([31211]): com.apple.Addres deny network",
+        "Jul  1 09:30:02 calvisitor-10 Microsoft Word[96]: ERROR failed to save",
+        "Jul  1 09:31:02 calvisitor-10 com.apple.xpc.launchd[1] (com.apple.qq.1234): exited",
+        "Jun 19 04:09:11 combo syslogd 1.4.1: restart.",
+        "Jun 14 15:16:01 combo sshd(pam_unix)[19939]: authentication failure",
+        "Jun 14 15:16:01 combo this line has far too many words before: its colon",
+    ]
+    got = parse_app(syslog3164(2024), pl.Series("line", lines))[COMPONENT].to_list()
+    assert got == [
+        "sandboxd",
+        "Microsoft Word",
+        "com.apple.xpc.launchd",
+        "syslogd 1.4.1",
+        "sshd(pam_unix)",
+        None,
+    ]
