@@ -93,7 +93,8 @@ def syslog(line: str) -> Reading:
     # host, then the program (up to three words: macOS writes "Microsoft Word[96]:"), a pid,
     # launchd's "(detail)", the colon
     m = re.match(
-        r"[A-Z][a-z]{2} +\d+ [\d:]+ \S+ ((?:[^\s:\[\]]+ ?){1,3}?)(?:\[\d+\])?(?: \([^()]*\))?: ?(.*)$",
+        r"[A-Z][a-z]{2} +\d+ [\d:]+ \S+ ((?:[^\s:\[\]]+ ?){1,3}?)"
+        r"(?:\[\d+\])?(?: \([^()]*\))?: ?(.*)$",
         line,
     )
     if not m:
