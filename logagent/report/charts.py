@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from html import escape
 
+from logagent.report.overtime import events_label
 from logagent.result import DecisionRecord, Result, TopEntry
 
 WIDTH = 640
@@ -88,12 +89,12 @@ def errors_over_time(result: Result) -> str | None:
     keys = list(timeline.buckets[0].counts)
     estimated = all(b.estimate is not None for b in timeline.buckets)
     if estimated:  # a sampled run: the estimated total with its band; keys as seen
-        series = [("all, estimated total (band: its interval)",
+        series = [(f"{events_label(result)}, estimated total (band: its interval)",
                    [b.estimate or 0.0 for b in timeline.buckets])]  # fmt: skip
         series += [(f"{k} (seen in the units read)", [b.counts.get(k, 0) for b in timeline.buckets])
                    for k in keys]  # fmt: skip
     else:
-        series = [("all", [float(b.total) for b in timeline.buckets])]
+        series = [(events_label(result), [float(b.total) for b in timeline.buckets])]
         series += [(k, [float(b.counts.get(k, 0)) for b in timeline.buckets]) for k in keys]
     peak: float = max(max(v) for _, v in series) or 1
     left, plot, top, bottom = 60, WIDTH - 80, 20, 200

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from logagent.questions import LEVEL_METRIC
 from logagent.report.document import Section
-from logagent.result import Result, Timeline
+from logagent.result import QuestionKind, Result, Timeline
 
 BLOCKS = "▁▂▃▄▅▆▇█"
 RISE_SHARE = 0.9  # "from HH:MM on, N % of its events": the latest start holding this share
@@ -35,6 +36,14 @@ def rise(timeline: Timeline, key: str | None) -> tuple[str, float] | None:
     return None
 
 
+def events_label(result: Result) -> str:
+    """What the timeline's total counts: the question's events ("all"), or for a status or
+    level distribution, which counts every record, the errors the timeline follows."""
+    if result.question.kind is not QuestionKind.STATUS:
+        return "all"
+    return "WARN+ records" if result.answer.metric == LEVEL_METRIC else "5xx"
+
+
 def over_time(result: Result) -> Section | None:
     """A sparkline per top key over the timeline, and where its events start rising."""
     timeline = result.answer.timeline
@@ -47,7 +56,9 @@ def over_time(result: Result) -> Section | None:
     if timeline.interval:
         lines.append(f"Each bucket's full-input total has an interval: {timeline.interval}.")
     totals = [b.total for b in timeline.buckets]
-    bullets = [f"all: `{sparkline(totals)}` (peak {max(totals):,} in one bucket){_where(timeline)}"]
+    label = events_label(result)
+    peak = f"(peak {max(totals):,} in one bucket)"
+    bullets = [f"{label}: `{sparkline(totals)}` {peak}{_where(timeline)}"]
     for key in timeline.buckets[0].counts:
         values = [b.counts.get(key, 0) for b in timeline.buckets]
         bullets.append(f"`{key}`: `{sparkline(values)}`{_where(timeline, key)}")

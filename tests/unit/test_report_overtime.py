@@ -74,3 +74,23 @@ def test_the_timeline_question_headline_counts_buckets_and_names_the_rise() -> N
     markdown = render(result)
     assert "5xx errors over time" in markdown and claim in markdown
     assert "all: `" in markdown and "from 2026-11-28 18:00 on, 100% of the events" in markdown
+
+
+def test_a_status_distribution_names_what_its_timeline_counts() -> None:
+    """A status distribution counts every record, but its timeline follows the 5xx (on an
+    application log, WARN and above): the line says so instead of "all" (issue 13's review)."""
+    result = settled_result()
+    late = _timeline([0] * 18 + [5, 9, 7, 3, 4, 6])
+    answer = result.answer.model_copy(update={"timeline": late})
+    status = result.model_copy(
+        update={
+            "answer": answer,
+            "question": result.question.model_copy(update={"kind": QuestionKind.STATUS}),
+        }
+    )
+    section = over_time(status)
+    assert section is not None and section.bullets[0].startswith("5xx: `")
+    svg = errors_over_time(status)
+    assert svg is not None and ">5xx<" in svg
+    top = over_time(result.model_copy(update={"answer": answer}))
+    assert top is not None and top.bullets[0].startswith("all: `")
