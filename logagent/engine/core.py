@@ -52,7 +52,7 @@ from logagent.sources import (
     open_source,
     resolve_paths,
 )
-from logagent.sources.sample import sample_each
+from logagent.sources.sample import SAMPLE_BYTES, sample_each
 from logagent.sources.window import WindowView
 from logagent.timeline import bucket_span, bucket_width, bucketed
 from logagent.timewindow import Window, line_time_for, parse_window, window_for_source
@@ -240,6 +240,8 @@ def _analyze(run: Run) -> Result:
         if isinstance(searched, Result):
             return searched
         detection, found = searched
+    if not auto and detection.confidence == 0 and _sampled_whole(run):
+        return unrecognized(run, detection, sample, named=True)  # it reads no line of them
     run.app_log = is_app(found)
     fmt = _within_window(run, _as_access(run.question, found, sample))
     run.selection = selection_of(fmt)
@@ -298,6 +300,12 @@ def _choose_format(
     fmt = build_any_format(name, sample, json_keys=keys, year=year, custom=custom)
     share = app_share(fmt, pl.Series("line", sample, dtype=pl.String))
     return Detection(((name, share),), len(sample)), fmt
+
+
+def _sampled_whole(run: Run) -> bool:
+    """Whether the format sample held every line of the inputs (small seekable files)."""
+    each = max(SAMPLE_BYTES // max(len(run.sources), 1), 4096)  # as sample_each reads them
+    return all(s.seekable and s.size is not None and s.size <= each for s in run.sources)
 
 
 def _build(run: Run) -> dict[str, Any]:

@@ -268,13 +268,21 @@ def _progress(run: Run, tally: Tally, units_total: int | None) -> Progress:
     )
 
 
-def unrecognized(run: Run, detection: Detection, sample: list[str]) -> Result:
-    """Recuse without reading the rest: the sample parses in no known format."""
+def unrecognized(
+    run: Run, detection: Detection, sample: list[str], *, named: bool = False
+) -> Result:
+    """Recuse without reading the rest: the sample parses in no known format (``named``: in
+    the format the user named, which read every line of a small input)."""
     examples = "; ".join(repr(line[:120]) for line in sample[:3])
     detail = (
         f"only {detection.confidence:.2%} of {detection.sample_lines} sampled lines parse in any "
         f"known format (best guess: {detection.best}); examples: {examples}"
     )
+    if named:
+        detail = (
+            f"--format {detection.best} reads none of the {detection.sample_lines} lines of the "
+            f"input; examples: {examples}"
+        )
     if _looks_utf16(sample):
         detail += "; the text looks UTF-16 encoded: convert it first (iconv -f UTF-16 -t UTF-8)"
     return recused(run, detection, RecuseCode.UNRECOGNIZED_FORMAT, detail)

@@ -223,11 +223,13 @@ def test_two_thousand_files_under_a_1024_open_file_limit(tmp_path: Path) -> None
     assert r["status"] == "exact" and sorted(top(r)) == [("/f0", 667), ("/f1", 667), ("/f2", 666)]
 
 
-def test_no_record_parsed_is_a_recusal_not_an_exact_answer(tmp_path: Path) -> None:
-    """--format jsonl on lines none of which is JSON: UNRECOGNIZED_FORMAT (exit 3), never exact."""
+@pytest.mark.parametrize("question", ["status", "top-errors", "top-clients"])
+def test_no_record_parsed_is_a_recusal_not_an_exact_answer(tmp_path: Path, question: str) -> None:
+    """--format jsonl on lines none of which is JSON: UNRECOGNIZED_FORMAT (exit 3), never exact,
+    whatever the question (top-errors read only 5xx candidates and said "no 5xx line")."""
     log = tmp_path / "plain.log"
     log.write_text("hello world\nfoo bar baz\n")
-    proc = cli("analyze", str(log), "--format", "jsonl", "-q", "status", "--json")
+    proc = cli("analyze", str(log), "--format", "jsonl", "-q", question, "--json")
     clean(proc)
     r = result(proc)
     assert proc.returncode == 3 and r["recuse"]["reason_code"] == "UNRECOGNIZED_FORMAT"
