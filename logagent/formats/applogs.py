@@ -168,3 +168,20 @@ HADOOP = AppRegexFormat(
     description="Hadoop/HDFS/Spark (log4j with class: message): component = class",
     example="081109 203615 148 INFO dfs.DataNode$PacketResponder: PacketResponder 1 terminating",
 )
+
+
+def logcat(year: YearOf = None) -> AppRegexFormat:
+    """Android's ``logcat -v threadtime`` (the default of ``adb logcat`` and bug reports): the
+    year-less ``MM-DD`` stamp takes ``year``, the tag is the component."""
+    return AppRegexFormat(
+        name="logcat",
+        patterns=(
+            r"^(?P<ts>[0-9]{2}-[0-9]{2} " + _HMS + r"\.[0-9]{3}) +[0-9]+ +[0-9]+ "
+            r"(?P<level>[VDIWEFA]) (?P<component>[^:]*?) *: (?P<message>.*)$",
+        ),
+        min_line_bytes=30,
+        time_formats=(f"{YEAR}%m-%d %H:%M:%S%.f",),
+        year=year,
+        description="Android logcat (threadtime): level letter, component = tag",
+        example="03-17 16:13:38.811  1702  2395 D WindowManager: printFreezingDisplayLogs",
+    )

@@ -21,6 +21,7 @@ from logagent.formats.applogs import (
     PYTHON,
     SYSLOG5424,
     golog,
+    logcat,
     syslog3164,
 )
 from logagent.formats.base import Format
@@ -63,6 +64,7 @@ APP_NAMES = (
     "log4j",
     "python",
     "golog",
+    "logcat",
     "apache_error",
     "syslog5424",
     "syslog3164",
@@ -117,6 +119,7 @@ DESCRIPTIONS: dict[str, str] = {
     **{f.name: f.description for f in (*JSON_ACCESS_LAYOUTS, *PROXY_LAYOUTS, *W3C_LAYOUTS)},
     **{f.name: f.description for f in (HADOOP, LOG4J, PYTHON, APACHE_ERROR, SYSLOG5424)},
     "golog": golog().description,
+    "logcat": logcat().description,
     "syslog3164": syslog3164().description,
     "jsonapp": JsonAppFormat().description,
     "logfmt": LogfmtFormat().description,
@@ -161,6 +164,7 @@ def build_any_format(
         "syslog5424": lambda: SYSLOG5424,
         "syslog3164": lambda: syslog3164(year),
         "golog": lambda: golog(year),
+        "logcat": lambda: logcat(year),
         "jsonapp": lambda: JsonAppFormat(mapping=auto_app_mapping(sample, json_keys)),
         "logfmt": lambda: LogfmtFormat(mapping=auto_app_mapping(sample, json_keys, logfmt=True)),
         ZEEK_TSV.name: lambda: ZEEK_TSV.fit(sample),

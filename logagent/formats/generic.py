@@ -63,6 +63,7 @@ TS_SHAPES: tuple[tuple[str, str], ...] = (
     ("compact date", r"[0-9]{6,8}[ T-][0-9]{2}:?[0-9]{2}:?[0-9]{2}(?:[.,][0-9]+)?"),
     ("epoch seconds", r"1[0-9]{9}(?:\.[0-9]{1,9})?"),
     ("time of day", r"[0-9]{2}:[0-9]{2}:[0-9]{2}[.,][0-9]{3,9}"),
+    ("time of day (seconds)", r"[0-9]{2}:[0-9]{2}:[0-9]{2}"),
 )
 _TS_FORMATS = (
     *ISO_TIMES,
@@ -70,12 +71,15 @@ _TS_FORMATS = (
     "%d/%b/%Y:%H:%M:%S %z",
     "%a %b %d %H:%M:%S%.f %Y",
 )
-_WORDS = "FATAL|CRITICAL|CRIT|EMERG|ALERT|ERROR|ERR|SEVERE|WARNING|WARN|NOTICE|INFO|DEBUG|TRACE"
+_WORDS = (
+    "FATAL|CRITICAL|CRIT|EMERG|ALERT|ERROR|ERR|SEVERE|WARNING|WARN|NOTICE|INFO|DEBUG|TRACE"
+    "|FTL|WRN|INF|DBG|VRB"  # Serilog's short levels
+)
 LEVEL_WORD = (
     r"(?:\[ *(?P<bl>(?i:" + _WORDS + r")) *\]|<(?P<al>(?i:" + _WORDS + r"))>"
     r"|(?P<wl>" + _WORDS + "|" + _WORDS.title() + r"))"
 )
-_AFTER_LEVEL = r"(?:[ :|]+|-+ |$)"
+_AFTER_LEVEL = r"(?:[ :|]*-+ |[ :|]+|$)"  # Ruby's Logger writes "ERROR -- Rails: msg"
 #: (name, regex over the text after the level with groups component and message).
 COMPONENT_SHAPES: tuple[tuple[str, str], ...] = (
     ("(name) at the end", r"^(?P<message>.*?) \((?P<component>[A-Za-z_$][A-Za-z0-9_$.\-]*)\) *$"),
@@ -83,7 +87,12 @@ COMPONENT_SHAPES: tuple[tuple[str, str], ...] = (
         "Class@line",
         r"^\[(?:.*:)?(?P<component>[A-Za-z_$][A-Za-z0-9_$.]*)@[0-9]+\]:? *-? *(?P<message>.*)$",
     ),
+    ("Class@line", r"^(?P<component>[A-Za-z_$][A-Za-z0-9_$.]*)@[0-9]+:? *-? *(?P<message>.*)$"),
     ("[name]", r"^\[(?P<component>[^\] ]+) *\]:? *-? *(?P<message>.*)$"),
+    (  # loguru: "module:function:line - message"
+        "name:function:line -",
+        r"^(?P<component>[A-Za-z_][A-Za-z0-9_.]*)(?::[A-Za-z0-9_<>.]+)*:[0-9]+ +- (?P<message>.*)$",
+    ),
     ("name:", r"^(?P<component>[A-Za-z_][A-Za-z0-9_$.\-/]*)(?:\[[0-9]+\])?: (?P<message>.*)$"),
     ("name -", r"^(?:\[[^\]]*\] +)?(?P<component>[A-Za-z_$][A-Za-z0-9_$.]*) +- (?P<message>.*)$"),
     ("dotted logger", r"^(?P<component>[a-z][A-Za-z0-9_$]*(?:\.[A-Za-z0-9_$]+)+) (?P<message>.*)$"),

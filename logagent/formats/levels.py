@@ -25,13 +25,26 @@ LEVELS = (FATAL, ERROR, WARN, INFO, DEBUG, TRACE)
 ERROR_LEVELS = (FATAL, ERROR)
 
 _WORDS: dict[str, tuple[str, ...]] = {
-    FATAL: ("FATAL", "CRITICAL", "CRIT", "EMERG", "EMERGENCY", "ALERT", "PANIC", "F"),
+    # FTL, WRN, INF, DBG, VRB: Serilog's short levels; V and A: Android's verbose and assert
+    FATAL: ("FATAL", "CRITICAL", "CRIT", "EMERG", "EMERGENCY", "ALERT", "PANIC", "F", "FTL", "A"),
     ERROR: ("ERROR", "ERR", "SEVERE", "E"),
-    WARN: ("WARN", "WARNING", "W"),
+    WARN: ("WARN", "WARNING", "W", "WRN"),
     # AUDIT: OpenStack oslo.log; NOTE/SYSTEM: MySQL; LOG: PostgreSQL
-    INFO: ("INFO", "INFORMATION", "INFORMATIONAL", "NOTICE", "I", "AUDIT", "NOTE", "SYSTEM", "LOG"),
-    DEBUG: ("DEBUG", "FINE", "CONFIG", "D"),
-    TRACE: ("TRACE", "FINER", "FINEST", "VERBOSE", "T", *(f"TRACE{i}" for i in range(1, 9))),
+    INFO: (
+        *("INFO", "INFORMATION", "INFORMATIONAL", "NOTICE", "I", "AUDIT", "NOTE", "SYSTEM"),
+        *("LOG", "INF"),
+    ),
+    DEBUG: ("DEBUG", "FINE", "CONFIG", "D", "DBG"),
+    TRACE: (
+        "TRACE",
+        "FINER",
+        "FINEST",
+        "VERBOSE",
+        "T",
+        "V",
+        "VRB",
+        *(f"TRACE{i}" for i in range(1, 9)),
+    ),
 }
 _NUMBERS = {
     **{str(n): FATAL for n in (0, 1, 2, 60)},

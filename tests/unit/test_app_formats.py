@@ -203,3 +203,29 @@ def test_syslog_program_names_real_systems_write() -> None:
         "sshd(pam_unix)",
         None,
     ]
+
+
+def test_android_logcat_threadtime() -> None:
+    """``adb logcat`` (threadtime): level letters (V and A too), the tag as component."""
+    import polars as pl
+
+    from logagent.formats.app import COMPONENT, LEVEL, TIME, parse_app
+    from logagent.formats.applogs import logcat
+
+    lines = [
+        "03-17 16:13:38.811  1702  2395 D WindowManager: printFreezingDisplayLogs",
+        "03-17 16:13:38.819  1702  8671 E PowerManagerService: acquire lock=233570404",
+        "03-17 16:13:39.001  2227  2227 V PhoneStatusBar : tick",
+        "03-17 16:13:40.500   981   981 A libc    : Fatal signal 6 (SIGABRT)",
+        "not a logcat line",
+    ]
+    got = parse_app(logcat(2017), pl.Series("line", lines))
+    assert got[LEVEL].to_list() == ["DEBUG", "ERROR", "TRACE", "FATAL", None]
+    assert got[COMPONENT].to_list() == [
+        "WindowManager",
+        "PowerManagerService",
+        "PhoneStatusBar",
+        "libc",
+        None,
+    ]
+    assert got[TIME][0].year == 2017 and got[TIME][0].month == 3
