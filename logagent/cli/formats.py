@@ -78,6 +78,9 @@ def detect_cmd(paths: tuple[str, ...], formats_dir: str, year: int | None) -> No
                 source.close()
     except LogagentError as exc:
         fail(str(exc), exit_code_for(exc))
+    if not sample:  # nothing to score: say why, as analyze does (EMPTY_INPUT, exit 3)
+        click.echo("empty: the input holds no non-blank line to detect a layout from", err=True)
+        raise SystemExit(EXIT_RECUSED)
     found = detect_all(sample, year=year or datetime.datetime.now(datetime.UTC), custom=custom)
     for name, score in found.scores:
         click.echo(f"{name:<14} {score:.3f}")

@@ -11,7 +11,7 @@ from logagent.engine.answers import answer, rate_answer, sampled_answer, sketch_
 from logagent.engine.healthy import negligible_alpha
 from logagent.engine.run import Run
 from logagent.formats.adapter import metric_for
-from logagent.formats.catalog import FORMAT_NOTES
+from logagent.formats.catalog import FORMAT_NOTES, NO_LEVEL
 from logagent.formats.detect import Detection
 from logagent.log import get_logger
 from logagent.questions import (
@@ -324,6 +324,12 @@ def recused(
     tally = run.acc.snapshot()
     progress = progress or _progress(run, tally, None)
     attempted = _attempted(run, detection, progress)
+    levelless = detection is not None and detection.best in NO_LEVEL
+    if suggestion is None and levelless and run.question.kind in APP_KINDS:
+        suggestion = (
+            f"{detection.best if detection else 'this layout'} records carry no level: rank one "
+            "of their fields instead (--by FIELD --where COND; logagent detect names the layout)"
+        )
     if suggestion is None:
         suggestion = _suggestion(run.question, code)
     recuse = Recuse(reason_code=code, detail=detail, suggestion=suggestion, attempted=attempted)

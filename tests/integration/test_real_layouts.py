@@ -84,6 +84,7 @@ def test_zeek_says_level_questions_do_not_apply(name: str) -> None:
     code, out = answer(name, "--full")
     assert out["input"]["format"] == SAMPLES[name] and code == 3
     assert any("level questions do not apply" in w for w in out["warnings"])
+    assert "carry no level" in out["recuse"]["suggestion"]  # not "ask --level warn"
 
 
 def by_field(name: str, *args: str) -> tuple[int, dict[str, Any]]:

@@ -124,3 +124,17 @@ def test_detect_exits_3_with_the_best_guess_on_an_unknown_layout(tmp_path: Path)
     )  # fmt: skip
     assert proc.returncode == 3
     assert b"best guess" in proc.stderr and b"unrecognized" in proc.stderr
+
+
+@pytest.mark.parametrize("text", ["", "\n\n  \n"])
+def test_detect_on_an_empty_input_says_it_is_empty(tmp_path: Path, text: str) -> None:
+    """logagent detect on a file with no non-blank line exits 3 saying it is empty, not that
+    "no layout reads 50% of the 0 sampled lines"."""
+    path = tmp_path / "empty.log"
+    path.write_text(text)
+    proc = subprocess.run(
+        [sys.executable, "-m", "logagent", "detect", str(path)],
+        capture_output=True, timeout=120, check=False, cwd=ROOT,
+    )  # fmt: skip
+    assert proc.returncode == 3
+    assert b"empty" in proc.stderr and b"0 sampled lines" not in proc.stderr
