@@ -74,9 +74,10 @@ def exact_ties(counts: list[int], keys: list[str], top: int, epsilon: float) -> 
     """Pairs across the top-``top`` boundary (in, out) whose counts lie within ``epsilon``.
 
     The same definition the evidence settles a tie by: ``T_in <= (1 + epsilon) * T_out``;
-    so an exact answer names the ties a sampled one would have stopped on.
+    so an exact answer names the ties a sampled one would have stopped on. With ``epsilon``
+    0 these are equal counts: which of them made the top is arbitrary, so it is said.
     """
-    if epsilon <= 0 or len(counts) <= top:
+    if len(counts) <= top:
         return []
     pairs = []
     for i in range(top):

@@ -252,6 +252,9 @@ def ties(result: Result) -> Section | None:
         return None
     eps = result.question.epsilon
     bullets = [" = ".join(f"`{k}`" for k in group) for group in result.answer.ties]
+    if eps <= 0:  # equal counts across the cut: which of them is ranked in is arbitrary
+        lines = ["Equal counts across the top-k cut: the ranked one could as well be the other."]
+        return Section("Ties (equal counts)", lines, bullets=bullets)
     return Section(f"Ties (within ε = {eps:g})", bullets=bullets)
 
 

@@ -349,3 +349,15 @@ def test_ranked_option_also_settles_the_order_within_the_top_k() -> None:
         if strict.verdict.settled and strict.fraction < 1:
             assert strict.verdict.top == true_top(pop, 2)  # a settled ranked list is ordered
     assert any(race(pop, ranked, s).fraction > race(pop, as_set, s).fraction for s in range(5))
+
+
+def test_an_exact_answer_names_equal_counts_across_the_cut() -> None:
+    """Without epsilon, keys with the same count on both sides of the top-k cut are ties: which
+    of them is ranked in is arbitrary, so the answer says so (issue 13's review: hidden)."""
+    from logagent.engine.answers import exact_ties
+
+    keys = ["/a", "/b", "/c", "/d"]
+    assert exact_ties([9, 6, 6, 2], keys, 2, 0.0) == [["/b", "/c"]]
+    assert exact_ties([9, 6, 5, 2], keys, 2, 0.0) == []
+    assert exact_ties([9, 6, 6, 6], keys, 2, 0.0) == [["/b", "/c"], ["/b", "/d"]]
+    assert exact_ties([9, 6, 5, 2], keys, 2, 0.25) == [["/b", "/c"]]
