@@ -143,7 +143,7 @@ class GenericFormat:
 
 def header_regex(ts_pattern: str | None) -> str:
     """Timestamp in the first bytes, a few tokens, then the level word and the rest."""
-    gap = r"[^A-Za-z]{0,24}?(?:[^ ]+ +){0,2}?[\[(<|]?"
+    gap = r"[^A-Za-z]{0,24}?(?:[^ ]+ +){0,6}?[\[(<|]?"  # up to six fields (BGL: five)
     if ts_pattern is None:
         return (
             r"^(?P<ts>)[^ ]{0,40}?(?:[^ ]+ +){0,2}?" + LEVEL_WORD + _AFTER_LEVEL + r"(?P<rest>.*)$"
