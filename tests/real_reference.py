@@ -90,11 +90,11 @@ def apache_error(line: str) -> Reading:
 
 
 def syslog(line: str) -> Reading:
-    # host, then the program (up to three words: macOS writes "Microsoft Word[96]:"), a pid,
-    # launchd's "(detail)", the colon
+    # host, then the program (up to three words before a pid: macOS writes "Microsoft
+    # Word[96]:"; or a word and a version), a pid, launchd's "(detail)", the colon
     m = re.match(
-        r"[A-Z][a-z]{2} +\d+ [\d:]+ \S+ ((?:[^\s:\[\]]+ ?){1,3}?)"
-        r"(?:\[\d+\])?(?: \([^()]*\))?: ?(.*)$",
+        r"[A-Z][a-z]{2} +\d+ [\d:]+ \S+ ([^\s:\[\]]+|(?:[^\s:\[\]]+ ){1,2}[^\s:\[\]]+(?=\[\d)"
+        r"|[^\s:\[\]]+ [\d.]+(?=:))(?:\[\d+\])?(?: \([^()]*\))?: ?(.*)$",
         line,
     )
     if not m:

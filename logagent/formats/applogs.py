@@ -24,17 +24,25 @@ _JAVA_LEVEL = r"(?P<level>TRACE|DEBUG|INFO|NOTICE|WARN|WARNING|ERROR|SEVERE|FATA
 _LOGGER = r"(?P<component>[A-Za-z_$][A-Za-z0-9_$.\-]*)"
 
 
+_SYSLOG_HEAD = r"^(?:<(?P<pri>[0-9]{1,3})>)?(?P<ts>" + _BSD + "|" + _D4 + "T" + _HMS + r"[^ ]*) "
+_NAME = r"[^ :\[\]]+"
+_DETAIL = r"(?: \([^()]*\))?: ?(?P<message>.*)$"  # launchd's "(...)" after the pid, the colon
+#: The program after the optional host, tried in order: one word (an optional [pid]); up to
+#: three words when a [pid] follows (macOS "Microsoft Word[96]:"); a word and its version
+#: ("syslogd 1.4.1:"). Several words without a pid are not taken: "ERROR db pool:" of other
+#: layouts would read as a program.
+_SYSLOG_PROGRAMS = (
+    rf"(?:{_NAME} )?(?P<component>{_NAME})(?:\[[0-9]+\])?" + _DETAIL,
+    rf"(?:{_NAME} )?(?P<component>{_NAME}(?: {_NAME}){{1,2}})\[[0-9]+\]" + _DETAIL,
+    rf"(?:{_NAME} )?(?P<component>{_NAME} [0-9][0-9.]*)" + _DETAIL,
+)
+
+
 def syslog3164(year: YearOf = None) -> AppRegexFormat:
     """BSD syslog; the year-less timestamp takes ``year`` (``app.YearOf``)."""
     return AppRegexFormat(
         name="syslog3164",
-        patterns=(
-            r"^(?:<(?P<pri>[0-9]{1,3})>)?(?P<ts>" + _BSD + "|" + _D4 + "T" + _HMS + r"[^ ]*) "
-            # program: up to three words (macOS "Microsoft Word", "syslogd 1.4.1"), then an
-            # optional [pid] and launchd's "(...)" detail, then the colon
-            r"(?:[^ :\[\]]+ )?(?P<component>[^ :\[\]]+(?: [^ :\[\]]+){0,2}?)"
-            r"(?:\[[0-9]+\])?(?: \([^()]*\))?: ?(?P<message>.*)$",
-        ),
+        patterns=tuple(_SYSLOG_HEAD + program for program in _SYSLOG_PROGRAMS),
         min_line_bytes=20,
         time_formats=(f"{YEAR} %b %d %H:%M:%S%.f", *_ISO_TIMES),
         year=year,

@@ -188,3 +188,14 @@ def test_a_level_condition_on_zeek_is_a_usage_error(name: str) -> None:
     proc = run("analyze", f"sample_logs/{name}", "--by", "query", "--where", "level>=warn")
     assert proc.returncode == 2
     assert b"carry no level" in proc.stderr and b"Traceback" not in proc.stderr
+
+
+@pytest.mark.parametrize("name", ["cri_otel.log", "cri_handmade.log"])
+def test_cri_is_not_also_read_as_syslog(name: str) -> None:
+    """CRI lines are no syslog: detection names cri alone, not an ambiguous tie."""
+    from logagent.formats.detect import detect_all
+
+    lines = (DIR / name).read_text(encoding="utf-8").splitlines()
+    found = detect_all(lines, year=2024)
+    assert found.best == "cri" and not found.ambiguous
+    assert dict(found.scores)["syslog3164"] < 0.5

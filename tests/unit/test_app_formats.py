@@ -193,6 +193,9 @@ def test_syslog_program_names_real_systems_write() -> None:
         "Jun 19 04:09:11 combo syslogd 1.4.1: restart.",
         "Jun 14 15:16:01 combo sshd(pam_unix)[19939]: authentication failure",
         "Jun 14 15:16:01 combo this line has far too many words before: its colon",
+        # another layout's "level phrase:" is no host and program (the review's regression)
+        "2024-01-02T03:00:00.123Z ERROR db pool: connection failed",
+        "2024-01-01T00:00:00.000000000Z stderr F E0101 00:00:00.000 1 x.go:1] failed",
     ]
     got = parse_app(syslog3164(2024), pl.Series("line", lines))[COMPONENT].to_list()
     assert got == [
@@ -201,6 +204,8 @@ def test_syslog_program_names_real_systems_write() -> None:
         "com.apple.xpc.launchd",
         "syslogd 1.4.1",
         "sshd(pam_unix)",
+        None,
+        None,
         None,
     ]
 
