@@ -42,13 +42,15 @@ def strip_query(paths: pl.Expr, *, keep_host: bool = False) -> pl.Expr:
     """Drop query string and fragment, and (unless ``keep_host``) an absolute URI's scheme and
     host; ``--no-normalize`` keeps the host: raw means raw, only cut at ``?``.
 
-    Only a path is an endpoint: one that starts with ``/``, or an absolute URI. Anything else a
-    request line can hold (``GET HTTP/1.1`` has no path, ``../../etc/passwd``, ``*``,
-    ``host:443``) is counted apart as ``(invalid request)``, never ranked.
+    Only a request target is an endpoint (RFC 9112 §3.2): a path starting with ``/``, an
+    absolute URI, ``*`` (``OPTIONS *``) or ``host:port`` (``CONNECT``). Anything else a request
+    line can hold (``GET HTTP/1.1`` has no target, ``../../etc/passwd``) is counted apart as
+    ``(invalid request)``, never ranked.
     """
     cut = paths.str.replace(r"[?#].*$", "")
     absolute = cut.str.contains(r"^[A-Za-z][A-Za-z0-9+.-]*://")
-    usable = cut.str.starts_with("/") | absolute
+    authority = cut.str.contains(r"^(?:[A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\]):[0-9]{1,5}$")
+    usable = cut.str.starts_with("/") | absolute | (cut == "*") | authority
     if not keep_host:
         bare = cut.str.replace(r"^[A-Za-z][A-Za-z0-9+.-]*://[^/]*", "")
         cut = pl.when(absolute & (bare == "")).then(pl.lit("/")).otherwise(bare)

@@ -20,9 +20,12 @@ def test_raw_paths_keep_an_absolute_uris_host() -> None:
 
 
 def test_what_is_no_path_is_no_endpoint() -> None:
-    """``GET HTTP/1.1`` (no path), a relative path, ``*`` and an authority are counted apart as
-    ``(invalid request)``, raw or normalized, never ranked as routes (issue 13's review)."""
-    paths = pl.Series(["HTTP/1.1", "../../etc/passwd", "*", "host:443", "/ok"])
-    apart = ["(invalid request)"] * 4
-    assert normalize_paths(paths, None).to_list() == [*apart, "/ok"]
-    assert normalize_paths(paths, list(DEFAULT_RULES)).to_list() == [*apart, "/ok"]
+    """``GET HTTP/1.1`` (no target) and a relative path are counted apart as
+    ``(invalid request)``, raw or normalized, never ranked as routes (issue 13's review); the
+    other request targets HTTP allows, ``*`` (``OPTIONS *``) and ``host:port`` (``CONNECT``),
+    are endpoints."""
+    paths = pl.Series(["HTTP/1.1", "../../etc/passwd", "x:y", "*", "host:443", "[::1]:8080", "/ok"])
+    apart = ["(invalid request)"] * 3
+    targets = ["*", "host:443", "[::1]:8080", "/ok"]
+    assert normalize_paths(paths, None).to_list() == [*apart, *targets]
+    assert normalize_paths(paths, list(DEFAULT_RULES)).to_list() == [*apart, *targets]
