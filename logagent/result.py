@@ -13,6 +13,9 @@ from pydantic import BaseModel, ConfigDict, Field
 
 SCHEMA_VERSION = 1
 
+#: At most this many tie pairs are named (5,000 paths seen once each would make 25,000).
+MAX_TIE_PAIRS = 10
+
 
 class QuestionKind(StrEnum):
     """What is asked of the log."""

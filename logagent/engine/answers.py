@@ -19,7 +19,7 @@ from logagent.evidence.race import Estimate
 from logagent.evidence.rates import RateEntry
 from logagent.formats.base import STATUS
 from logagent.formats.routes import INVALID_REQUEST
-from logagent.result import Answer, QuestionKind, TopEntry
+from logagent.result import MAX_TIE_PAIRS, Answer, QuestionKind, TopEntry
 
 IS_5XX = pl.col(STATUS).is_between(500, 599)
 
@@ -79,10 +79,10 @@ def exact_ties(counts: list[int], keys: list[str], top: int, epsilon: float) -> 
     """
     if len(counts) <= top:
         return []
-    pairs = []
+    pairs: list[list[str]] = []
     for i in range(top):
         for j in range(top, len(counts)):
-            if counts[i] > (1 + epsilon) * counts[j]:
+            if counts[i] > (1 + epsilon) * counts[j] or len(pairs) >= MAX_TIE_PAIRS:
                 break  # sorted: later keys are further away
             pairs.append([keys[i], keys[j]])
     return pairs

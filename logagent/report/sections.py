@@ -27,7 +27,7 @@ from logagent.report.words import (
     size,
     status_mix,
 )
-from logagent.result import QuestionKind, Result, Status, TopEntry
+from logagent.result import MAX_TIE_PAIRS, QuestionKind, Result, Status, TopEntry
 
 _TITLES = {
     QuestionKind.TOP_ERRORS: "Routes with the most 5xx errors",
@@ -252,10 +252,15 @@ def ties(result: Result) -> Section | None:
         return None
     eps = result.question.epsilon
     bullets = [" = ".join(f"`{k}`" for k in group) for group in result.answer.ties]
+    more = (
+        [f"The first {MAX_TIE_PAIRS} pairs; more keys share these counts."]
+        if len(bullets) >= MAX_TIE_PAIRS
+        else []
+    )
     if eps <= 0:  # equal counts across the cut: which of them is ranked in is arbitrary
         lines = ["Equal counts across the top-k cut: the ranked one could as well be the other."]
-        return Section("Ties (equal counts)", lines, bullets=bullets)
-    return Section(f"Ties (within ε = {eps:g})", bullets=bullets)
+        return Section("Ties (equal counts)", [*lines, *more], bullets=bullets)
+    return Section(f"Ties (within ε = {eps:g})", more, bullets=bullets)
 
 
 def warnings(result: Result) -> Section | None:

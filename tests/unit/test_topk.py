@@ -361,3 +361,6 @@ def test_an_exact_answer_names_equal_counts_across_the_cut() -> None:
     assert exact_ties([9, 6, 5, 2], keys, 2, 0.0) == []
     assert exact_ties([9, 6, 6, 6], keys, 2, 0.0) == [["/b", "/c"], ["/b", "/d"]]
     assert exact_ties([9, 6, 5, 2], keys, 2, 0.25) == [["/b", "/c"]]
+    # 5,000 keys seen once each: a few pairs are named, not 25,000
+    many = [f"/p{i}" for i in range(5000)]
+    assert len(exact_ties([1] * 5000, many, 5, 0.0)) == 10
