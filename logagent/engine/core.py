@@ -26,6 +26,7 @@ from logagent.engine.run import Run, RunEnv
 from logagent.errors import ConfigError
 from logagent.formats import Format
 from logagent.formats.adapter import THRESHOLDS, AppAsAccess, literal_prefilter
+from logagent.formats.base import STATUS
 from logagent.formats.catalog import ACCESS_NAMES, APP_NAMES, AnyFormat, build_any_format, is_app
 from logagent.formats.custom import load_custom_formats
 from logagent.formats.detect import Detection, app_share, detect_all
@@ -243,7 +244,7 @@ def _analyze(run: Run) -> Result:
     if not auto and detection.confidence == 0 and _sampled_whole(run):
         return unrecognized(run, detection, sample, named=True)  # it reads no line of them
     run.app_log = is_app(found)
-    fmt = _within_window(run, _as_access(run.question, found, sample))
+    fmt = _within_window(run, _as_access(run.question, found, sample), sample)
     run.selection = selection_of(fmt)
     if run.selection is not None:  # the field the engine chose (route or component) is said
         run.question = run.question.model_copy(update={"by": run.selection.by})
@@ -425,7 +426,7 @@ def _components(fmt: AppAsAccess, sample: list[str]) -> list[str]:
     return [str(c) for c in counted["c"].to_list() if c not in ("", "-")]
 
 
-def _within_window(run: Run, fmt: Format) -> Format:
+def _within_window(run: Run, fmt: Format, sample: list[str]) -> Format:
     """With --since/--until: narrow each plain file to its window by bisection, filter by time.
 
     The sources of the run are replaced by views of their windows' byte ranges;
@@ -443,6 +444,7 @@ def _within_window(run: Run, fmt: Format) -> Format:
         raise ConfigError(
             f"--since/--until: no timestamp is known for format {fmt.name}", format=fmt.name
         )
+    _check_stamps_read(fmt, time, sample)
     kind = line_kind(fmt.name)
     windows = []
     for i, source in enumerate(run.sources):
@@ -460,6 +462,24 @@ def _within_window(run: Run, fmt: Format) -> Format:
     run.window = windows[0] if len(windows) == 1 else _merged_windows(windows)
     log.info("window", windows=windows)
     return Windowed(fmt, time, since, until)
+
+
+def _check_stamps_read(fmt: Format, time: Callable[[pl.Expr], pl.Expr], sample: list[str]) -> None:
+    """A window needs times: if no sampled record's stamp can be read, say so (every record
+    would otherwise be dropped as outside it, and "nothing in the window" would be false)."""
+    line = pl.col("line")
+    frame = pl.DataFrame({"line": sample}, schema={"line": pl.String})
+    record = fmt.fields(line)[STATUS].is_not_null()
+    records, timed = frame.select(
+        record.sum().alias("records"), (record & time(line).is_not_null()).sum().alias("timed")
+    ).row(0)
+    if records and not timed:
+        raise ConfigError(
+            f"--since/--until: logagent reads no timestamp in the {records:,} sampled records of "
+            f"{fmt.name}, so it cannot place them in a window; leave the window out, or name a "
+            "format (or a custom one) that parses their stamps",
+            format=fmt.name,
+        )
 
 
 def _with_timeline(run: Run, fmt: Format, sample: list[str]) -> Format:

@@ -68,7 +68,7 @@ def finish(run: Run, detection: Detection, unit_size: int, units_total: int | No
         _warn_layout(run, detection)  # a level distribution of inferred levels says so
     info = _input_info(run, detection, unit_size)
     progress = _progress(run, tally, units_total)
-    _warn_counts(run, tally)
+    _warn_counts(run, tally, detection.best if detection else "")
     if run.partial and not tally.units and _stopped_by_memory(run):
         detail = "the memory budget was exhausted before any unit was counted"
         return recused(
@@ -90,16 +90,35 @@ def finish(run: Run, detection: Detection, unit_size: int, units_total: int | No
     negligible = _negligible(run, tally, ans.total + ans.keyless)
     if negligible is not None:
         ans = ans.model_copy(update={"negligible": negligible})
-    if not run.partial and q.kind is not QuestionKind.STATUS and ans.total == 0 and not negligible:
+    # nothing to count is said, never "exact": also a distribution whose window holds nothing
+    in_window = q.kind is not QuestionKind.STATUS or bool(q.since or q.until)
+    if not run.partial and in_window and ans.total == 0 and not negligible:
         events = metric_for(q.level)[: -len("s")] if q.kind in APP_KINDS else "5xx line"
         if run.selection is not None:
             events = selection_metric(run.selection.by, q.where).replace("records", "record", 1)
+        if q.kind is QuestionKind.ERROR_TYPES and q.key is not None:  # that component's only
+            events = f"{events} of component `{q.key}`"
         windowed = bool(q.since or q.until)
         scope = "the time window" if windowed else "the whole input"
         empty = "no line lies in the time window" if windowed else "no line was read"
         detail = f"no {events} in {scope}" if tally.lines else empty
+        if ans.keyless:  # events exist, none on a key that can be ranked: never deny them
+            unit = "5xx" if events == "5xx line" else "matching records"
+            detail = (
+                f"{ans.keyless:,} {unit} in {scope}, all on records without a usable key "
+                "(a request with no path, binary junk): counted, but nothing to rank"
+            )
+        hint = None
+        if (windowed and not tally.lines) or q.kind is QuestionKind.STATUS:
+            hint = "check --since/--until against the log's dates, or leave the window out"
         return recused(
-            run, detection, RecuseCode.NO_MATCHING_EVENTS, detail, progress=progress, info=info
+            run,
+            detection,
+            RecuseCode.NO_MATCHING_EVENTS,
+            detail,
+            progress=progress,
+            info=info,
+            suggestion=hint,
         )
     note = sketch_note(tally, ans) if not run.estimates and not run.rate_entries else None
     if note:
@@ -192,7 +211,7 @@ def _warn_layout(run: Run, detection: Detection) -> None:
         run.warnings.append(note)
 
 
-def _warn_counts(run: Run, tally: Tally) -> None:
+def _warn_counts(run: Run, tally: Tally, layout: str = "") -> None:
     cap = run.settings.reader.line_cap
     if tally.parsed and tally.malformed > MALFORMED_WARN_SHARE * tally.parsed:
         scope = "lines that could hold a 5xx" if tally.parsed < tally.lines else "lines"
@@ -217,6 +236,11 @@ def _warn_counts(run: Run, tally: Tally) -> None:
         run.warnings.append(
             f"{tally.continuation} lines are no request of the layout (W3C #directives, "
             "TCP listener entries); they are neither counted nor malformed"
+        )
+    elif tally.continuation and layout in NO_LEVEL:  # Zeek TSV's # lines
+        run.warnings.append(
+            f"{tally.continuation} lines are the log's # directives (#fields, #close...); "
+            "they are neither counted nor malformed"
         )
     elif tally.continuation:
         run.warnings.append(

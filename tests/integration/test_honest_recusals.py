@@ -1,0 +1,93 @@
+"""What a run says when nothing can be ranked or placed (issue 13's second review): real events
+are never denied, a window on unreadable stamps is refused, an empty window is no exact answer."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[2]
+HEAD = '1.2.3.4 - - [10/Oct/2023:13:55:36 +0000] "'
+
+
+def run(*args: str) -> tuple[int, dict[str, Any], str]:
+    proc = subprocess.run(
+        [sys.executable, "-m", "logagent", "analyze", *args, "--json", "--llm", "off"],
+        capture_output=True, timeout=120, check=False, cwd=ROOT,
+    )  # fmt: skip
+    out = json.loads(proc.stdout) if proc.stdout.strip() else {}
+    return proc.returncode, out, proc.stderr.decode()
+
+
+def test_5xx_without_a_usable_route_are_said_not_denied(tmp_path: Path) -> None:
+    """Only requests without a target: a recusal that counts their 5xx, not "no 5xx line"."""
+    log = tmp_path / "keyless.log"
+    log.write_text(
+        f'{HEAD}GET HTTP/1.1" 503 1 "-" "x"\n{HEAD}\\x16\\x03" 500 1 "-" "x"\n'
+        f'{HEAD}GET /ok HTTP/1.1" 200 1 "-" "x"\n'
+    )
+    code, out, _ = run(str(log), "--full")
+    assert code == 3 and out["recuse"]["reason_code"] == "NO_MATCHING_EVENTS"
+    assert out["recuse"]["detail"].startswith("2 5xx in the whole input")
+
+
+def test_options_star_and_connect_are_ranked(tmp_path: Path) -> None:
+    """``OPTIONS *`` and ``CONNECT host:443`` are request targets HTTP allows: ranked."""
+    log = tmp_path / "targets.log"
+    log.write_text(
+        f'{HEAD}OPTIONS * HTTP/1.1" 503 1 "-" "x"\n' * 2
+        + f'{HEAD}CONNECT example.com:443 HTTP/1.1" 503 1 "-" "x"\n'
+    )
+    code, out, _ = run(str(log), "--full")
+    assert code == 0
+    assert [(e["key"], e["count"]) for e in out["answer"]["top"]] == [
+        ("*", 2),
+        ("example.com:443", 1),
+    ]
+
+
+def test_a_window_on_stamps_no_layout_reads_is_refused(tmp_path: Path) -> None:
+    """Records whose stamps the layout cannot read: --since is exit 2 saying so, not an exact
+    "nothing in the window" (every record would have been dropped as outside it)."""
+    log = tmp_path / "bgl.log"
+    lines = [
+        f"- 11178385{i:02d} 2005.06.03 R02-M1-N0 2005-06-03-15.42.{i:02d}.675872 R02-M1-N0 RAS "
+        f"KERNEL {'FATAL' if i % 3 == 0 else 'INFO'} instruction cache parity error corrected"
+        for i in range(60)
+    ]
+    log.write_text("\n".join(lines) + "\n")
+    code, _, err = run(str(log), "-q", "status", "--since", "2005-06-04")
+    assert code == 2 and "reads no timestamp" in err and "Traceback" not in err
+
+
+def test_an_empty_window_of_a_distribution_is_a_recusal() -> None:
+    """-q status with a window that holds no record: NO_MATCHING_EVENTS (exit 3), never exact."""
+    code, out, _ = run(
+        "sample_logs/apache_access.log", "-q", "status", "--since", "2020-01-01",
+        "--until", "2020-01-02",
+    )  # fmt: skip
+    assert code == 3 and out["status"] == "recused"
+    assert "time window" in out["recuse"]["detail"]
+    assert "--since/--until" in out["recuse"]["suggestion"]
+
+
+def test_error_types_of_a_component_without_errors_names_it(tmp_path: Path) -> None:
+    """A component that has records, none at ERROR: the recusal says it of that component."""
+    log = tmp_path / "comp.log"
+    log.write_text(
+        "2024-01-02 03:00:00,123 INFO [main] quiet - hello\n"
+        "2024-01-02 03:00:01,123 ERROR [main] loud - boom\n"
+    )
+    code, out, _ = run(str(log), "-q", "error-types", "--key", "quiet")
+    assert code == 3
+    assert out["recuse"]["detail"] == "no ERROR+ record of component `quiet` in the whole input"
+
+
+def test_zeek_tsv_directives_are_said_as_directives() -> None:
+    code, out, _ = run("sample_logs/zeek_dns.log", "--by", "rcode_name")
+    assert code == 0
+    assert any("# directives" in w for w in out["warnings"])
+    assert not any("stack traces" in w for w in out["warnings"])
