@@ -203,6 +203,8 @@ def _keyless(result: Result, key: str, ev: str) -> list[str]:
         return []
     seen = "" if result.status is Status.EXACT else " seen"
     why = "a request with no path, binary junk" if key == "route" else f"no `{key}` value"
+    if key != "route":  # "56 records on records without ..." read twice
+        return [f"{n:,} {ev}{seen} have no `{key}` value: counted, but not ranked."]
     return [
         f"{n:,} {ev}{seen} on records without a usable {key} ({why}): counted, but not "
         f"a {key}, so not ranked."

@@ -91,3 +91,12 @@ def test_zeek_tsv_directives_are_said_as_directives() -> None:
     assert code == 0
     assert any("# directives" in w for w in out["warnings"])
     assert not any("stack traces" in w for w in out["warnings"])
+
+
+def test_records_without_the_ranked_field_are_said_plainly() -> None:
+    """A --by field some records lack: "N records have no `F` value", not "records on records"."""
+    code, out, _ = run("sample_logs/zeek_dns.log", "--by", "rcode_name", "--full")
+    assert code == 0
+    markdown = out["report"]["markdown"]
+    assert "56 records have no `rcode_name` value" in markdown
+    assert "records on records" not in markdown
