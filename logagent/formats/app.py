@@ -135,7 +135,10 @@ class AppRegexFormat:
 
     def fields(self, line: pl.Expr) -> dict[str, pl.Expr]:
         """Named groups of the first pattern that matches; normalized level and UTC time."""
-        groups = [(line.str.extract_groups(p), group_names(p)) for p in self.patterns]
+        groups = [
+            (_not_earlier(line, self.patterns[:i]).str.extract_groups(p), group_names(p))
+            for i, p in enumerate(self.patterns)
+        ]
         cols = {name: _pick(groups, name) for name in (TS, "level", "pri", COMPONENT, MESSAGE)}
         message = cols[MESSAGE]
         level = pl.coalesce(normalize_level(cols["level"]), level_from_pri(cols["pri"]))
@@ -169,6 +172,19 @@ HEAD = (
 def message_head(message: pl.Expr) -> pl.Expr:
     """The error kind of each message: its first words up to a digit, quote or colon."""
     return message.str.extract(HEAD, 1).str.replace_all(r"[ :,.;-]+$", "")
+
+
+def _not_earlier(line: pl.Expr, earlier: Sequence[str]) -> pl.Expr:
+    """The lines none of ``earlier`` matches; the others as "" (a pattern's captures on an
+    empty string cost nothing, and the first matching pattern gives the fields anyway). The
+    test is one match test (a DFA), not the earlier patterns' captures again."""
+    if not earlier:
+        return line
+    unnamed = "|".join(f"(?:{_NAMED.sub('(?:', p)})" for p in earlier)
+    return pl.when(line.str.contains(unnamed)).then(pl.lit("")).otherwise(line)
+
+
+_NAMED = re.compile(r"\(\?P<[A-Za-z_][A-Za-z0-9_]*>")
 
 
 def group_names(pattern: str) -> tuple[str, ...]:

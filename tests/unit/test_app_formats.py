@@ -234,3 +234,46 @@ def test_android_logcat_threadtime() -> None:
         None,
     ]
     assert got[TIME][0].year == 2017 and got[TIME][0].month == 3
+
+
+def test_later_patterns_run_only_where_earlier_ones_do_not_match() -> None:
+    """A layout's later patterns parse only the lines its earlier ones miss (the others as ""):
+    the fields equal those of running every pattern on every line, first match winning."""
+    import polars as pl
+
+    from logagent.formats.app import COMPONENT, MESSAGE, _matched, group_names, parse_app
+    from logagent.formats.applogs import syslog3164
+    from logagent.formats.serverlogs import CRI, KAFKA
+
+    lines = [
+        "Jul  1 09:29:02 calvisitor-10 sandboxd[129] ([31211]): deny network",
+        "Jul  1 09:30:02 calvisitor-10 Microsoft Word[96]: ERROR failed to save",
+        "Jun 19 04:09:11 combo syslogd 1.4.1: restart.",
+        "2024-01-01T00:00:00.000000000Z stderr F E0101 00:00:00.000 1 x.go:1] failed",
+        "2024-01-01T00:00:00.000000000Z stdout P warning: disk almost full",
+        "2024-01-01T00:00:00.000000000Z stdout F plain text",
+        "[2016-12-19 16:31:47,437] WARN message (kafka.controller.KafkaController)",
+        "[2019-01-01 00:00:00,000] [ERROR] [thread] [state.change.logger] - boom",
+        "junk",
+    ]
+    series = pl.Series("line", lines)
+    for fmt in (syslog3164(2024), CRI, KAFKA):
+        got = parse_app(fmt, series)
+        frame = pl.DataFrame({"line": series})
+        each = [frame.select(s=pl.col("line").str.extract_groups(p))["s"] for p in fmt.patterns]
+        for row, line in enumerate(lines):
+            first = next(
+                (
+                    (s[row], p)
+                    for s, p in zip(each, fmt.patterns, strict=True)
+                    if pl.select(_matched(pl.lit(s[row : row + 1]), group_names(p))).item()
+                ),
+                None,
+            )
+            if first is None:
+                assert got[MESSAGE][row] is None, (fmt.name, line)
+                continue
+            values, _ = first
+            assert got[MESSAGE][row] == (values.get(MESSAGE) or ""), (fmt.name, line)
+            if values.get(COMPONENT):
+                assert got[COMPONENT][row] == values[COMPONENT].strip(), (fmt.name, line)
