@@ -45,6 +45,8 @@ _CLF_GREEDY = (
     rf'(?: "(?P<referrer>{_Q})" "(?P<user_agent>{_Q})"?(?:\s.*)?)?$'
 )
 _GREEDY_METHOD = r"^([A-Za-z]+) [^ ]+(?: [^ ]+)?$"
+#: The groups of ``_CLF`` that hold a value on every line it matches.
+_ALWAYS = frozenset({"client", "ident", "user", "ts", "bytes"})
 _APP_FIELDS = (LEVEL, COMPONENT, MESSAGE, TS)
 Getter = Callable[[pl.Expr], pl.Expr]
 
@@ -102,7 +104,10 @@ def getter(fmt: object, name: str, base: dict[str, pl.Expr], line: pl.Expr) -> p
             return cols[name]
     if isinstance(fmt, AccessFormat):  # the strict regex, else the greedy reading
         strict = line.str.extract_groups(_CLF)
-        greedy = line.str.extract_groups(_CLF_GREEDY)
+        # A field the strict regex always gives when it matches needs the greedy reading only
+        # on the lines it refuses (a match test); the others may be null on a matched line.
+        refused = pl.when(line.str.contains(_CLF)).then(pl.lit("")).otherwise(line)
+        greedy = (refused if name in _ALWAYS else line).str.extract_groups(_CLF_GREEDY)
         loose = (
             greedy.struct.field("request").str.extract(_GREEDY_METHOD, 1)
             if name == "method"

@@ -110,3 +110,34 @@ def test_presets_and_refinements() -> None:
         resolve_selection(top, None, ())
     with pytest.raises(ConfigError, match="does not"):
         resolve_selection(QuestionKind.ERROR_RATE, "client", ())
+
+
+def test_access_fields_take_the_greedy_reading_exactly_where_the_strict_one_lacks_them() -> None:
+    """The greedy reading runs only on the lines the strict regex refuses for the fields it
+    always gives: every field equals the strict value, else the greedy one, on every line."""
+    from logagent.formats.access import COMBINED
+    from logagent.formats.fieldsets import _CLF, _CLF_GREEDY, _GREEDY_METHOD, getter
+
+    head = "1.2.3.4 - bob [10/Oct/2023:13:55:36 +0000] "
+    lines = [
+        head + '"GET /a HTTP/1.1" 200 5 "-" "curl"',
+        head + '"GET" /x/?page=\' HTTP/1.0" 501 123 "-" "curl/7.1"',
+        head + '"GET /a HTTP/1.1" 200 10 "-" "Mozilla/5.0 (X11',
+        head + '"GET /a\\"b HTTP/1.1" 500 1 "-" "u"',
+        "vh:80 " + head + '"POST /p HTTP/1.1" 503 - "r" "a"',
+        "junk line",
+    ]
+    frame = pl.DataFrame({"line": lines})
+    line = pl.col("line")
+    base = COMBINED.fields(line)
+    for name in ("client", "ident", "user", "ts", "bytes", "method", "referrer", "user_agent"):
+        got = frame.select(getter(COMBINED, name, base, line)).to_series().to_list()
+        greedy = line.str.extract_groups(_CLF_GREEDY)
+        loose = (
+            greedy.struct.field("request").str.extract(_GREEDY_METHOD, 1)
+            if name == "method"
+            else greedy.struct.field(name)
+        )
+        full = pl.coalesce(line.str.extract_groups(_CLF).struct.field(name), loose)
+        assert got == frame.select(full).to_series().to_list(), name
+    assert frame.select(getter(COMBINED, "client", base, line)).to_series()[1] == "1.2.3.4"
