@@ -13,8 +13,8 @@ as TSV by default. Its header, written at the top of every file, is a block of
 and ``#close`` ends the file. The format is fitted to a sample (``fit``, as the
 W3C layouts are): every distinct ``#fields`` list in it (the first
 ``MAX_SETS``), each with the ``#path`` written above it, and, for a sample
-that holds no header, the field lists of the Zeek logs people ask about most
-(dns, conn, http, weird, notice, ssl). A line is a record when it splits on
+that holds no header, and only then, the field lists of the Zeek logs people
+ask about most (dns, conn, http, weird, notice, ssl). A line is a record when it splits on
 the separator into as many values as one of these lists has names (the first
 such list wins). ``#`` lines are directives: neither records nor malformed
 (``continuation``).
@@ -116,11 +116,10 @@ class ZeekTsvFormat:
         "Zeek TSV logs (#fields header: conn, dns, http...): every column a field; no level"
     )
     example: str = "1521911720.865716\tCqKst53mF3det3eDV9\t10.47.1.100\t41772\t..."
-    #: How many of ``field_sets`` come from the sample's headers (the rest are defaults).
-    fitted: int = 0
 
     def fit(self, sample: Sequence[str]) -> ZeekTsvFormat:
-        """This layout with every ``#fields`` list of ``sample`` (in order), then the defaults."""
+        """This layout with every ``#fields`` list of ``sample`` (in order); the defaults only
+        when the sample holds none (each list costs every line a split)."""
         found: list[tuple[str, tuple[str, ...]]] = []
         separator, unset, path = self.separator, self.unset, NO_COMPONENT
         for line in sample:
@@ -139,10 +138,8 @@ class ZeekTsvFormat:
                 entry = (path, names)
                 if 0 < len(names) <= MAX_FIELDS and entry not in found and len(found) < MAX_SETS:
                     found.append(entry)
-        sets = (*found, *(s for s in self.field_sets if s not in found))
-        return ZeekTsvFormat(
-            self.name, sets, separator, unset, self.min_line_bytes, fitted=len(found)
-        )
+        sets = tuple(found) or self.field_sets
+        return ZeekTsvFormat(self.name, sets, separator, unset, self.min_line_bytes)
 
     def fields(self, line: pl.Expr) -> dict[str, pl.Expr]:
         """ts, UTC time, component (the log's path) and message (the uid) of each record."""
@@ -162,14 +159,11 @@ class ZeekTsvFormat:
 
     def extra_fields(self, line: pl.Expr) -> dict[str, pl.Expr]:
         """Every named column of the fitted lists (null where unset or not in the line's list)."""
-        names = dict.fromkeys(n for _, names in self.field_sets for n in names)
-        return {n: self._value(line, n, unset_is_null=True) for n in names}
+        return {n: self._value(line, n, unset_is_null=True) for n in self.column_names()}
 
     def column_names(self) -> tuple[str, ...]:
-        """The column names of the headers the sample holds, in order (the ``--by``/``--where``
-        fields), or of every default list when it holds none."""
-        sets = self.field_sets[: self.fitted] if self.fitted else self.field_sets
-        return tuple(dict.fromkeys(n for _, names in sets for n in names))
+        """The column names of the lists, in order (the ``--by``/``--where`` fields)."""
+        return tuple(dict.fromkeys(n for _, names in self.field_sets for n in names))
 
     def _split(self, line: pl.Expr) -> pl.Expr:
         return line.str.strip_chars_end("\r").str.split(self.separator)
