@@ -314,9 +314,9 @@ def _build(run: Run) -> dict[str, Any]:
     settings = run.settings
     return {
         "json_keys": settings.formats.json_keys,
-        # year-less stamps (syslog): --year, else now (app.YearOf: the year before for a
-        # stamp that would lie in the future), as the time window places them
-        "year": run.settings.analysis.year or run.env.wall_clock(),
+        # year-less stamps (syslog): the window's reference (app.YearOf: now, the year before
+        # for a stamp that would lie ahead; or the end of --year, which places all in it)
+        "year": _stamp_reference(run),
         "custom": load_custom_formats(
             settings.formats.custom_dir, reserved=(*ACCESS_NAMES, *APP_NAMES)
         ),

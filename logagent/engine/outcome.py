@@ -348,11 +348,11 @@ def recused(
     tally = run.acc.snapshot()
     progress = progress or _progress(run, tally, None)
     attempted = _attempted(run, detection, progress)
-    levelless = detection is not None and detection.best in NO_LEVEL
+    levelless = detection.best if detection and detection.best in NO_LEVEL else None
     if suggestion is None and levelless and run.question.kind in APP_KINDS:
         suggestion = (
-            f"{detection.best if detection else 'this layout'} records carry no level: rank one "
-            "of their fields instead (--by FIELD --where COND; logagent detect names the layout)"
+            f"{levelless} records carry no level: rank one of their fields instead "
+            "(--by FIELD --where COND; logagent detect names the layout)"
         )
     if suggestion is None:
         suggestion = _suggestion(run.question, code)
