@@ -13,6 +13,7 @@ import argparse
 import json
 import math
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -60,6 +61,12 @@ class Measure:
 
 
 MAWK = "/usr/bin/mawk"
+GAWK = "/usr/bin/gawk"
+
+
+def have(tool: str) -> bool:
+    """Whether a baseline tool is installed: a missing one must not time as 0.00 s."""
+    return shutil.which(tool) is not None
 
 
 def grep_awk(path: Path, awk: str) -> str:
@@ -116,6 +123,11 @@ def measure(name: str, cmd: list[str], parse: object, repeat: int, shell: bool =
         )
         LAST_RESULT.clear()
     return Measure(name, walls, peak, top)
+
+
+def same_top(top: list[str], truth_top: list[str]) -> bool:
+    """The keys found are the truth's first ones; an empty answer (a failed run) is not."""
+    return bool(top) and set(top) == set(truth_top[: len(top)])
 
 
 def lines_top(out: str) -> list[str]:
@@ -187,13 +199,20 @@ def main() -> int:
     truth_top = [k for k, _ in truth["top_errors"][:5]]
     py = sys.executable
     la = [py, "-m", "logagent", "analyze", str(path), "--json", "--quiet", "--llm", "off"]
-    print(f"commit {commit()}; awk: {awk_version(MAWK)} and {awk_version('/usr/bin/gawk')}")
+    print(f"commit {commit()}; awk: {awk_version(MAWK)} and {awk_version(GAWK)}")
+    for tool in (MAWK, GAWK):
+        if not have(tool):
+            print(
+                f"{tool} is not installed (apt-get install {Path(tool).name}): its rows are left out"
+            )
     print(f"grep | mawk pipeline (gawk the same with /usr/bin/gawk):\n  {grep_awk(path, MAWK)}")
     runs = [
         measure("grep | mawk", [grep_awk(path, MAWK)], lines_top, args.repeat, shell=True),
         measure("logagent --full", [*la, "--full"], logagent_top, args.repeat),
-        measure(
-            "grep | gawk", [grep_awk(path, "/usr/bin/gawk")], lines_top, args.repeat, shell=True
+        *(
+            [measure("grep | gawk", [grep_awk(path, GAWK)], lines_top, args.repeat, shell=True)]
+            if have(GAWK)
+            else []
         ),
         measure("logagent top-5", [*la, "-k", "5", "--seed", "1"], logagent_top, args.repeat),
         measure("logagent top-1", [*la, "-k", "1", "--seed", "1"], logagent_top, args.repeat),
@@ -313,7 +332,7 @@ def report(runs: list[Measure], size: int, truth_top: list[str]) -> None:
         ratio = base.median_s / m.median_s
         print(
             f"{m.name:<20}{m.median_s:>10.2f}{size / 1e6 / m.median_s:>9.0f}"
-            f"{m.peak_rss / 2**20:>14.0f}{ratio:>18.2f}x{set(m.top) == set(truth_top[: len(m.top)])!s:>15}"
+            f"{m.peak_rss / 2**20:>14.0f}{ratio:>18.2f}x{same_top(m.top, truth_top)!s:>15}"
         )
     print(
         "(runs: "

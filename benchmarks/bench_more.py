@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import random
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -41,7 +42,13 @@ def prefix_log(path: Path, size_mb: int) -> Path:
     out = DATA / f"{path.stem}_first{size_mb}mb.log"
     if not out.exists():
         with open(path, "rb") as src, open(out, "wb") as dst:
-            dst.write(src.read(size_mb * 10**6))
+            left = size_mb * 10**6
+            while left > 0:  # in pieces: this process's RSS is the floor of its children's
+                piece = src.read(min(left, 16 << 20))
+                if not piece:
+                    break
+                dst.write(piece)
+                left -= len(piece)
             dst.write(src.readline())
     return out
 
@@ -92,6 +99,11 @@ def rows(la: list[str], repeat: int, size_mb: int) -> list[tuple[str, int, Measu
     longf = long_line_log(base, size_mb)
     app = app_log(1000)
     out: list[tuple[str, int, Measure, Measure]] = []
+    if shutil.which(GAWK) is None:
+        print(
+            f"\n{GAWK} is not installed (apt-get install gawk): the parse-every-line rows are left out"
+        )
+        return out
 
     def pair(name: str, path: Path, extra: list[str], awk: str, grep: str = "") -> None:
         shell = f"{grep} {path} | {GAWK} '{awk}'" if grep else f"{GAWK} '{awk}' {path}"
@@ -120,5 +132,5 @@ def report(table: list[tuple[str, int, Measure, Measure]]) -> None:
         print(
             f"{name:<26}{size / 1e6:>7.0f}{m.median_s:>12.2f}{size / 1e6 / m.median_s:>8.0f}"
             f"{a.median_s:>9.2f}{size / 1e6 / a.median_s:>8.0f}{a.median_s / m.median_s:>7.2f}x"
-            f"{m.peak_rss / 2**20:>9.0f}{set(m.top) == set(a.top)!s:>10}"
+            f"{m.peak_rss / 2**20:>9.0f}{bool(m.top) and set(m.top) == set(a.top)!s:>10}"
         )
