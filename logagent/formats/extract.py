@@ -22,13 +22,18 @@ from dataclasses import dataclass
 
 import numpy as np
 import polars as pl
-import pyarrow as pa
 
 from logagent.formats.base import BUCKET, PATH, STATUS, Format, Stages, staged_fields
 from logagent.formats.routes import INVALID_REQUEST, RouteRule, with_routes
 from logagent.sources.batches import I64, Batch
 from logagent.sources.framing import Buffer
-from logagent.sources.locate import arrow_series, find_hits, is_utf8, polars_pattern
+from logagent.sources.locate import (
+    find_hits,
+    int64_series,
+    is_utf8,
+    polars_pattern,
+    string_series,
+)
 
 REPLACEMENT = "\ufffd"
 #: Lines per parallel slice of a parse: fewer lines are parsed in one call.
@@ -238,7 +243,7 @@ def candidate_lines(batch: Batch, prefilter: re.Pattern[bytes]) -> tuple[Lines, 
     index = _distinct_sorted(np.searchsorted(ends, np.asarray(hits, dtype=np.int64)))
     starts = line_starts(ends)[index]
     if batch.utf8 if batch.utf8 is not None else is_utf8(data, size):
-        text = arrow_series(_arrow_lines(data, ends, pa.string()), "line").gather(index)
+        text = _string_lines(data, ends).gather(index)
         return Lines(_strip(text), starts, 0), count
     bounds = zip(starts.tolist(), ends[index].tolist(), strict=True)
     return _decode_lines([data[s:e] for s, e in bounds], starts), count
@@ -247,17 +252,14 @@ def candidate_lines(batch: Batch, prefilter: re.Pattern[bytes]) -> tuple[Lines, 
 def _matching_lines(batch: Batch, pattern: str) -> Lines:
     """The lines of a UTF-8 batch that ``pattern`` (a Polars regex) matches, decoded."""
     ends = line_ends(batch.data, batch.size)
-    text = arrow_series(_arrow_lines(batch.data, ends, pa.string()), "line")
+    text = _string_lines(batch.data, ends)
     index = np.flatnonzero(text.str.contains(pattern).to_numpy())
     return Lines(_strip(text.gather(index)), line_starts(ends)[index], 0)
 
 
 def _int64_series(values: I64) -> pl.Series:
-    """``values`` as a Polars Series without Polars' numpy path (which imports numpy.ma:
-    ~0.1 s of start-up, a tenth of a small incremental run)."""
-    values = np.ascontiguousarray(values, dtype=np.int64)
-    array = pa.Array.from_buffers(pa.int64(), len(values), [None, pa.py_buffer(values)])
-    return arrow_series(array, UNIT)
+    """``values`` as the unit column."""
+    return int64_series(values, UNIT)
 
 
 def _distinct_sorted(values: I64) -> I64:
@@ -297,20 +299,12 @@ def _decode_lines(raw: Sequence[Buffer], starts: I64) -> Lines:
     return Lines(pl.Series("line", texts, dtype=pl.String), starts, invalid)
 
 
-def _arrow_lines(data: Buffer, ends: I64, kind: pa.DataType) -> pa.Array:
-    """Zero-copy Arrow array whose item i is line i of ``data`` with its newline."""
+def _string_lines(data: Buffer, ends: I64) -> pl.Series:
+    """Item i is line i of UTF-8 ``data`` with its newline (no copy of the bytes)."""
     offsets = np.empty(len(ends) + 1, dtype=np.int64)
     offsets[0] = 0
     offsets[1:] = ends + 1
-    return pa.Array.from_buffers(
-        pa.large_string() if kind == pa.string() else pa.large_binary(),
-        len(ends),
-        [None, pa.py_buffer(offsets), pa.py_buffer(data)],
-    )
-
-
-def _string_lines(data: Buffer, ends: I64) -> pl.Series:
-    return arrow_series(_arrow_lines(data, ends, pa.string()), "line")
+    return string_series(data, offsets, "line")
 
 
 def _strip(lines: pl.Series) -> pl.Series:
