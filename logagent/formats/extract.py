@@ -54,7 +54,8 @@ class Extracted:
     valid records the question needs; ``valid`` is a one-row query counting the
     valid records among the ``parsed`` lines (column ``valid``), the lines that
     continue a multi-line record (``continuation``) and the valid records
-    outside the time window (``outside_window``). Running both is the tally's job.
+    outside the time window (``outside_window``). Running ``valid`` is the
+    tally's job; ``records`` is already computed (a frame behind a lazy face).
     """
 
     records: pl.LazyFrame
@@ -159,8 +160,12 @@ def extract_scanned(
         routed = records.with_columns(pl.col(PATH).fill_null(INVALID_REQUEST).alias(ROUTE))
     else:
         routed = with_routes(records, PATH, rules)
+    # Computed here, once: the tally runs five queries over the records (seven with a
+    # timeline) and cron keeps them too; left lazy, Polars folded the routes again for each
+    # (1 GB --full: 1.07 s, with a timeline 1.26 s; now 0.99 and 0.96 s).
+    done = routed.group_by([ROUTE if k == PATH else k for k in keys]).agg(pl.col(N).sum())
     return Extracted(
-        records=routed.group_by([ROUTE if k == PATH else k for k in keys]).agg(pl.col(N).sum()),
+        records=done.collect().lazy(),
         valid=base.select(
             ok.sum().alias("valid"),
             cont.sum().alias(CONTINUATION),
