@@ -84,9 +84,9 @@ def _sample_span(time: TimeOf, sample: Sequence[str]) -> tuple[datetime, datetim
     return first, last
 
 
-def bucketed(fmt: Format, time: TimeOf, bucket_s: int) -> Format:
-    """``fmt`` whose records carry their bucket."""
-    return Bucketed(fmt, time, bucket_s)
+def bucketed(fmt: Format, time: TimeOf, bucket_s: int, *, events_only: bool = False) -> Format:
+    """``fmt`` whose records carry their bucket (``events_only``: the 5xx records only)."""
+    return Bucketed(fmt, time, bucket_s, events_only)
 
 
 def timeline_answer(

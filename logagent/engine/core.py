@@ -498,7 +498,8 @@ def _with_timeline(run: Run, fmt: Format, sample: list[str]) -> Format:
     if run.bucket_s is None:
         return fmt
     run.bucket_span = bucket_span(run.bucket_s, time, sample, window)
-    return bucketed(fmt, time, run.bucket_s)
+    # only cron keeps every record by its bucket (on_records); a run's timeline counts 5xx
+    return bucketed(fmt, time, run.bucket_s, events_only=run.env.on_records is None)
 
 
 def _stamp_reference(run: Run) -> datetime.datetime:

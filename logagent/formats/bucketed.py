@@ -4,7 +4,13 @@
 optional ``bucket`` column that ``extract`` groups records by: the start of
 the record's time bucket in epoch seconds (UTC), null for a record without a
 time. Only the lines the question parses pay for it (for top-errors, the 5xx
-candidates), in the same vectorized query.
+candidates), in the same vectorized query. With ``events_only`` (every run
+but cron's) the stamp is parsed for the events alone: the timeline counts
+5xx records (``counters.tally``), so a question that parses every line
+(``-q status``, ``-q error-rate``) does not parse every line's stamp too
+(200 MB ``-q status``: the parse took 0.98 s, 0.50 s without a timeline).
+Cron keeps every record by its bucket (request counts per bucket), so it
+asks for all.
 
 ``choose_bucket_s`` picks the width of ``--bucket auto``: the smallest of a
 ladder of round widths that cuts the time range into at most ``MAX_BUCKETS``.
@@ -18,7 +24,10 @@ from dataclasses import dataclass
 
 import polars as pl
 
-from logagent.formats.base import BUCKET, Wrapped
+from logagent.formats.base import BUCKET, STATUS, Stages, Wrapped, staged_fields
+
+#: Helper columns of the staged parse: the status, and the line where it is an event.
+_STATUS_HELD, _EVENT_LINE = "_bucket_status", "_bucket_event_line"
 
 MAX_BUCKETS = 100
 #: Round bucket widths in seconds, smallest first: 1m 5m 10m 15m 30m 1h 3h 6h 12h 1d 7d.
@@ -32,11 +41,24 @@ class Bucketed(Wrapped):
 
     time: TimeOf
     bucket_s: int
+    events_only: bool = False  # the staged parse: a bucket for 5xx records only (module doc)
 
     def added(self, line: pl.Expr) -> dict[str, pl.Expr]:
         """``bucket``."""
         epoch = self.time(line).dt.epoch("s")
         return {BUCKET: (epoch // self.bucket_s) * self.bucket_s}
+
+    def staged_fields(self, line: pl.Expr) -> tuple[Stages, dict[str, pl.Expr]]:
+        """The inner stages and fields plus ``bucket``; with ``events_only``, the status is
+        a helper column and the stamp is parsed on the lines whose status is 5xx only (the
+        tally's events: ``counters.tally``), the others' bucket is null."""
+        stages, fields = staged_fields(self.inner, line)
+        if not self.events_only:
+            return stages, {**fields, **self.added(line)}
+        held = pl.col(_STATUS_HELD)
+        event = pl.when(held.is_between(500, 599)).then(line)  # null elsewhere: no stamp parsed
+        stages = [*stages, {_STATUS_HELD: fields[STATUS]}, {_EVENT_LINE: event}]
+        return stages, {**fields, STATUS: held, **self.added(pl.col(_EVENT_LINE))}
 
 
 def choose_bucket_s(span_s: float) -> int:

@@ -1,0 +1,68 @@
+"""The timeline's bucket column, staged (``formats.bucketed``).
+
+With ``events_only`` the staged parse gives a bucket to the 5xx records alone
+(the tally's timeline counts only those) and parses no other line's stamp;
+every other column is unchanged. Without it (cron keeps every record by its
+bucket) the staged parse equals ``fields``.
+"""
+
+from __future__ import annotations
+
+import polars as pl
+import pytest
+
+from logagent.formats.access import COMBINED
+from logagent.formats.base import BUCKET, PATH, STATUS, staged_fields
+from logagent.formats.bucketed import Bucketed
+from logagent.formats.windowed import time_of
+from logagent.testing import combined_line
+
+LINES = [
+    combined_line("/api/a", 200),
+    combined_line("/api/b/17", 503),
+    combined_line("/login", 500),
+    combined_line("/x", 404),
+    combined_line("/y", 599),
+    '10.0.0.1 - - [01/Dec/2026:23:59:59 +0100] "GET /q?x=\\"1\\" HTTP/1.1" 502 7 "-" "ua"',
+    '10.0.0.1 - - [02/Dec/2026:00:00:01 +0000] "BAD REQUEST" 500 0 "-" "-"',
+    "not an access line at all, not even close",
+    "",
+]
+
+
+def parse(fmt: Bucketed, staged: bool) -> pl.DataFrame:
+    frame = pl.LazyFrame({"line": LINES})
+    line = pl.col("line")
+    if not staged:
+        return frame.select(**fmt.fields(line)).collect()
+    stages, fields = staged_fields(fmt, line)
+    for stage in stages:
+        frame = frame.with_columns(**stage)
+    return frame.select(**fields).collect()
+
+
+def bucketed(events_only: bool) -> Bucketed:
+    time = time_of(COMBINED)
+    assert time is not None
+    return Bucketed(COMBINED, time, 3600, events_only)
+
+
+def test_without_events_only_the_staged_parse_equals_fields() -> None:
+    fmt = bucketed(False)
+    assert parse(fmt, staged=True).equals(parse(fmt, staged=False))
+
+
+@pytest.mark.parametrize("column", [PATH, STATUS])
+def test_events_only_leaves_the_other_columns_as_they_were(column: str) -> None:
+    full = parse(bucketed(False), staged=False)
+    assert parse(bucketed(True), staged=True)[column].equals(full[column])
+
+
+def test_events_only_buckets_exactly_the_5xx_records() -> None:
+    full = parse(bucketed(False), staged=False)
+    events = parse(bucketed(True), staged=True)
+    is_5xx = full[STATUS].is_between(500, 599).fill_null(False)
+    assert is_5xx.sum() == 5  # the lines above: 503, 500, 599, 502, 500
+    assert events[BUCKET].filter(is_5xx).equals(full[BUCKET].filter(is_5xx))
+    assert events[BUCKET].filter(~is_5xx).is_null().all()
+    assert full[BUCKET].filter(~is_5xx).is_not_null().any()  # the full parse buckets them
