@@ -10,6 +10,13 @@ first byte lies in it, the line crossing its end is read to its newline. A
 unit whose lines are not short and whole in one read (a line longer than
 ``cap``, a crossing line past the slack, a last line without a newline) is
 framed by ``framing.iter_unit_pieces`` itself, so the result is the same.
+
+A unit is read with ``FIRST_SLACK`` bytes past its end, not ``TAIL_SLACK``:
+the crossing line of an access log is a few hundred bytes, and the smaller
+read costs 3.0 instead of 5.2 us a unit of 1 KiB here. A crossing line longer
+than that takes the general path, which reads as far as it must; when more
+than one unit in ``SLACK_WIDEN_AT`` does (long lines), the rest of the batch
+is read with the full slack.
 """
 
 from __future__ import annotations
@@ -20,6 +27,10 @@ from dataclasses import dataclass
 from logagent.sources.framing import TAIL_SLACK, ReadAt, iter_unit_pieces, no_long_line
 
 NL = b"\n"
+#: Bytes read past a unit's end at first (see module doc), and the share of units taking
+#: the general path above which a batch reads the full ``TAIL_SLACK`` instead.
+FIRST_SLACK = 1024
+SLACK_WIDEN_AT = 16
 ReadInto = Callable[[int, memoryview], int]
 
 
@@ -59,17 +70,20 @@ def gather_units(
     """
     scratch = bytearray(unit_size + TAIL_SLACK + 1)
     view = memoryview(scratch)
+    slack, general = min(FIRST_SLACK, TAIL_SLACK), 0
     out = acquire(max(1, len(units) * unit_size + TAIL_SLACK))
     w = truncated = 0
     pos: list[int] = []
     offsets: list[int] = []
     bases: list[int] = []
-    for s, local in units:
+    for done, (s, local) in enumerate(units):
+        if slack < TAIL_SLACK and general * SLACK_WIDEN_AT > done >= SLACK_WIDEN_AT:
+            slack = TAIL_SLACK  # long crossing lines: read them whole the first time
         src = sources[s]
         lo = local * unit_size
         hi = min(lo + unit_size, src.size)
         back = 1 if lo else 0
-        got = src.read_into(lo - back, view[: hi - lo + back + TAIL_SLACK])
+        got = src.read_into(lo - back, view[: hi - lo + back + slack])
         first = scratch.find(NL, 0, got) + 1 if back else 0  # scratch[0]: the byte before
         if back and (first == 0 or lo - back + first >= hi):
             continue  # no newline in [lo-1, hi-1]: no line starts in this unit
@@ -78,6 +92,7 @@ def gather_units(
         if end >= 0 and (end + 1 - first <= cap or no_long_line(scratch, end + 1, cap, first)):
             lines = [(lo - back + first, view[first : end + 1], end + 1 - first)]
         else:  # the general path: framing's own
+            general += 1
             lines = []
             for piece in iter_unit_pieces(src.read_at, local, unit_size, src.size, cap=cap):
                 truncated += piece.truncated

@@ -104,12 +104,22 @@ def test_counts_do_not_depend_on_unit_size_or_order(
     unit_size=st.integers(1, 64),
     cap=st.sampled_from([2, 7, 16, 1 << 20]),
     pick=st.lists(st.integers(0, 10_000), max_size=30),
+    first_slack=st.sampled_from([1, 5, 17, 1024]),
+    widen_at=st.sampled_from([1, 2, 16]),
 )
 def test_gathered_units_equal_framed_units(
-    files: list[bytes], unit_size: int, cap: int, pick: list[int]
+    files: list[bytes],
+    unit_size: int,
+    cap: int,
+    pick: list[int],
+    first_slack: int,
+    widen_at: int,
 ) -> None:
     """Units gathered into one buffer hold exactly the lines ``iter_unit_pieces`` frames for
-    them, each at its source offset, whatever the units, sources, cap and line endings."""
+    them, each at its source offset, whatever the units, sources, cap and line endings, and
+    however short the first read past a unit's end (crossing lines longer than it take the
+    general path; a batch where many do widens its reads)."""
+    from logagent.sources import gather
     from logagent.sources.gather import UnitSource, gather_units
 
     def reader(data: bytes) -> UnitSource:
@@ -127,7 +137,12 @@ def test_gathered_units_equal_framed_units(
     counts = [-(-len(d) // unit_size) for d in files]
     every = [(s, u) for s, n in enumerate(counts) for u in range(n)]
     units = sorted({every[i % len(every)] for i in pick}) if every else []
-    got = gather_units(sources, units, unit_size, cap=cap, acquire=bytearray)
+    saved = gather.FIRST_SLACK, gather.SLACK_WIDEN_AT
+    gather.FIRST_SLACK, gather.SLACK_WIDEN_AT = first_slack, widen_at
+    try:
+        got = gather_units(sources, units, unit_size, cap=cap, acquire=bytearray)
+    finally:
+        gather.FIRST_SLACK, gather.SLACK_WIDEN_AT = saved
     want_data, want_cut = b"", 0
     want_offsets: list[tuple[int, int]] = []
     for s, u in units:
