@@ -36,7 +36,7 @@ from logagent.formats.selected import selection_of
 from logagent.formats.windowed import Windowed, line_kind, time_of
 from logagent.limits import check_fixed_costs
 from logagent.log import get_logger
-from logagent.questions import SELECT_KINDS, check_fits
+from logagent.questions import SELECT_KINDS, check_fits, counts_events
 from logagent.report.markdown import render
 from logagent.result import (
     DecisionRecord,
@@ -498,8 +498,12 @@ def _with_timeline(run: Run, fmt: Format, sample: list[str]) -> Format:
     if run.bucket_s is None:
         return fmt
     run.bucket_span = bucket_span(run.bucket_s, time, sample, window)
-    # only cron keeps every record by its bucket (on_records); a run's timeline counts 5xx
-    return bucketed(fmt, time, run.bucket_s, events_only=run.env.on_records is None)
+    # A question that parses every line stamps its 5xx lines only (the timeline counts
+    # those); one that parses only its candidates stamps them all (they are nearly all
+    # events, and the extra stage would cost an app log's JSON keys a second parse); cron
+    # keeps every record by its bucket (on_records).
+    every_line = not counts_events(q.kind)
+    return bucketed(fmt, time, run.bucket_s, events_only=every_line and run.env.on_records is None)
 
 
 def _stamp_reference(run: Run) -> datetime.datetime:

@@ -81,7 +81,9 @@ def staged_fields(fmt: object, line: pl.Expr) -> tuple[Stages, dict[str, pl.Expr
     Polars evaluates a sub-expression once per use, and a parser uses some in
     several branches (``when(valid)...otherwise``): a batch's parse computes
     them once as helper columns instead, each stage's in parallel. The fields
-    are the same as ``fmt.fields(line)`` gives (``tests/property``). A format
+    are the same as ``fmt.fields(line)`` gives (``tests/property``), except
+    where a format says otherwise (``Bucketed(events_only=True)`` leaves
+    the bucket of a non-event null). A format
     without stages (no ``staged_fields`` method): no helpers, its ``fields``.
     """
     own = getattr(fmt, "staged_fields", None)

@@ -92,7 +92,7 @@ def gather_units(
         if end >= 0 and (end + 1 - first <= cap or no_long_line(scratch, end + 1, cap, first)):
             lines = [(lo - back + first, view[first : end + 1], end + 1 - first)]
         else:  # the general path: framing's own
-            general += 1
+            general += end < 0 and got == hi - lo + back + slack  # the slack was too short
             lines = []
             for piece in iter_unit_pieces(src.read_at, local, unit_size, src.size, cap=cap):
                 truncated += piece.truncated
