@@ -95,7 +95,8 @@ def commit() -> str:
 
 
 def run_measured(cmd: list[str], *, shell: bool = False) -> tuple[float, int, str]:
-    """Wall time, peak RSS of the largest process (wait4), and stdout of one run."""
+    """Wall time, peak RSS of the largest process (wait4), and stdout of one run; a run that
+    fails (nonzero exit) gives no output, so its answer is never taken for the truth's."""
     start = time.perf_counter()
     proc = subprocess.Popen(
         cmd if not shell else cmd[0], shell=shell, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL
@@ -105,6 +106,9 @@ def run_measured(cmd: list[str], *, shell: bool = False) -> tuple[float, int, st
     _, status, usage = os.wait4(proc.pid, 0)
     proc.returncode = os.waitstatus_to_exitcode(status)
     wall = time.perf_counter() - start
+    if proc.returncode != 0:
+        print(f"  (a run failed with exit {proc.returncode}: {cmd[0][:80]} ...)", file=sys.stderr)
+        out = ""
     return wall, usage.ru_maxrss * 1024, out
 
 
@@ -135,6 +139,8 @@ def lines_top(out: str) -> list[str]:
 
 
 def logagent_top(out: str) -> list[str]:
+    if not out:  # the run failed (run_measured): no answer
+        return []
     r = json.loads(out)
     LAST_RESULT.clear()
     LAST_RESULT.update(r)

@@ -88,6 +88,8 @@ def awk_top(out: str) -> list[str]:
 
 def la_top(out: str) -> list[str]:
     """Top keys of a logagent JSON result (status: the classes' top statuses)."""
+    if not out:  # the run failed (bench.run_measured): no answer
+        return []
     answer = json.loads(out)["answer"]
     return [str(e["key"]) for e in answer.get("top") or []][:5]
 
