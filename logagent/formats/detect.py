@@ -163,12 +163,22 @@ def _score_exprs(fmt: AnyFormat, line: pl.Expr, n: int) -> tuple[pl.Expr, pl.Exp
         return (ok & ~skipped).sum(), pl.lit(n, dtype=pl.Int64) - skipped.sum()
     app = fmt  # an AppFormat
     start = start_expr(app, line)  # type: ignore[arg-type]
-    ok = app.fields(line)[MESSAGE].is_not_null() & (line.str.len_bytes() >= app.min_line_bytes)
+    ok = _message(app, line).is_not_null() & (line.str.len_bytes() >= app.min_line_bytes)
     valid = (start & ok).sum()
     if app.record_start is None:  # type: ignore[union-attr]  # no folding: nothing excused
         return valid, pl.lit(n, dtype=pl.Int64)
     excused = (~start & line.str.contains(_continuation_like(app))).sum()
     return valid, pl.lit(n, dtype=pl.Int64) - excused
+
+
+def _message(fmt: object, line: pl.Expr) -> pl.Expr:
+    """An application format's message column: its own ``message_expr`` where it has one
+    (the same expression, without building the other fields), else from ``fields``."""
+    own = getattr(fmt, "message_expr", None)
+    if callable(own):
+        expr: pl.Expr = own(line)
+        return expr
+    return fmt.fields(line)[MESSAGE]  # type: ignore[attr-defined, no-any-return]
 
 
 def _continuation_like(fmt: object) -> str:
@@ -219,7 +229,7 @@ def any_record(fmts: Mapping[str, AnyFormat], line: pl.Expr) -> pl.Expr:
     oks = []
     for fmt in fmts.values():
         if is_app(fmt):
-            ok = start_expr(fmt, line) & fmt.fields(line)[MESSAGE].is_not_null()  # type: ignore[arg-type]
+            ok = start_expr(fmt, line) & _message(fmt, line).is_not_null()  # type: ignore[arg-type]
         else:
             ok = fmt.fields(line)[STATUS].is_not_null()
         oks.append(ok & (line.str.len_bytes() >= fmt.min_line_bytes))
