@@ -138,7 +138,7 @@ def extract_scanned(
     stages, fields = staged_fields(fmt, pl.col("line"))
     if not keyed:  # nothing reads the path: Polars then never computes it
         fields = {**fields, PATH: pl.lit(ANY_ROUTE, dtype=pl.String)}
-    lines = pl.LazyFrame({"line": text, UNIT: _int64_series(units)})
+    lines = pl.LazyFrame({"line": text, UNIT: int64_series(units, UNIT)})
     base = _parse(lines, len(text), fields, stages).lazy()
     ok = pl.col(STATUS).is_not_null() & (pl.col("nbytes") >= fmt.min_line_bytes)
     # Optional columns (formats/adapter.py): a continuation line is neither a record nor
@@ -260,11 +260,6 @@ def _matching_lines(batch: Batch, pattern: str) -> Lines:
     text = _string_lines(batch.data, ends)
     index = np.flatnonzero(text.str.contains(pattern).to_numpy())
     return Lines(_strip(text.gather(index)), line_starts(ends)[index], 0)
-
-
-def _int64_series(values: I64) -> pl.Series:
-    """``values`` as the unit column."""
-    return int64_series(values, UNIT)
 
 
 def _distinct_sorted(values: I64) -> I64:
