@@ -159,15 +159,20 @@ def route_totals(counts: pl.DataFrame) -> pl.DataFrame:
 
 
 def status_breakdowns(counts: pl.DataFrame, routes: list[str]) -> dict[str, dict[str, float]]:
-    """Share of each 5xx status within each route's 5xx lines."""
-    rows = counts.filter(pl.col(ROUTE).is_in(routes) & IS_5XX)
+    """Share of each 5xx status within each route's 5xx lines, most frequent first.
+
+    One sorted query for every route (a query per route cost a cron run with
+    ``--top 1000`` half of its time).
+    """
+    rows = (
+        counts.filter(pl.col(ROUTE).is_in(routes) & IS_5XX)
+        .with_columns(pl.col(N).sum().over(ROUTE).alias("_total"))
+        .sort([ROUTE, N, STATUS], descending=[False, True, False])
+    )
     out: dict[str, dict[str, float]] = {}
-    for route, group in rows.group_by(ROUTE):
-        total = int(group[N].sum())
-        ordered = group.sort([N, STATUS], descending=[True, False])
-        out[str(route[0])] = {
-            str(s): round(n / total, 6) for s, n in zip(ordered[STATUS], ordered[N], strict=True)
-        }
+    columns = (rows[c].to_list() for c in (ROUTE, STATUS, N, "_total"))
+    for route, status, n, total in zip(*columns, strict=True):
+        out.setdefault(str(route), {})[str(status)] = round(n / total, 6)
     return out
 
 
