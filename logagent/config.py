@@ -5,25 +5,33 @@ Precedence, lowest first: built-in defaults < config file (``--config`` or
 environment ``LOGAGENT_*`` (nested with ``__``: ``LOGAGENT_READER__LINE_CAP=4KiB``)
 < command-line flags. Each part of the code receives only its own section.
 
-``Settings`` is a plain pydantic model. pydantic-settings reads the environment
-and the TOML file into it (``_sourced``), and is imported only when one of them
-has something to say: it costs ~0.2 s of start-up (asyncio, dotenv, its cloud
-providers), and most runs set neither. Both ways validate with the same model,
-so they build equal settings (``tests/unit/test_config.py``).
+``Settings`` is a tree of frozen dataclasses (``logagent.model``): the flags
+a front door parsed are checked without pydantic when they are plainly valid,
+and by pydantic otherwise. pydantic-settings reads the environment and the
+TOML file into it (``_sourced``), and is imported only when one of them has
+something to say: it costs ~0.2 s of start-up (asyncio, dotenv, its cloud
+providers), and most runs set neither. Every way validates against the same
+annotations, so they build equal settings (``tests/unit/test_config.py``).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import re
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, field_validator
+from annotated_types import Ge, Gt, Le, Lt
 
 from logagent.errors import ConfigError
 from logagent.formats.routes import DEFAULT_RULES
+from logagent.model import After, Before, Model, build, is_validation_error, model_hints
 from logagent.result import QuestionKind
+
+if TYPE_CHECKING:
+    from pydantic import ValidationError
 
 _UNITS = {
     "": 1,
@@ -52,16 +60,21 @@ def parse_size(value: object) -> object:
     return value
 
 
-Size = Annotated[int, BeforeValidator(parse_size), Field(gt=0)]
+def _compiles(pattern: str) -> str:
+    try:
+        re.compile(pattern)
+    except re.error as exc:
+        raise ValueError(f"not a valid regex: {exc}") from exc
+    return pattern
+
+
+Size = Annotated[int, Before(parse_size), Gt(0)]
 #: a unit or a batch is held whole in memory: at most 1 GiB (the memory check refines it)
-BlockSize = Annotated[int, BeforeValidator(parse_size), Field(gt=0, le=1 << 30)]
+BlockSize = Annotated[int, Before(parse_size), Gt(0), Le(1 << 30)]
 
 
-class _Section(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-
-class ReaderSettings(_Section):
+@dataclass(frozen=True, kw_only=True)
+class ReaderSettings(Model):
     """How inputs are cut and read."""
 
     unit_size: Literal["auto"] | BlockSize = "auto"
@@ -69,7 +82,7 @@ class ReaderSettings(_Section):
     batch_bytes: BlockSize = 8 << 20
     order: Literal["auto", "sequential", "random"] = "auto"
     #: Processes that prescan a read of everything (0: one per core; 1: none besides this one).
-    scan_processes: int = Field(default=0, ge=0, le=64)
+    scan_processes: Annotated[int, Ge(0), Le(64)] = 0
     #: Seekable bytes from which a read of everything is prescanned by those processes.
     scan_parallel_from: Size = 256 << 20
     #: Seekable bytes from which a ranking question chooses its unit size after a pilot and
@@ -77,29 +90,22 @@ class ReaderSettings(_Section):
     adapt_from: Size = 64 << 20
 
 
-class RouteRuleSettings(_Section):
+@dataclass(frozen=True, kw_only=True)
+class RouteRuleSettings(Model):
     """One normalization rule: a whole path segment matching ``pattern`` becomes ``replacement``."""
 
     name: str
-    pattern: str
+    pattern: Annotated[str, After(_compiles)]
     replacement: str
 
-    @field_validator("pattern")
-    @classmethod
-    def _compiles(cls, pattern: str) -> str:
-        try:
-            re.compile(pattern)
-        except re.error as exc:
-            raise ValueError(f"not a valid regex: {exc}") from exc
-        return pattern
 
-
-class AnalysisSettings(_Section):
+@dataclass(frozen=True, kw_only=True)
+class AnalysisSettings(Model):
     """Defaults of the question."""
 
     question: QuestionKind = QuestionKind.TOP_ERRORS
-    top: int = Field(default=5, ge=1, le=1000)
-    min_requests: int = Field(default=100, ge=1)
+    top: Annotated[int, Ge(1), Le(1000)] = 5
+    min_requests: Annotated[int, Ge(1)] = 100
     format: str = "auto"  # auto, a built-in or a custom format (checked when it is built)
     level: Literal["error", "warn"] = "error"
     key: str | None = None
@@ -109,51 +115,55 @@ class AnalysisSettings(_Section):
     until: str | None = None
     normalize: bool = True
     seed: int | None = None
-    year: int | None = Field(default=None, ge=1970, le=9999)  # of year-less stamps; None: now
+    year: Annotated[int, Ge(1970), Le(9999)] | None = None  # of year-less stamps; None: now
     bucket: str = "auto"  # timeline bucket: auto, off, or a width such as 5m, 1h, 1d
-    min_format_confidence: float = Field(default=0.01, ge=0, le=1)
-    delta: float = Field(default=0.01, gt=0, lt=1)
-    epsilon: float = Field(default=0.0, ge=0, lt=1)
+    min_format_confidence: Annotated[float, Ge(0), Le(1)] = 0.01
+    delta: Annotated[float, Gt(0), Lt(1)] = 0.01
+    epsilon: Annotated[float, Ge(0), Lt(1)] = 0.0
     full: bool = False
     ranked: bool = False
-    max_candidates: int = Field(default=16, ge=2, le=64)
+    max_candidates: Annotated[int, Ge(2), Le(64)] = 16
     assume_exchangeable: bool = False
-    degrade_above: float = Field(default=0.5, gt=0, le=1)
+    degrade_above: Annotated[float, Gt(0), Le(1)] = 0.5
     #: --negligible: stop, settled, once the matching events are proved under this share of
     #: the lines ("nothing worth reporting"); 0 turns it off. 1e-4 (1 in 10,000 requests) is
     #: ten times under the error budget of a 99.9 % availability target, the tightest one
     #: commonly set, so no alert rule would act on it; and a 10 GB log proves it from a few %.
-    negligible: float = Field(default=1e-4, ge=0, lt=1)
+    negligible: Annotated[float, Ge(0), Lt(1)] = 1e-4
 
 
-class BudgetSettings(_Section):
+@dataclass(frozen=True, kw_only=True)
+class BudgetSettings(Model):
     """Limits of a run; exhausting one gives a partial answer (exit 4). Unset: no limit."""
 
-    max_seconds: float | None = Field(default=None, gt=0)
-    max_cpu_seconds: float | None = Field(default=None, gt=0)
-    max_fraction: float | None = Field(default=None, gt=0, le=1)
+    max_seconds: Annotated[float, Gt(0)] | None = None
+    max_cpu_seconds: Annotated[float, Gt(0)] | None = None
+    max_fraction: Annotated[float, Gt(0), Le(1)] | None = None
     memory: str = "25%"  # of the memory available at start, or a size such as 512MiB
-    sketch_keys: int = Field(default=50_000, ge=10)  # routes kept once memory forces a sketch
+    sketch_keys: Annotated[int, Ge(10)] = 50_000  # routes kept once memory forces a sketch
 
 
-class CheckpointSettings(_Section):
+@dataclass(frozen=True, kw_only=True)
+class CheckpointSettings(Model):
     """Checkpoints (``--checkpoint FILE``): where, and every how many batches (also on a stop)."""
 
     path: str | None = None
-    every: int = Field(default=16, ge=1)
+    every: Annotated[int, Ge(1)] = 16
 
 
-class FormatSettings(_Section):
+@dataclass(frozen=True, kw_only=True)
+class FormatSettings(Model):
     """Format options; ``json`` maps field names (status, path, ts, level, latency) to keys."""
 
-    json_keys: dict[str, str] = Field(default_factory=dict)
+    json_keys: dict[str, str] = field(default_factory=dict)
     custom_dir: str = "configs/formats"  # custom format files (*.toml), used when it exists
 
 
-class RoutesSettings(_Section):
+@dataclass(frozen=True, kw_only=True)
+class RoutesSettings(Model):
     """Route normalization rules, applied in order."""
 
-    rules: list[RouteRuleSettings] = Field(
+    rules: list[RouteRuleSettings] = field(
         default_factory=lambda: [
             RouteRuleSettings(name=r.name, pattern=r.pattern, replacement=r.replacement)
             for r in DEFAULT_RULES
@@ -161,30 +171,30 @@ class RoutesSettings(_Section):
     )
 
 
-class LLMSettings(_Section):
+@dataclass(frozen=True, kw_only=True)
+class LLMSettings(Model):
     """The LLM that writes the report's prose (through Ollama); its numbers are checked."""
 
     mode: Literal["auto", "on", "off"] = "auto"
     host: str = ""  # empty: OLLAMA_HOST, else http://127.0.0.1:11434
     model: str = "qwen2.5:0.5b"
-    timeout_s: float = Field(default=60.0, gt=0)  # the whole report stage, retry included
-    connect_timeout_s: float = Field(default=3.0, gt=0)  # the server must list its models by then
-    temperature: float = Field(default=0.0, ge=0, le=2)
+    timeout_s: Annotated[float, Gt(0)] = 60.0  # the whole report stage, retry included
+    connect_timeout_s: Annotated[float, Gt(0)] = 3.0  # the server must list its models by then
+    temperature: Annotated[float, Ge(0), Le(2)] = 0.0
 
 
-class Settings(BaseModel):
-    """All settings of a run."""
+@dataclass(frozen=True, kw_only=True)
+class Settings(Model):
+    """All settings of a run (a default is checked like a given value, as pydantic-settings
+    does)."""
 
-    # validate_default as pydantic-settings does: a default is checked like a given value
-    model_config = ConfigDict(extra="forbid", frozen=True, validate_default=True)
-
-    reader: ReaderSettings = Field(default_factory=ReaderSettings)
-    analysis: AnalysisSettings = Field(default_factory=AnalysisSettings)
-    formats: FormatSettings = Field(default_factory=FormatSettings)
-    routes: RoutesSettings = Field(default_factory=RoutesSettings)
-    budget: BudgetSettings = Field(default_factory=BudgetSettings)
-    checkpoint: CheckpointSettings = Field(default_factory=CheckpointSettings)
-    llm: LLMSettings = Field(default_factory=LLMSettings)
+    reader: ReaderSettings = field(default_factory=ReaderSettings)
+    analysis: AnalysisSettings = field(default_factory=AnalysisSettings)
+    formats: FormatSettings = field(default_factory=FormatSettings)
+    routes: RoutesSettings = field(default_factory=RoutesSettings)
+    budget: BudgetSettings = field(default_factory=BudgetSettings)
+    checkpoint: CheckpointSettings = field(default_factory=CheckpointSettings)
+    llm: LLMSettings = field(default_factory=LLMSettings)
     log_level: str = "warning"
 
 
@@ -210,10 +220,10 @@ def load_settings(config_file: str | None = None, **overrides: Any) -> Settings:
     try:
         if path or _environment_sets_something():
             return Settings.model_validate(_sourced(path, _drop_none(overrides)))
-        return Settings(**_drop_none(overrides))
-    except ValidationError as exc:
-        raise ConfigError(_describe(exc), path=path) from exc
-    except ValueError as exc:  # malformed TOML or environment value
+        return build(Settings, _drop_none(overrides))
+    except ValueError as exc:  # pydantic's ValidationError is one; so is malformed TOML
+        if is_validation_error(exc):
+            raise ConfigError(_describe(exc), path=path) from exc  # type: ignore[arg-type]
         raise ConfigError(f"invalid configuration: {exc}", path=path) from exc
 
 
@@ -233,7 +243,7 @@ def _sourced(path: str | None, overrides: dict[str, Any]) -> dict[str, Any]:
         TomlConfigSettingsSource,
     )
 
-    class _Sourced(BaseSettings, Settings):
+    class _Base(BaseSettings):
         model_config = SettingsConfigDict(
             env_prefix=ENV_PREFIX,
             env_nested_delimiter="__",
@@ -254,7 +264,15 @@ def _sourced(path: str | None, overrides: dict[str, Any]) -> dict[str, Any]:
             """Flags > environment > config file > defaults."""
             return init_settings, env_settings, TomlConfigSettingsSource(settings_cls)
 
-    return _Sourced(**overrides).model_dump()
+    from pydantic import create_model
+
+    hints = model_hints(Settings)
+    sections: dict[str, Any] = {
+        f.name: (hints[f.name], f.default_factory() if callable(f.default_factory) else f.default)
+        for f in dataclasses.fields(Settings)
+    }
+    sourced = create_model("_Sourced", __base__=_Base, **sections)
+    return sourced(**overrides).model_dump()
 
 
 def _drop_none(values: dict[str, Any]) -> dict[str, Any]:

@@ -1,4 +1,4 @@
-"""The result contract, schema version 1 (PURE pydantic models).
+"""The result contract, schema version 1 (PURE frozen dataclasses; ``logagent.model``).
 
 Every front door returns this; ``--json`` prints it. Later versions may add
 keys, never rename or drop them (see DESIGN.md, "The result contract").
@@ -6,10 +6,13 @@ keys, never rename or drop them (see DESIGN.md, "The result contract").
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from annotated_types import Ge, Gt, Le, Lt
+
+from logagent.model import Model
 
 SCHEMA_VERSION = 1
 
@@ -50,20 +53,17 @@ class RecuseCode(StrEnum):
     MEMORY_EXHAUSTED = "MEMORY_EXHAUSTED"
 
 
-class _Frozen(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-
-class Question(_Frozen):
+@dataclass(frozen=True, kw_only=True)
+class Question(Model):
     """The question of a run."""
 
     kind: QuestionKind = QuestionKind.TOP_ERRORS
-    top: int = Field(default=5, ge=1, le=1000)
-    delta: float = Field(default=0.01, gt=0, lt=1)
-    epsilon: float = Field(default=0.0, ge=0)
+    top: Annotated[int, Ge(1), Le(1000)] = 5
+    delta: Annotated[float, Gt(0), Lt(1)] = 0.01
+    epsilon: Annotated[float, Ge(0)] = 0.0
     since: str | None = None
     until: str | None = None
-    min_requests: int = Field(default=100, ge=1)
+    min_requests: Annotated[int, Ge(1)] = 100
     normalize: bool = True
     level: Literal["error", "warn"] = "error"  # app questions: least level that is an event
     key: str | None = None  # error-types: the component whose error types are asked
@@ -71,7 +71,8 @@ class Question(_Frozen):
     where: tuple[str, ...] = ()  # top / presets: conditions every counted record meets
 
 
-class InputInfo(_Frozen):
+@dataclass(frozen=True, kw_only=True)
+class InputInfo(Model):
     """What was read."""
 
     paths: list[str]
@@ -79,14 +80,15 @@ class InputInfo(_Frozen):
     format: str | None
     format_confidence: float | None
     seekable: bool
-    format_scores: dict[str, float] = Field(default_factory=dict)
+    format_scores: dict[str, float] = field(default_factory=dict)
     unit_size: int | None = None
-    compression: list[str | None] = Field(default_factory=list)
+    compression: list[str | None] = field(default_factory=list)
     reading: str = "sequential"  # sequential | random_units | stream
     window: dict[str, Any] | None = None  # --since/--until: the window and how it was found
 
 
-class TopEntry(_Frozen):
+@dataclass(frozen=True, kw_only=True)
+class TopEntry(Model):
     """One ranked key (route or status) with its counts and full-input interval."""
 
     key: str
@@ -97,34 +99,37 @@ class TopEntry(_Frozen):
     share: float
     share_low: float
     share_high: float
-    breakdown: dict[str, float] = Field(default_factory=dict)
+    breakdown: dict[str, float] = field(default_factory=dict)
     requests: int | None = None
     rate: float | None = None
     rate_low: float | None = None
     rate_high: float | None = None
 
 
-class TimelineBucket(_Frozen):
+@dataclass(frozen=True, kw_only=True)
+class TimelineBucket(Model):
     """One time bucket: its start, all matching events in it, and each top key's."""
 
     start: str  # ISO 8601, UTC
     total: int  # seen, when sampled
-    counts: dict[str, int] = Field(default_factory=dict)  # seen, when sampled
+    counts: dict[str, int] = field(default_factory=dict)  # seen, when sampled
     estimate: float | None = None  # sampled: the bucket's full-input total, and its interval
     low: float | None = None
     high: float | None = None
 
 
-class Timeline(_Frozen):
+@dataclass(frozen=True, kw_only=True)
+class Timeline(Model):
     """Matching events over time (``--bucket``): every bucket from the first to the last."""
 
     bucket_s: int
     basis: Literal["exact", "seen"]  # seen: counts in the units read by an early-stopped run
-    buckets: list[TimelineBucket] = Field(default_factory=list)
+    buckets: list[TimelineBucket] = field(default_factory=list)
     interval: str | None = None  # how a sampled run's bucket intervals were made (the method)
 
 
-class Negligible(_Frozen):
+@dataclass(frozen=True, kw_only=True)
+class Negligible(Model):
     """``--negligible``: the matching events are proved under ``rate`` of the lines.
 
     Nothing worth reporting: with probability at least ``confidence`` the
@@ -139,12 +144,13 @@ class Negligible(_Frozen):
     lines_seen: int
 
 
-class Answer(_Frozen):
+@dataclass(frozen=True, kw_only=True)
+class Answer(Model):
     """The ranked answer; ``total`` is the count the shares are taken of."""
 
-    top: list[TopEntry] = Field(default_factory=list)
-    ties: list[list[str]] = Field(default_factory=list)
-    classes: dict[str, int] = Field(default_factory=dict)  # status: lines per class (2xx, 5xx...)
+    top: list[TopEntry] = field(default_factory=list)
+    ties: list[list[str]] = field(default_factory=list)
+    classes: dict[str, int] = field(default_factory=dict)  # status: lines per class (2xx, 5xx...)
     keyless: int = 0  # events of records without a usable key (no path): counted, never ranked
     timeline: Timeline | None = None
     total: int = 0
@@ -154,7 +160,8 @@ class Answer(_Frozen):
     negligible: Negligible | None = None  # settled "nothing worth reporting" (--negligible)
 
 
-class Progress(_Frozen):
+@dataclass(frozen=True, kw_only=True)
+class Progress(Model):
     """How much was read and what it cost."""
 
     units_read: int
@@ -172,7 +179,8 @@ class Progress(_Frozen):
     peak_rss_bytes: int
 
 
-class DecisionRecord(_Frozen):
+@dataclass(frozen=True, kw_only=True)
+class DecisionRecord(Model):
     """One entry of the decision trace."""
 
     units_read: int
@@ -182,7 +190,8 @@ class DecisionRecord(_Frozen):
     detail: str = ""
 
 
-class Recuse(_Frozen):
+@dataclass(frozen=True, kw_only=True)
+class Recuse(Model):
     """A structured "cannot answer"."""
 
     reason_code: RecuseCode
@@ -191,7 +200,8 @@ class Recuse(_Frozen):
     attempted: str
 
 
-class Report(_Frozen):
+@dataclass(frozen=True, kw_only=True)
+class Report(Model):
     """The human report and where its prose came from."""
 
     source: Literal["template", "llm"] = "template"
@@ -201,7 +211,8 @@ class Report(_Frozen):
     fallback_detail: str | None = None  # why the LLM's prose was not used, in words
 
 
-class Saving(_Frozen):
+@dataclass(frozen=True, kw_only=True)
+class Saving(Model):
     """What early stopping saved against a full read (estimated for CPU)."""
 
     bytes: int
@@ -209,7 +220,8 @@ class Saving(_Frozen):
     evidence_share: float  # CPU time in evidence + Router-Mem over the run's wall time
 
 
-class Result(_Frozen):
+@dataclass(frozen=True, kw_only=True)
+class Result(Model):
     """Everything a run returns."""
 
     schema_version: int = SCHEMA_VERSION
@@ -218,10 +230,10 @@ class Result(_Frozen):
     status: Status
     answer: Answer
     progress: Progress
-    decisions: list[DecisionRecord] = Field(default_factory=list)
+    decisions: list[DecisionRecord] = field(default_factory=list)
     recuse: Recuse | None = None
-    warnings: list[str] = Field(default_factory=list)
-    report: Report = Field(default_factory=Report)
+    warnings: list[str] = field(default_factory=list)
+    report: Report = field(default_factory=Report)
     seed: int | None = None
     saving: Saving | None = None
 

@@ -73,7 +73,7 @@ def resumed_settings(saved: dict[str, Any], path: str, budget: dict[str, Any]) -
         values = dict(saved)
         values["budget"] = {**values.get("budget", {}), **_drop_none_values(budget)}
         values["checkpoint"] = {**values.get("checkpoint", {}), "path": path}
-        return Settings(**values)
+        return Settings.model_validate(values)
     except (ValueError, TypeError) as exc:
         raise CheckpointError(f"the checkpoint's settings are not valid here ({exc})") from exc
 

@@ -29,7 +29,6 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 import polars as pl
-import pydantic
 
 from logagent.atomic import replace_atomically
 from logagent.counters.tally import (
@@ -44,6 +43,7 @@ from logagent.counters.tally import (
 )
 from logagent.errors import InputError
 from logagent.formats.base import BUCKET, STATUS
+from logagent.model import Model, is_validation_error
 from logagent.result import Question
 from logagent.sources.batches import I64
 
@@ -212,10 +212,10 @@ def decode(table: pa.Table) -> Checkpoint:
     )
 
 
-class _Meta(pydantic.BaseModel):
-    """The JSON a checkpoint keeps in its schema metadata: checked before it is used."""
+@dataclass(frozen=True, kw_only=True)
+class _Meta(Model):
+    """The JSON a checkpoint keeps in its schema metadata: checked (by pydantic) before use."""
 
-    model_config = pydantic.ConfigDict(extra="forbid")
     magic: Literal["logagent-checkpoint"]
     version: int
     question: dict[str, Any]
@@ -240,8 +240,10 @@ def _metadata(raw: bytes) -> dict[str, Any]:
     try:
         meta = _Meta.model_validate_json(raw)
         Question.model_validate(meta.question)
-    except pydantic.ValidationError as exc:
-        first = exc.errors()[0]
+    except ValueError as exc:
+        if not is_validation_error(exc):
+            raise
+        first = exc.errors()[0]  # type: ignore[attr-defined]
         where = ".".join(str(p) for p in first["loc"]) or "metadata"
         raise CheckpointError(f"corrupt checkpoint metadata ({where}: {first['msg']})") from exc
     if meta.version != VERSION:

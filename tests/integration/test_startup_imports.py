@@ -6,7 +6,8 @@ heavy optional libraries must not be among them: pyarrow (checkpoints and
 the sample generator only: 41 MiB and ~40 ms), scipy (calibration only),
 drain3 (error types only), the ollama client (only once a server answers),
 pydantic-settings (only when an environment variable or a file sets
-something).
+something), pydantic itself (~0.1 s: it validates what comes from outside,
+and a default run's flags are checked without it; ``logagent.model``).
 """
 
 from __future__ import annotations
@@ -17,9 +18,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from logagent.testing import combined_line
 
-NOT_AT_RUN_TIME = ("pyarrow", "scipy", "drain3", "ollama", "pydantic_settings")
+NOT_AT_RUN_TIME = ("pyarrow", "scipy", "drain3", "ollama", "pydantic_settings", "pydantic")
 
 PROBE = (
     "import atexit, json, sys\n"
@@ -42,16 +45,49 @@ def loaded_by(*args: str) -> set[str]:
     return {m.split(".")[0] for m in json.loads(line.removeprefix("MODULES "))}
 
 
-def test_a_default_analyze_imports_no_optional_library(tmp_path: Path) -> None:
+def access_log(tmp_path: Path) -> Path:
     log = tmp_path / "access.log"
     log.write_text(
         "".join(
             combined_line(f"/api/{i % 5}", 500 if i % 7 == 0 else 200) + "\n" for i in range(200)
         )
     )
-    loaded = loaded_by("analyze", str(log), "--json", "--llm", "off", "--quiet")
+    return log
+
+
+@pytest.mark.parametrize(
+    "flags",
+    [
+        [],
+        ["-q", "status", "--top", "3", "--unit-size", "4KiB", "--max-seconds", "30"],
+        ["-q", "error-rate", "--min-requests", "5", "--delta", "0.05", "--memory-budget", "256MiB"],
+    ],
+)
+def test_an_analyze_imports_no_optional_library(tmp_path: Path, flags: list[str]) -> None:
+    """A default run, and runs with flags of every type (a question, sizes, floats)."""
+    log = access_log(tmp_path)
+    loaded = loaded_by("analyze", str(log), "--json", "--llm", "off", "--quiet", *flags)
     assert "polars" in loaded  # the probe sees what the run imported
     assert not loaded & set(NOT_AT_RUN_TIME), sorted(loaded & set(NOT_AT_RUN_TIME))
+
+
+def test_a_cron_run_imports_no_optional_library(tmp_path: Path) -> None:
+    """A scheduled run (every minute, say) pays no pydantic either, first run or later."""
+    log, state = access_log(tmp_path), tmp_path / "job.sqlite"
+    for _ in range(2):
+        loaded = loaded_by("cron", str(log), "--state", str(state), "--json")
+        assert "sqlite3" in loaded
+        assert not loaded & set(NOT_AT_RUN_TIME), sorted(loaded & set(NOT_AT_RUN_TIME))
+
+
+def test_a_flag_out_of_bounds_is_told_by_pydantic(tmp_path: Path) -> None:
+    """The other side of the quick check: what it does not accept, pydantic says (exit 2)."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("LOGAGENT_")}
+    args = ["analyze", str(access_log(tmp_path)), "--unit-size", "2TiB", "--llm", "off"]
+    done = subprocess.run(
+        [sys.executable, "-m", "logagent", *args], capture_output=True, text=True, env=env
+    )
+    assert done.returncode == 2 and "larger than 1 GiB" in done.stderr, done.stderr
 
 
 def test_the_probe_sees_a_library_the_run_needs(tmp_path: Path) -> None:
