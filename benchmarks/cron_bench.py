@@ -172,8 +172,8 @@ def run(big: Path, slice_mb: float, repeat: int) -> int:
         floor = {
             "python -c pass": timed([sys.executable, "-c", "pass" + leave], repeat),
             "import polars": timed([sys.executable, "-c", "import polars" + leave], repeat),
-            "import polars, numpy, nanoarrow, pydantic": timed(
-                [sys.executable, "-c", "import polars, numpy, nanoarrow, pydantic" + leave], repeat
+            "import polars, numpy, nanoarrow": timed(
+                [sys.executable, "-c", "import polars, numpy, nanoarrow" + leave], repeat
             ),
             "every module a cron run imports": timed(
                 [sys.executable, "-c", CRON_IMPORTS + leave], repeat

@@ -27,7 +27,7 @@ from annotated_types import Ge, Gt, Le, Lt
 
 from logagent.errors import ConfigError
 from logagent.formats.routes import DEFAULT_RULES
-from logagent.model import After, Before, Model, build, is_validation_error, model_hints
+from logagent.model import EXTRA, After, Before, Model, build, is_validation_error, model_hints
 from logagent.result import QuestionKind
 
 if TYPE_CHECKING:
@@ -264,15 +264,30 @@ def _sourced(path: str | None, overrides: dict[str, Any]) -> dict[str, Any]:
             """Flags > environment > config file > defaults."""
             return init_settings, env_settings, TomlConfigSettingsSource(settings_cls)
 
-    from pydantic import create_model
+    sourced = _mirror(Settings, base=_Base)
+    return sourced(**overrides).model_dump()  # type: ignore[no-any-return]
 
-    hints = model_hints(Settings)
-    sections: dict[str, Any] = {
-        f.name: (hints[f.name], f.default_factory() if callable(f.default_factory) else f.default)
-        for f in dataclasses.fields(Settings)
-    }
-    sourced = create_model("_Sourced", __base__=_Base, **sections)
-    return sourced(**overrides).model_dump()
+
+def _mirror(cls: type, base: Any = None) -> Any:
+    """A pydantic model with the fields of the dataclass ``cls``, its sections mirrored too:
+    pydantic-settings decodes a nested variable's JSON (``LOGAGENT_ANALYSIS__WHERE='["..."]'``)
+    only inside pydantic models."""
+    from pydantic import ConfigDict, Field, create_model
+
+    hints = model_hints(cls)
+    fields: dict[str, Any] = {}
+    for f in dataclasses.fields(cls):
+        hint = hints[f.name]
+        if dataclasses.is_dataclass(hint):
+            section = _mirror(hint)  # type: ignore[arg-type]
+            fields[f.name] = (section, Field(default_factory=section))
+        elif callable(f.default_factory):
+            fields[f.name] = (hint, Field(default_factory=f.default_factory))
+        else:
+            fields[f.name] = (hint, f.default)
+    if base is not None:
+        return create_model(cls.__name__, __base__=base, **fields)
+    return create_model(cls.__name__, __config__=ConfigDict(extra="forbid"), **fields)
 
 
 def _drop_none(values: dict[str, Any]) -> dict[str, Any]:
@@ -292,7 +307,7 @@ def _describe(exc: ValidationError) -> str:
     parts: dict[str, str] = {}
     for e in exc.errors():
         loc = ".".join(str(p) for p in e["loc"] if _is_name(p))
-        msg = e["msg"]
+        msg = e["msg"] if e["type"] != "unexpected_keyword_argument" else EXTRA
         if "valid integer" in msg or "Input should be 'auto'" in msg:
             msg = f"{e['input']!r} is not a size (use e.g. 4096, 64KiB, 1MiB)"
         parts.setdefault(loc, parts.get(loc, msg))

@@ -29,13 +29,16 @@ import sys
 import types
 import typing
 from collections.abc import Callable
-from typing import Any, Literal, Self, TypeVar
+from contextvars import ContextVar
+from typing import Any, ClassVar, Literal, Self, TypeVar
 
 import annotated_types as at
 
 T = TypeVar("T")
 #: what pydantic reads from a dataclass: unknown keys are errors, as in the models before
 FORBID: dict[str, Any] = {"extra": "forbid"}
+#: pydantic's words for an unknown key of a model (of a dataclass: "Unexpected keyword argument")
+EXTRA = "Extra inputs are not permitted"
 
 
 class _Refuse(Exception):
@@ -71,10 +74,15 @@ class Model:
     """The pydantic-model methods the code uses, on a frozen dataclass."""
 
     __pydantic_config__ = FORBID
+    #: check every construction, as pydantic did (the public API's ``Question``): the quick
+    #: check, and pydantic where it refuses; the others are built from values the code made
+    _checked: ClassVar[bool] = False
 
     def __post_init__(self) -> None:
         """Give an enum field its enum for its value, a tuple field a tuple for a list (as
         pydantic did on construction: ``Question(kind="status", where=["status=5xx"])``)."""
+        if self._checked and not _VALIDATING.get():
+            _check(self)
         for name, make in _coercions(type(self)):
             value = getattr(self, name)
             if value is not None and type(value) is not make:
@@ -92,7 +100,10 @@ class Model:
         return {k: v for k, v in out.items() if k not in exclude} if exclude else out
 
     def model_dump_json(self, *, indent: int | None = None) -> str:
-        """The JSON text of ``model_dump(mode="json")`` (UTF-8 kept, compact without indent)."""
+        """The JSON text of ``model_dump(mode="json")`` (UTF-8 kept, compact without indent).
+
+        Equal to pydantic's once parsed; as text, a float under 1e-4 is written as Python
+        writes it (``1e-05``, where pydantic wrote ``1e-5``)."""
         seps = (",", ":") if indent is None else (",", ": ")
         return json.dumps(dump(self, json_mode=True, text=True), indent=indent, separators=seps,
                           ensure_ascii=False, allow_nan=False)  # fmt: skip
@@ -113,6 +124,25 @@ class Model:
     def model_json_schema(cls, mode: Literal["validation", "serialization"] = "validation") -> Any:
         """The JSON Schema pydantic writes for this class."""
         return _adapter(cls).json_schema(mode=mode)
+
+
+def _check(obj: Model) -> None:
+    """``obj``'s fields as pydantic would validate them (``ValidationError`` if not valid)."""
+    values = {f.name: getattr(obj, f.name) for f in dataclasses.fields(obj)}  # type: ignore[arg-type]
+    try:
+        checked = _quick_values(type(obj), values)
+    except _Refuse:
+        token = _VALIDATING.set(True)  # pydantic builds the instance again: not checked twice
+        try:
+            made = _adapter(type(obj)).validate_python(values)
+        finally:
+            _VALIDATING.reset(token)
+        checked = {name: getattr(made, name) for name in values}
+    for name, value in checked.items():
+        object.__setattr__(obj, name, value)
+
+
+_VALIDATING: ContextVar[bool] = ContextVar("logagent_model_validating", default=False)
 
 
 def is_validation_error(exc: BaseException) -> bool:
@@ -149,6 +179,16 @@ def build(cls: type[T], values: dict[str, Any]) -> T:
 
 
 def _quick(cls: Any, values: Any) -> Any:
+    """``cls`` built from ``values`` that the quick check accepts (``_Refuse`` otherwise)."""
+    kwargs = _quick_values(cls, values)
+    token = _VALIDATING.set(True)  # checked already
+    try:
+        return cls(**kwargs)
+    finally:
+        _VALIDATING.reset(token)
+
+
+def _quick_values(cls: Any, values: Any) -> dict[str, Any]:
     if not isinstance(values, dict):
         raise _Refuse
     hints = model_hints(cls)
@@ -159,14 +199,14 @@ def _quick(cls: Any, values: Any) -> Any:
         if f.name not in kwargs:  # a default is checked like a given value
             made = f.default_factory
             _value(hints[f.name], f.default if made is dataclasses.MISSING else made())
-    return cls(**kwargs)
+    return kwargs
 
 
 def model_hints(cls: Any) -> dict[str, Any]:
     """The resolved annotations of a dataclass, ``Annotated`` metadata kept."""
     if cls not in _HINTS:
-        module = sys.modules[cls.__module__]
-        _HINTS[cls] = typing.get_type_hints(cls, vars(module), include_extras=True)
+        hints = typing.get_type_hints(cls, include_extras=True)  # each base's own module
+        _HINTS[cls] = {f.name: hints[f.name] for f in dataclasses.fields(cls)}
     return _HINTS[cls]
 
 
@@ -206,7 +246,7 @@ def _plain(hint: Any, origin: Any, args: tuple[Any, ...], value: Any) -> Any:
     elif hint is float:
         if type(value) is float and math.isfinite(value):
             return value
-        if type(value) is int:
+        if type(value) is int and abs(value) <= 2**53:  # beyond, float() may round or overflow
             return float(value)
     elif isinstance(hint, type) and issubclass(hint, enum.Enum):
         if isinstance(value, hint):

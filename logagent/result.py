@@ -57,6 +57,8 @@ class RecuseCode(StrEnum):
 class Question(Model):
     """The question of a run."""
 
+    _checked = True  # the public API builds it (``Question(kind="status", top=3)``)
+
     kind: QuestionKind = QuestionKind.TOP_ERRORS
     top: Annotated[int, Ge(1), Le(1000)] = 5
     delta: Annotated[float, Gt(0), Lt(1)] = 0.01

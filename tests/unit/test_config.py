@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -107,3 +108,36 @@ def test_both_ways_build_equal_settings(
     sourced = load_settings(**overrides)
     assert type(sourced) is Settings and sourced.model_dump() == plain.model_dump()
     assert plain.model_dump() != Settings().model_dump() or not overrides
+
+
+def test_nested_variables_hold_json_lists_and_dicts(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A section's list or dict setting is set by one variable holding JSON, as before."""
+    _clear_environment(monkeypatch)
+    monkeypatch.setenv("LOGAGENT_ANALYSIS__WHERE", '["status=5xx"]')
+    monkeypatch.setenv("LOGAGENT_FORMATS__JSON_KEYS", '{"status": "code"}')
+    monkeypatch.setenv(
+        "LOGAGENT_ROUTES__RULES", '[{"name": "n", "pattern": "[0-9]+", "replacement": ":n"}]'
+    )
+    s = load_settings()
+    assert s.analysis.where == ("status=5xx",)
+    assert s.formats.json_keys == {"status": "code"}
+    assert [(r.name, r.pattern) for r in s.routes.rules] == [("n", "[0-9]+")]
+    assert type(s.routes.rules[0]).__name__ == "RouteRuleSettings"
+
+
+@pytest.mark.parametrize(
+    ("overrides", "words"),
+    [
+        ({"reader": {"nope": 1}}, "reader.nope: Extra inputs are not permitted"),
+        ({"budget": {"max_seconds": 2**1100}}, "budget.max_seconds"),
+        ({"analysis": {"top": 0}}, "analysis.top: Input should be greater than or equal to 1"),
+        ({"reader": {"unit_size": "2TiB"}}, "larger than 1 GiB"),
+    ],
+)
+def test_invalid_values_are_config_errors_in_pydantics_words(
+    overrides: dict[str, object], words: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What the quick check refuses is told as before: one phrase per setting, no traceback."""
+    _clear_environment(monkeypatch)
+    with pytest.raises(ConfigError, match=re.escape(words)):
+        load_settings(**overrides)

@@ -160,3 +160,19 @@ def test_construction_gives_enums_and_tuples_as_pydantic_did() -> None:
     q = Question(kind="status", where=["status=5xx"])  # type: ignore[arg-type]
     assert q.kind is QuestionKind.STATUS and q.where == ("status=5xx",)
     assert q == Question.model_validate({"kind": "status", "where": ["status=5xx"]})
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [{"top": 0}, {"delta": 0.0}, {"where": "status=5xx"}, {"level": "info"}, {"kind": "nope"}],
+)
+def test_a_question_is_checked_when_it_is_built(bad: dict[str, Any]) -> None:
+    """The public API's ``Question(...)`` refuses what pydantic refused (it is not run blind)."""
+    with pytest.raises(pydantic.ValidationError):
+        Question(**bad)
+
+
+def test_a_question_is_coerced_as_pydantic_did() -> None:
+    """Lax values become the declared types, the way pydantic's validation made them."""
+    q = Question(top="3", delta=1 / 50)  # type: ignore[arg-type]
+    assert q.top == 3 and type(q.top) is int and q == Question(top=3, delta=0.02)
