@@ -89,6 +89,9 @@ def entry(args: Any = None) -> None:
     the same code.
     """
     argv = list(sys.argv[1:] if args is None else args)
+    from logagent.cli.startup import defer_collection
+
+    defer_collection(_command(argv))
     try:
         main(argv)
     except SystemExit as done:

@@ -381,10 +381,12 @@ def run_analysis(
     now: datetime.datetime | None = None,
     backend: Backend | None = None,
 ) -> Result:
+    from logagent.cli.startup import imports_done
     from logagent.engine import analyze
     from logagent.engine.checkpoint import CheckpointFile
     from logagent.engine.run import RunEnv
 
+    imports_done()
     check_settings(settings)  # after the imports: the process is at its starting size
     path = settings.checkpoint.path
     with interrupt_flag() as interrupted, progress_display(quiet) as on_progress:

@@ -190,12 +190,14 @@ def _job_name(paths: list[str]) -> str:
 
 def _run(watched: list[str], state_path: str, opts: dict[str, Any]) -> int:
     from logagent.cli.analyze import question_from
+    from logagent.cli.startup import imports_done
     from logagent.config import load_settings
     from logagent.cron.alerts import evaluate, parse_alert
     from logagent.cron.runner import CronJob, run_cron
     from logagent.engine.run import RunEnv
     from logagent.formats.bucketed import parse_bucket
 
+    imports_done()
     alerts = [parse_alert(a) for a in opts["alerts"]]
     window_s = _window_s(opts["window"], parse_bucket)
     settings = load_settings(opts["config_file"], **_overrides(opts))

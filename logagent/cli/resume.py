@@ -41,12 +41,14 @@ def resume_cmd(checkpoint_file: str, **opts: Any) -> None:
     configure_logging()
 
     def run() -> tuple[Result, Settings]:
+        from logagent.cli.startup import imports_done
         from logagent.engine import analyze
         from logagent.engine.checkpoint import CheckpointFile
         from logagent.engine.checkpoint import load as load_checkpoint
         from logagent.engine.run import RunEnv
         from logagent.result import Question
 
+        imports_done()
         cp = load_checkpoint(checkpoint_file)
         budget = {k: opts[k] for k in ("max_seconds", "max_cpu_seconds", "max_fraction")}
         budget["memory"] = opts["memory_budget"]

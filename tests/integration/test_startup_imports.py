@@ -104,3 +104,43 @@ def test_the_probe_sees_a_library_the_run_needs(tmp_path: Path) -> None:
         "analyze", str(log), "--json", "--llm", "off", "--quiet", "-q", "error-types"
     )
     assert "drain3" in loaded
+
+
+GC_PROBE = (
+    "import atexit, gc, sys\n"
+    "def _dump():\n"
+    "    sys.stderr.write(f'GC {gc.isenabled()} {gc.get_freeze_count()}\\n')\n"
+    "atexit.register(_dump)\n"
+    "sys.argv = ['logagent', *sys.argv[1:]]\n"
+    "from logagent.cli import entry\n"
+    "entry()\n"
+)
+
+
+def gc_after(*args: str) -> tuple[bool, int]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("LOGAGENT_")}
+    done = subprocess.run(
+        [sys.executable, "-c", GC_PROBE, *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    line = next(x for x in done.stderr.splitlines() if x.startswith("GC "))
+    enabled, frozen = line.split()[1:]
+    return enabled == "True", int(frozen)
+
+
+def test_the_collector_is_on_again_once_the_imports_are_done(tmp_path: Path) -> None:
+    """analyze and cron start with the collector off (cli/startup.py); when they read, it is on
+    again, with what the imports made frozen out of its reach."""
+    log = access_log(tmp_path)
+    for args in (
+        ["analyze", str(log), "--json", "--llm", "off", "--quiet"],
+        ["cron", str(log), "--state", str(tmp_path / "job.sqlite"), "--json"],
+    ):
+        enabled, frozen = gc_after(*args)
+        assert enabled and frozen > 10_000, (args[0], enabled, frozen)
+    enabled, frozen = gc_after("--help")  # a command that does not defer: untouched
+    assert enabled and frozen == 0
