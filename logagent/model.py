@@ -153,8 +153,7 @@ def is_validation_error(exc: BaseException) -> bool:
 
 _ADAPTERS: dict[Any, Any] = {}
 _HINTS: dict[Any, dict[str, Any]] = {}
-_KINDS: dict[Any, tuple[tuple[str, type | None], ...]] = {}
-_COERCE: dict[Any, tuple[tuple[str, type], ...]] = {}
+_PLANS: dict[Any, tuple[tuple[tuple[str, type | None], ...], tuple[tuple[str, type], ...]]] = {}
 
 
 def _adapter(cls: Any) -> Any:
@@ -327,25 +326,29 @@ def _as(kind: type | None, value: Any) -> Any:
 
 def _kinds(cls: Any) -> tuple[tuple[str, type | None], ...]:
     """Each field's name, and ``float`` where the field holds a float (or None)."""
-    if cls not in _KINDS:
-        hints = model_hints(cls)
-        _KINDS[cls] = tuple((f.name, _number_kind(hints[f.name])) for f in dataclasses.fields(cls))
-    return _KINDS[cls]
+    return _plan(cls)[0]
 
 
 def _coercions(cls: Any) -> tuple[tuple[str, type], ...]:
     """The fields ``Model.__post_init__`` coerces: enums, and tuples of any length."""
-    if cls not in _COERCE:
-        out: list[tuple[str, type]] = []
+    return _plan(cls)[1]
+
+
+def _plan(cls: Any) -> tuple[tuple[tuple[str, type | None], ...], tuple[tuple[str, type], ...]]:
+    """What ``dump`` and ``__post_init__`` need of ``cls``'s fields, read once from its hints."""
+    if cls not in _PLANS:
+        kinds: list[tuple[str, type | None]] = []
+        coerce: list[tuple[str, type]] = []
         for name, hint in model_hints(cls).items():
+            kinds.append((name, _number_kind(hint)))
             if typing.get_origin(hint) is typing.Annotated:
                 hint = typing.get_args(hint)[0]
             if isinstance(hint, type) and issubclass(hint, enum.Enum):
-                out.append((name, hint))
+                coerce.append((name, hint))
             elif typing.get_origin(hint) is tuple and typing.get_args(hint)[1:] == (Ellipsis,):
-                out.append((name, tuple))
-        _COERCE[cls] = tuple(out)
-    return _COERCE[cls]
+                coerce.append((name, tuple))
+        _PLANS[cls] = (tuple(kinds), tuple(coerce))
+    return _PLANS[cls]
 
 
 def _number_kind(hint: Any) -> type | None:
