@@ -8,6 +8,10 @@ a seventh of its wall time. So the commands that run the engine start with
 the collector off, and once their imports are done ``imports_done`` moves
 everything made so far out of its reach (``gc.freeze``) and turns it on again:
 the run itself collects as always, over its own objects only.
+
+The same commands take the code ``dataclasses`` compiles for their classes
+from ``cli.codecache`` (~80 ms of compiling per run otherwise), and
+``imports_done`` writes what was new.
 """
 
 from __future__ import annotations
@@ -19,9 +23,13 @@ DEFERRED = frozenset({"analyze", "cron", "resume"})
 
 
 def defer_collection(command: str | None) -> None:
-    """Start-up of ``command``: the collector off if it is one of ``DEFERRED``."""
+    """Start-up of ``command``: if it is one of ``DEFERRED``, the collector off and the
+    classes' compiled code from the cache."""
     if command in DEFERRED:
         gc.disable()
+        from logagent.cli import codecache
+
+        codecache.install()
 
 
 def imports_done() -> None:
@@ -29,3 +37,6 @@ def imports_done() -> None:
     if not gc.isenabled():
         gc.freeze()
         gc.enable()
+    from logagent.cli import codecache
+
+    codecache.save()
