@@ -128,26 +128,51 @@ def app_share(fmt: AnyFormat, lines: pl.Series) -> float:
     return _shares({"f": fmt}, lines)["f"]
 
 
-def _shares(fmts: Mapping[str, AnyFormat], lines: pl.Series) -> dict[str, float]:
+def _shares(
+    fmts: Mapping[str, AnyFormat], lines: pl.Series, *, prune: bool = True
+) -> dict[str, float]:
     """Each format's share (``app_share``) of ``lines``, all in one Polars query.
 
     One query with every format's expressions costs a fraction of one query per
-    format (detection scores ~30 layouts on every run: a start-up cost).
+    format (detection scores ~40 layouts on every run: a start-up cost). A layout
+    that needs what no line holds (``_ruled_out``) scores 0 without its expressions:
+    on an access log the JSON layouts' (``prune=False`` scores them all, for tests).
     """
     lines = lines.filter(lines.str.strip_chars().str.len_bytes() > 0)
     if lines.len() == 0:
         return dict.fromkeys(fmts, 0.0)
+    out = dict.fromkeys(_ruled_out(fmts, lines) if prune else (), 0.0)
     line = pl.col("line")
     exprs: list[pl.Expr] = []
-    for i, fmt in enumerate(fmts.values()):
+    scored = [(i, name, fmt) for i, (name, fmt) in enumerate(fmts.items()) if name not in out]
+    for i, _, fmt in scored:
         valid, need = _score_exprs(fmt, line, lines.len())
         exprs += [valid.alias(f"v{i}"), need.alias(f"n{i}")]
-    row = pl.DataFrame({"line": lines}).select(exprs).row(0)
-    out: dict[str, float] = {}
-    for i, name in enumerate(fmts):
-        explained, needed = int(row[2 * i] or 0), int(row[2 * i + 1] or 0)
+    row = pl.DataFrame({"line": lines}).select(exprs).row(0, named=True) if exprs else {}
+    for i, name, _ in scored:
+        explained, needed = int(row[f"v{i}"] or 0), int(row[f"n{i}"] or 0)
         out[name] = min(1.0, explained / needed) if needed > 0 else 0.0
-    return out
+    return {name: out[name] for name in fmts}
+
+
+def _ruled_out(fmts: Mapping[str, AnyFormat], lines: pl.Series) -> list[str]:
+    """The formats no line of ``lines`` can be a record of: each needs what no line holds
+    (``record_needs``, e.g. a JSON object at the start), so each scores 0 unparsed."""
+    needs = {n: getattr(f, "record_needs", None) for n, f in fmts.items()}
+    kinds = {need for need in needs.values() if need is not None}
+    if not kinds:
+        return []
+    found = {
+        (how, text): bool(
+            (
+                lines.str.starts_with(text)
+                if how == "starts"
+                else lines.str.contains(text, literal=True)
+            ).any()
+        )
+        for how, text in kinds
+    }
+    return [n for n, need in needs.items() if need is not None and not found[need]]
 
 
 def _score_exprs(fmt: AnyFormat, line: pl.Expr, n: int) -> tuple[pl.Expr, pl.Expr]:

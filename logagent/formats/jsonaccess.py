@@ -21,6 +21,7 @@ from dataclasses import dataclass
 import polars as pl
 
 from logagent.formats.base import PATH, STATUS
+from logagent.formats.jsonl import OBJECT_FIRST
 from logagent.formats.proxies import CLIENT, METHOD, USER_AGENT
 from logagent.timewindow.columns import stamp_expr
 
@@ -35,6 +36,7 @@ class JsonAccessLayout:
     description: str
     time_paths: tuple[str, ...] = ()
     min_line_bytes: int = 30
+    record_needs = OBJECT_FIRST
 
     def time_expr(self, line: pl.Expr, tz: str = "UTC") -> pl.Expr:
         """Each record's UTC time: an ISO 8601 string or an epoch number (Caddy's ``ts``)."""

@@ -64,9 +64,19 @@ KEY_CANDIDATES: dict[str, tuple[str, ...]] = {
 }
 
 
+#: What a line must hold to be a record of a JSON layout (``record_needs``): an object at its
+#: first character, or somewhere in it. Detection scores such a layout 0 without parsing a
+#: sample that has no such line (``detect._ruled_out``).
+OBJECT_FIRST, OBJECT_INSIDE = ("starts", "{"), ("holds", "{")
+#: The blanks JSON allows around a value (and ``json.loads`` skips).
+JSON_SPACE = " \t\n\r"
+
+
 @dataclass(frozen=True)
 class JsonFormat:
     """JSON lines; ``mapping`` maps field name -> dotted key in the objects."""
+
+    record_needs = OBJECT_INSIDE  # a JSONPath finds a key in an object only
 
     mapping: Mapping[str, str] = field(default_factory=lambda: {STATUS: "status", PATH: "path"})
     name: str = "jsonl"
@@ -125,6 +135,8 @@ def auto_mapping(
 
 
 def _loads(line: str) -> dict[str, Any] | None:
+    if not line.lstrip(JSON_SPACE).startswith("{"):  # no object: json.loads is ~10x dearer
+        return None
     try:
         obj = json.loads(line)
     except (ValueError, RecursionError):  # deeply nested junk ("[[[[…") is not a record either

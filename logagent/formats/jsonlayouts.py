@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 import polars as pl
 
 from logagent.formats.app import COMPONENT, LEVEL, MESSAGE, TS, message_head
+from logagent.formats.jsonl import OBJECT_FIRST
 from logagent.formats.structured import fields_of
 
 _INNER_LEVEL = (
@@ -44,6 +45,7 @@ class JsonLayout:
     example: str = field(default="", compare=False)
     #: A second key per field, read where the first is absent (ECS: dotted or nested).
     fallback: Mapping[str, str] = field(default_factory=dict)
+    record_needs = OBJECT_FIRST
 
     def fields(self, line: pl.Expr) -> dict[str, pl.Expr]:
         """The mapped keys of each object holding every signature key."""
