@@ -101,7 +101,7 @@ class Loop:
             self.read,
             self.population,
             env.clock() - self.run.started,
-            env.cpu_clock() - self.run.cpu_started,
+            self.run.cpu_for_budget(),
             env.interrupted(),
         )
 

@@ -324,7 +324,7 @@ class FullReadGuard:
             self.read,
             total,
             env.clock() - self.run.started,
-            env.cpu_clock() - self.run.cpu_started,
+            self.run.cpu_for_budget(),
             env.interrupted(),
         )
         steps = tuple(self.run.ladder)

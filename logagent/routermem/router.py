@@ -176,7 +176,7 @@ class ProgressView:
     units_read: int
     units_total: int
     elapsed_s: float
-    cpu_s: float
+    cpu_s: float  # 0.0 when no CPU budget is set (the engine does not read the clock then)
     interrupted: str | None = None
 
     @property

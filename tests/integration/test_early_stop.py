@@ -114,6 +114,20 @@ def test_budgets_stop_with_a_partial_answer(
     assert first.low <= first.estimate <= first.high
 
 
+@pytest.mark.parametrize(
+    ("budget", "reason"), [("max_cpu_seconds", "cpu_budget"), ("max_seconds", "time_budget")]
+)
+def test_budgets_stop_a_read_of_everything_too(
+    dominant: tuple[Path, dict[str, Any]], budget: str, reason: str
+) -> None:
+    """``--full`` watches the time and CPU budgets as the early stop does (the CPU clock is
+    read only when a CPU budget is set: ``Run.cpu_for_budget``)."""
+    path, _ = dominant
+    r = run(path, top=2, full=True, budget={budget: 0.0001})
+    assert r.status is Status.PARTIAL and r.progress.fraction_read < 1
+    assert r.decisions[-1].reason == reason
+
+
 def test_cli_partial_exits_4_and_stdin_is_labelled(dominant: tuple[Path, dict[str, Any]]) -> None:
     """The CLI exits 4 on an exhausted budget; a stream says it was read in order."""
     path, _ = dominant
