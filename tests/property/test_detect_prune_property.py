@@ -38,7 +38,7 @@ def test_pruned_scores_equal_the_full_ones_on_every_sample_log(path: Path) -> No
     lines = _lines(path)
     fmts = every_format(lines)
     series = pl.Series("line", lines, dtype=pl.String)
-    assert _shares(fmts, series) == _shares(fmts, series, prune=False)
+    assert list(_shares(fmts, series).items()) == list(_shares(fmts, series, prune=False).items())
 
 
 def test_pruning_happens_on_an_access_log_and_not_on_a_json_one() -> None:
@@ -81,7 +81,7 @@ def test_json_records_moved_off_the_first_character_are_no_records(
     for name, fmt in fmts.items():
         if getattr(fmt, "record_needs", None) == ("starts", "{"):
             assert full[name] == 0.0, name
-    assert _shares(fmts, series) == full
+    assert list(_shares(fmts, series).items()) == list(full.items())  # order too: ties
 
 
 @settings(max_examples=60, deadline=None)
@@ -94,7 +94,7 @@ def test_lines_without_a_brace_are_no_json_records(plain: list[str]) -> None:
     for name, fmt in fmts.items():
         if getattr(fmt, "record_needs", None) is not None:
             assert full[name] == 0.0, name
-    assert _shares(fmts, series) == full
+    assert list(_shares(fmts, series).items()) == list(full.items())  # order too: ties
 
 
 def _reference(line: str) -> dict[str, Any] | None:
