@@ -27,7 +27,15 @@ from annotated_types import Ge, Gt, Le, Lt
 
 from logagent.errors import ConfigError
 from logagent.formats.routes import DEFAULT_RULES
-from logagent.model import EXTRA, After, Before, Model, build, is_validation_error, model_hints
+from logagent.model import (
+    After,
+    Before,
+    Model,
+    build,
+    error_text,
+    is_validation_error,
+    model_hints,
+)
 from logagent.result import QuestionKind
 
 if TYPE_CHECKING:
@@ -307,7 +315,7 @@ def _describe(exc: ValidationError) -> str:
     parts: dict[str, str] = {}
     for e in exc.errors():
         loc = ".".join(str(p) for p in e["loc"] if _is_name(p))
-        msg = e["msg"] if e["type"] != "unexpected_keyword_argument" else EXTRA
+        msg = error_text(e)
         if "valid integer" in msg or "Input should be 'auto'" in msg:
             msg = f"{e['input']!r} is not a size (use e.g. 4096, 64KiB, 1MiB)"
         parts.setdefault(loc, parts.get(loc, msg))

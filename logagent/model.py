@@ -41,6 +41,11 @@ FORBID: dict[str, Any] = {"extra": "forbid"}
 EXTRA = "Extra inputs are not permitted"
 
 
+def error_text(error: Any) -> str:
+    """The message of one pydantic error, an unknown key told as the models told it."""
+    return EXTRA if error["type"] == "unexpected_keyword_argument" else str(error["msg"])
+
+
 class _Refuse(Exception):
     """The quick check does not accept a value: pydantic decides."""
 

@@ -43,7 +43,7 @@ from logagent.counters.tally import (
 )
 from logagent.errors import InputError
 from logagent.formats.base import BUCKET, STATUS
-from logagent.model import EXTRA, Model, is_validation_error
+from logagent.model import Model, error_text, is_validation_error
 from logagent.result import Question
 from logagent.sources.batches import I64
 
@@ -245,8 +245,9 @@ def _metadata(raw: bytes) -> dict[str, Any]:
             raise
         first = exc.errors()[0]  # type: ignore[attr-defined]
         where = ".".join(str(p) for p in first["loc"]) or "metadata"
-        msg = first["msg"] if first["type"] != "unexpected_keyword_argument" else EXTRA
-        raise CheckpointError(f"corrupt checkpoint metadata ({where}: {msg})") from exc
+        raise CheckpointError(
+            f"corrupt checkpoint metadata ({where}: {error_text(first)})"
+        ) from exc
     if meta.version != VERSION:
         raise CheckpointError(
             f"checkpoint version {meta.version} is not supported (this logagent reads "

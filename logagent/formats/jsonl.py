@@ -126,7 +126,7 @@ def auto_mapping(
     sample: Iterable[str], explicit: Mapping[str, str] | None = None
 ) -> dict[str, str]:
     """Choose keys for each field from decoded sample lines; explicit keys win."""
-    objects = [obj for obj in map(_loads, sample) if obj is not None]
+    objects = [obj for obj in map(object_of, sample) if obj is not None]
     mapping = choose_keys(objects, KEY_CANDIDATES)
     mapping.setdefault(STATUS, KEY_CANDIDATES[STATUS][0])
     mapping.setdefault(PATH, KEY_CANDIDATES[PATH][0])
@@ -134,7 +134,8 @@ def auto_mapping(
     return mapping
 
 
-def _loads(line: str) -> dict[str, Any] | None:
+def object_of(line: str) -> dict[str, Any] | None:
+    """The JSON object ``line`` holds, or None (not JSON, or JSON but no object)."""
     if not line.lstrip(JSON_SPACE).startswith("{"):  # no object: json.loads is ~10x dearer
         return None
     try:

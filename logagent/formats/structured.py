@@ -12,7 +12,6 @@ slog's TextHandler) and Heroku-style ``at=error``; glog/klog is ``golog``.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
@@ -21,7 +20,7 @@ from typing import Any
 import polars as pl
 
 from logagent.formats.app import COMPONENT, LEVEL, MESSAGE, NO_COMPONENT, TIME, TS, parse_times
-from logagent.formats.jsonl import JSON_SPACE, OBJECT_FIRST, choose_keys, has_key
+from logagent.formats.jsonl import OBJECT_FIRST, choose_keys, has_key, object_of
 from logagent.formats.levels import normalize_level
 
 #: Well-known keys per field, most specific first (dotted: nested JSON objects).
@@ -135,21 +134,11 @@ def auto_app_mapping(
     sample: Iterable[str], explicit: Mapping[str, str] | None = None, *, logfmt: bool = False
 ) -> dict[str, str]:
     """Choose keys for ts/level/component/message from sample lines; explicit keys win."""
-    loads: Callable[[str], dict[str, Any] | None] = _logfmt_loads if logfmt else _json_loads
+    loads: Callable[[str], dict[str, Any] | None] = _logfmt_loads if logfmt else object_of
     objects = [obj for obj in map(loads, sample) if obj]
     mapping = default_mapping(logfmt=logfmt) | choose_keys(objects, APP_KEYS, _has)
     mapping.update({k: v for k, v in (explicit or {}).items() if v and k in APP_KEYS})
     return mapping
-
-
-def _json_loads(line: str) -> dict[str, Any] | None:
-    if not line.lstrip(JSON_SPACE).startswith("{"):  # no object: json.loads is ~10x dearer
-        return None
-    try:
-        obj = json.loads(line)
-    except (ValueError, RecursionError):
-        return None
-    return obj if isinstance(obj, dict) else None
 
 
 _PAIRS = re.compile(r'([A-Za-z0-9_.@/\-]+)=(?:"(?:[^"\\]|\\.)*"|[^ \t"]*)')
