@@ -21,6 +21,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
+import numpy.typing as npt
 import polars as pl
 
 from logagent.formats.base import BUCKET, PATH, STATUS, Format, Stages, staged_fields
@@ -198,9 +199,29 @@ def _parse(
     return pl.concat(pl.collect_all(plans)) if parts > 1 else plans[0].collect()
 
 
+#: Bytes compared per step of ``line_ends``: its boolean scratch stays in the CPU cache.
+NEWLINE_STEP = 1 << 18
+
+
 def line_ends(data: Buffer, size: int) -> I64:
-    """Positions of the newlines in ``data[:size]`` (one vectorized pass; also the line count)."""
-    ends: I64 = np.flatnonzero(np.frombuffer(data, dtype=np.uint8, count=size) == 10)
+    """Positions of the newlines in ``data[:size]`` (vectorized; also the line count).
+
+    In steps of ``NEWLINE_STEP`` bytes through one reused boolean scratch: ``buf == 10``
+    over a whole 16 MiB batch allocated 16 MiB a call, fresh pages that cost 4-40 ms of
+    page faults a batch (1 GB JSON app log: 0.3-2.4 s) where the comparison costs 5 ms.
+    """
+    buf = np.frombuffer(data, dtype=np.uint8, count=size)
+    if size <= NEWLINE_STEP:
+        small: I64 = np.flatnonzero(buf == 10)
+        return small
+    scratch = np.empty(NEWLINE_STEP, dtype=np.bool_)
+    parts = []
+    for lo in range(0, size, NEWLINE_STEP):
+        piece = buf[lo : lo + NEWLINE_STEP]
+        hit = scratch[: len(piece)]
+        np.equal(piece, 10, out=hit)
+        parts.append(np.flatnonzero(hit) + lo)
+    ends: I64 = np.concatenate(parts)
     return ends
 
 
@@ -259,9 +280,24 @@ def _matching_lines(batch: Batch, pattern: str) -> Lines:
     """The lines of a UTF-8 batch that ``pattern`` (a Polars regex) matches, decoded."""
     ends = line_ends(batch.data, batch.size)
     text = _string_lines(batch.data, ends)
-    index = np.flatnonzero(text.str.contains(pattern).to_numpy())
+    index = np.flatnonzero(_contains(text, pattern))
     starts = line_starts(ends)[index]
     return Lines(_stripped(batch.data, starts, ends[index]), starts, 0)
+
+
+def _contains(text: pl.Series, pattern: str) -> npt.NDArray[np.bool_]:
+    """``text.str.contains(pattern)`` as booleans, in slices on Polars' threads (one regex
+    call runs on one: a JSON app log's level prefilter tested 1 GB of lines at ~0.6 GB/s)."""
+    n = len(text)
+    parts = max(1, min(pl.thread_pool_size(), n // PARSE_SLICE_LINES))
+    cut = [i * n // parts for i in range(parts + 1)]
+    plans = [
+        pl.LazyFrame({"line": text.slice(lo, hi - lo)}).select(pl.col("line").str.contains(pattern))
+        for lo, hi in itertools.pairwise(cut)
+    ]
+    found = pl.collect_all(plans) if parts > 1 else [plans[0].collect()]
+    out: npt.NDArray[np.bool_] = np.concatenate([f.to_series().to_numpy() for f in found])
+    return out
 
 
 def _distinct_sorted(values: I64) -> I64:
