@@ -25,7 +25,8 @@ from logagent.counters.tally import ROUTE, UNIT, N, Tally
 from logagent.evidence import bernstein
 from logagent.evidence.matrix import F64, I64
 from logagent.formats.base import BUCKET, Format
-from logagent.formats.bucketed import Bucketed, TimeOf, choose_bucket_s, parse_bucket
+from logagent.formats.bucketed import Bucketed, choose_bucket_s, parse_bucket
+from logagent.formats.stagedtime import TimeOf
 from logagent.result import Timeline, TimelineBucket
 from logagent.sources.permute import Ordering
 

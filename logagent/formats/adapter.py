@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING
 import polars as pl
 
 from logagent.formats.app import COMPONENT, LEVEL, MESSAGE, AppFormat
-from logagent.formats.base import PATH, STATUS
+from logagent.formats.base import PATH, STATUS, Stages, staged_fields
 from logagent.formats.extract import CONTINUATION
 from logagent.formats.levels import DEBUG, ERROR, FATAL, INFO, TRACE, WARN
 from logagent.formats.records import start_expr
@@ -131,7 +131,15 @@ class AppAsAccess:
 
     def fields(self, line: pl.Expr) -> dict[str, pl.Expr]:
         """``path``/``status`` as above, and ``continuation`` for a multi-line format."""
-        cols = self.app.fields(line)
+        return self.over(self.app.fields(line), line)
+
+    def staged_fields(self, line: pl.Expr) -> tuple[Stages, dict[str, pl.Expr]]:
+        """``fields`` over the application format's stages (``base.staged_fields``)."""
+        stages, cols = staged_fields(self.app, line)
+        return stages, self.over(cols, line)
+
+    def over(self, cols: dict[str, pl.Expr], line: pl.Expr) -> dict[str, pl.Expr]:
+        """``fields`` from the application format's columns ``cols`` (staged or not)."""
         record = cols[MESSAGE].is_not_null()
         code: pl.Expr = pl.lit(OTHER_CODE, dtype=pl.Int32)
         for level in reversed(THRESHOLDS[self.level]):

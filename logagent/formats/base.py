@@ -112,7 +112,12 @@ class Wrapped:
     def staged_fields(self, line: pl.Expr) -> tuple[Stages, dict[str, pl.Expr]]:
         """The inner format's stages; its fields plus the added columns."""
         stages, fields = staged_fields(self.inner, line)
-        return stages, {**fields, **self.added(line)}
+        return stages, {**fields, **self.staged_added(line, stages)}
+
+    def staged_added(self, line: pl.Expr, stages: Stages) -> dict[str, pl.Expr]:
+        """The added columns where the inner parse is staged (``stages``): as ``added``, or
+        over the helper columns where they hold what the columns need."""
+        return self.added(line)
 
     @property
     def name(self) -> str:

@@ -19,12 +19,12 @@ ladder of round widths that cuts the time range into at most ``MAX_BUCKETS``.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 from dataclasses import dataclass
 
 import polars as pl
 
 from logagent.formats.base import BUCKET, STATUS, Stages, Wrapped, staged_fields
+from logagent.formats.stagedtime import TimeOf, time_over
 
 #: Helper columns of the staged parse: the status, and the line where it is an event.
 _STATUS_HELD, _EVENT_LINE = "_bucket_status", "_bucket_event_line"
@@ -32,7 +32,6 @@ _STATUS_HELD, _EVENT_LINE = "_bucket_status", "_bucket_event_line"
 MAX_BUCKETS = 100
 #: Round bucket widths in seconds, smallest first: 1m 5m 10m 15m 30m 1h 3h 6h 12h 1d 7d.
 LADDER_S = (60, 300, 600, 900, 1800, 3600, 10800, 21600, 43200, 86400, 604800)
-TimeOf = Callable[[pl.Expr], pl.Expr]
 
 
 @dataclass(frozen=True)
@@ -45,7 +44,14 @@ class Bucketed(Wrapped):
 
     def added(self, line: pl.Expr) -> dict[str, pl.Expr]:
         """``bucket``."""
-        epoch = self.time(line).dt.epoch("s")
+        return self._bucket(self.time(line))
+
+    def staged_added(self, line: pl.Expr, stages: Stages) -> dict[str, pl.Expr]:
+        """``bucket`` over the staged time where the stages hold it."""
+        return self._bucket(time_over(self.time, line, stages))
+
+    def _bucket(self, time: pl.Expr) -> dict[str, pl.Expr]:
+        epoch = time.dt.epoch("s")
         return {BUCKET: (epoch // self.bucket_s) * self.bucket_s}
 
     def staged_fields(self, line: pl.Expr) -> tuple[Stages, dict[str, pl.Expr]]:
@@ -54,7 +60,7 @@ class Bucketed(Wrapped):
         tally's events: ``counters.tally``), the others' bucket is null."""
         stages, fields = staged_fields(self.inner, line)
         if not self.events_only:
-            return stages, {**fields, **self.added(line)}
+            return stages, {**fields, **self.staged_added(line, stages)}
         held = pl.col(_STATUS_HELD)
         event = pl.when(held.is_between(500, 599)).then(line)  # null elsewhere: no stamp parsed
         stages = [*stages, {_STATUS_HELD: fields[STATUS]}, {_EVENT_LINE: event}]

@@ -20,8 +20,9 @@ from dataclasses import dataclass, field
 import polars as pl
 
 from logagent.formats.app import COMPONENT, LEVEL, MESSAGE, TS, message_head
+from logagent.formats.base import Stages
 from logagent.formats.jsonl import OBJECT_FIRST
-from logagent.formats.structured import fields_of
+from logagent.formats.structured import fields_of, staged_of
 
 _INNER_LEVEL = (
     r"^(?:[IWEF][0-9]{4} |(?:[^ ]+ ){0,3}?(?:\[|level=|lvl=)?\"?"
@@ -49,6 +50,14 @@ class JsonLayout:
 
     def fields(self, line: pl.Expr) -> dict[str, pl.Expr]:
         """The mapped keys of each object holding every signature key."""
+        return fields_of(*self.raw(line))
+
+    def staged_fields(self, line: pl.Expr) -> tuple[Stages, dict[str, pl.Expr]]:
+        """``fields`` with each key's JSON read once a line (``structured.staged_of``)."""
+        return staged_of(self.name, *self.raw(line))
+
+    def raw(self, line: pl.Expr) -> tuple[dict[str, pl.Expr], pl.Expr]:
+        """Each mapped key's value, and whether the line is an object with the signature."""
         get = {k: line.str.json_path_match(_path(v)) for k, v in self.mapping.items()}
         for k, v in self.fallback.items():
             get[k] = pl.coalesce(get[k], line.str.json_path_match(_path(v)))
@@ -58,7 +67,7 @@ class JsonLayout:
         if self.head_component and message is not None:
             get[COMPONENT] = message_head(message)
         signed = [line.str.json_path_match(_path(k)).is_not_null() for k in self.signature]
-        return fields_of(get, is_record=line.str.starts_with("{") & pl.all_horizontal(signed))
+        return get, line.str.starts_with("{") & pl.all_horizontal(signed)
 
 
 def _path(key: str) -> str:

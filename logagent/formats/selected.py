@@ -26,9 +26,9 @@ from typing import Any
 
 import polars as pl
 
-from logagent.formats.adapter import NO_LEVEL
+from logagent.formats.adapter import NO_LEVEL, AppAsAccess
 from logagent.formats.app import LEVEL
-from logagent.formats.base import PATH, STATUS, Format, Wrapped
+from logagent.formats.base import PATH, STATUS, Format, Stages, Wrapped, staged_fields
 from logagent.formats.fieldsets import ROUTE, getter
 from logagent.formats.where import SEVERITY, Cond, cond_expr, status_range
 
@@ -80,6 +80,20 @@ class Selected:
         """The view's columns with ``path`` = the value of ``by``, ``status`` = event or not."""
         own = self.view.fields(line)
         base = self.source.fields(line) if self.app else own
+        return self._selected(own, base, line)
+
+    def staged_fields(self, line: pl.Expr) -> tuple[Stages, dict[str, pl.Expr]]:
+        """``fields`` over the view's stages (``base.staged_fields``): an access format's match
+        test and split, an application format's raw keys, each once a line."""
+        if self.app and isinstance(self.view, AppAsAccess):
+            stages, base = staged_fields(self.source, line)
+            return stages, self._selected(self.view.over(base, line), base, line)
+        stages, own = staged_fields(self.view, line)
+        return stages, self._selected(own, self.source.fields(line) if self.app else own, line)
+
+    def _selected(
+        self, own: dict[str, pl.Expr], base: dict[str, pl.Expr], line: pl.Expr
+    ) -> dict[str, pl.Expr]:
         record = own[STATUS].is_not_null()
         values = {n: getter(self.source, n, base, line) for n in {self.by, *self._cond_fields()}}
         hits = [cond_expr(c, values[c.field]) for c in self.conds]

@@ -14,16 +14,16 @@ for ``combined``/``common``, the mapped ``ts`` key for JSON lines.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 
 import polars as pl
 
 from logagent.formats.adapter import AppAsAccess
-from logagent.formats.app import TIME
-from logagent.formats.base import Format, Wrapped
+from logagent.formats.app import TIME, AppFormat
+from logagent.formats.base import Format, Stages, Wrapped, staged_fields
 from logagent.formats.jsonl import JsonFormat
+from logagent.formats.stagedtime import StagedTime, TimeOf, time_over
 from logagent.timewindow import FORMAT_KINDS, in_window_expr
 from logagent.timewindow.columns import stamp_expr
 
@@ -42,7 +42,6 @@ EXTRA_KINDS = {
     "traefik": "json",
 }
 _CLF = r"\[([0-9]{1,2}/[A-Z][a-z]{2}/[0-9]{4}:[^\]]{8,20})\]"
-TimeOf = Callable[[pl.Expr], pl.Expr]
 
 
 def line_kind(fmt_name: str) -> str | None:
@@ -57,8 +56,7 @@ def time_of(fmt: Format, *, tz: str = "UTC", reference: datetime | None = None) 
     if isinstance(fmt, Selected):  # --by/--where: the time of the format it selects from
         fmt = fmt.view
     if isinstance(fmt, AppAsAccess):
-        app = fmt.app
-        return lambda line: app.fields(line)[TIME]
+        return _app_time(fmt.app)
     if isinstance(fmt, JsonFormat):
         key = fmt.mapping.get("ts")
         if key is None:
@@ -71,6 +69,16 @@ def time_of(fmt: Format, *, tz: str = "UTC", reference: datetime | None = None) 
     if line_kind(fmt.name) == "clf":
         return lambda line: stamp_expr(line.str.extract(_CLF, 1), "clf", tz=tz)
     return None
+
+
+def _app_time(app: AppFormat) -> StagedTime:
+    """An application format's own time field, over the line or over its staged parse."""
+
+    def staged(line: pl.Expr) -> tuple[Stages, pl.Expr]:
+        stages, cols = staged_fields(app, line)
+        return stages, cols[TIME]
+
+    return StagedTime(lambda line: app.fields(line)[TIME], staged)
 
 
 def _json_time(value: pl.Expr, tz: str) -> pl.Expr:
@@ -88,4 +96,11 @@ class Windowed(Wrapped):
 
     def added(self, line: pl.Expr) -> dict[str, pl.Expr]:
         """``in_window``."""
-        return {"in_window": in_window_expr(self.time(line), self.since, self.until)}
+        return self._window(self.time(line))
+
+    def staged_added(self, line: pl.Expr, stages: Stages) -> dict[str, pl.Expr]:
+        """``in_window`` over the staged time where the stages hold it."""
+        return self._window(time_over(self.time, line, stages))
+
+    def _window(self, time: pl.Expr) -> dict[str, pl.Expr]:
+        return {"in_window": in_window_expr(time, self.since, self.until)}

@@ -1,0 +1,44 @@
+"""A record's time that a staged parse already computes over its helper columns (PURE).
+
+The timeline's bucket and the time window's filter take each record's time
+from a ``TimeOf``: an expression over the line. For an application format
+the time is one of the format's own fields, so over the raw line it parses
+the line again (a JSON log: the stamp, the level and the message, three more
+JSON reads a line). ``StagedTime`` also says how a staged parse
+(``base.staged_fields``) gives that same time over its helper columns;
+``time_over`` takes that one when the stages in use hold those helpers (the
+same names with the same expressions), and the time over the line otherwise.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import polars as pl
+
+from logagent.formats.base import Stages
+
+TimeOf = Callable[[pl.Expr], pl.Expr]
+
+
+@dataclass(frozen=True)
+class StagedTime:
+    """A ``TimeOf`` (``plain``) whose staged form is ``staged(line)``: (its stages, the time)."""
+
+    plain: TimeOf
+    staged: Callable[[pl.Expr], tuple[Stages, pl.Expr]]
+
+    def __call__(self, line: pl.Expr) -> pl.Expr:
+        """The time over the line itself."""
+        return self.plain(line)
+
+
+def time_over(time: TimeOf, line: pl.Expr, stages: Stages) -> pl.Expr:
+    """``time(line)``, over the helper columns of ``stages`` when they hold what it needs."""
+    if isinstance(time, StagedTime):
+        need, expr = time.staged(line)
+        have = {name: e for stage in stages for name, e in stage.items()}
+        if all(n in have and have[n].meta.eq(e) for stage in need for n, e in stage.items()):
+            return expr
+    return time(line)

@@ -1,0 +1,203 @@
+"""A staged parse of an application format equals its ``fields``, and reads each key once.
+
+JSON-lines and logfmt formats (``structured.staged_of``) compute each key's
+raw value once a line as a helper column; ``AppAsAccess`` and the timeline's
+``Bucketed`` and the window's ``Windowed`` build on those helpers
+(``stagedtime``). Whatever the line — nested objects, repeated keys, numbers,
+escapes, broken JSON, no JSON — every column must be what the unstaged
+expressions give.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from pathlib import Path
+
+import polars as pl
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from logagent.formats.access import AccessFormat
+from logagent.formats.adapter import AppAsAccess
+from logagent.formats.base import staged_fields
+from logagent.formats.bucketed import Bucketed
+from logagent.formats.catalog import AnyFormat, build_any_format, is_app
+from logagent.formats.detect import every_format
+from logagent.formats.jsonlayouts import JSON_LAYOUTS, JsonLayout
+from logagent.formats.structured import JsonAppFormat, LogfmtFormat
+from logagent.formats.windowed import Windowed, time_of
+
+SAMPLES = Path(__file__).resolve().parents[2] / "sample_logs"
+STAGED = (JsonAppFormat, LogfmtFormat, JsonLayout)
+
+KEY = st.sampled_from(["ts", "time", "level", "lvl", "logger", "msg", "message", "ctx", ""])
+SCALAR = st.one_of(
+    st.sampled_from(
+        ["ERROR", "error", "WARN", "INFO", "fatal", " Error ", "2026-12-03T10:00:00.5+01:00"]
+    ),
+    st.sampled_from(["2026-12-03 10:00:00,123", "svc.api", "x\\u0045y", "é\t", 'a"b', "a\\b"]),
+    st.integers(-5, 70),
+    st.sampled_from([1.5e3, -0.0, True, False, None]),
+)
+VALUE = st.recursive(
+    SCALAR, lambda inner: st.dictionaries(KEY, inner, max_size=3) | st.lists(inner, max_size=2)
+)
+
+
+@st.composite
+def json_line(draw: st.DrawFn) -> str:
+    pairs = draw(st.lists(st.tuples(KEY, VALUE), max_size=6))
+    body = ",".join(f"{json.dumps(k)}:{json.dumps(v)}" for k, v in pairs)  # repeats kept
+    line = "{" + body + "}"
+    cut = draw(st.one_of(st.none(), st.integers(0, len(line))))
+    tail = draw(st.sampled_from(["", " ", " x", "}"]))
+    return (line if cut is None else line[:cut]) + tail
+
+
+@st.composite
+def logfmt_line(draw: st.DrawFn) -> str:
+    pairs = draw(st.lists(st.tuples(KEY, SCALAR), max_size=6))
+    words = []
+    for k, v in pairs:
+        text = "" if v is None else str(v)
+        words.append(f"{k}={json.dumps(text) if draw(st.booleans()) else text}")
+    return " ".join(words)
+
+
+LINES = st.lists(st.one_of(json_line(), logfmt_line(), st.text(max_size=40)), max_size=40)
+
+
+def _samples(*, keyed_only: bool = True) -> list[list[str]]:
+    """The bundled samples' first lines (``keyed_only``: those holding JSON or ``key=``)."""
+    out = []
+    for path in sorted(SAMPLES.iterdir()):
+        if path.suffix in (".json", ".md") and not path.name.endswith((".jsonl", "journald.json")):
+            continue
+        lines = path.read_text(errors="replace").splitlines()[:400]
+        if not keyed_only or any(line.startswith("{") or "=" in line for line in lines):
+            out.append(lines)
+    return out
+
+
+def _formats(sample: list[str]) -> list[AnyFormat]:
+    """The staged app formats fitted to ``sample``, and the JSON app format's defaults."""
+    fitted = [f for f in every_format(sample).values() if isinstance(f, STAGED)]
+    return [*fitted, build_any_format("jsonapp", []), build_any_format("logfmt", [])]
+
+
+def _views(fmt: AnyFormat) -> list[object]:
+    """``fmt``, seen as an access format, with a timeline bucket and with a time window."""
+    assert is_app(fmt)
+    view = AppAsAccess(fmt, level="warn")  # type: ignore[arg-type]
+    time = time_of(view)
+    assert time is not None
+    since = datetime(2026, 1, 1, tzinfo=UTC)
+    return [fmt, view, Bucketed(view, time, 3600), Windowed(view, time, since, None)]
+
+
+def _both(fmt: object, lines: list[str]) -> tuple[pl.DataFrame, pl.DataFrame]:
+    frame = pl.LazyFrame({"line": pl.Series(lines, dtype=pl.String)})
+    line = pl.col("line")
+    plain = frame.select(**fmt.fields(line)).collect()  # type: ignore[attr-defined]
+    stages, fields = staged_fields(fmt, line)
+    for stage in stages:
+        frame = frame.with_columns(**stage)
+    return plain, frame.select(**fields).collect()
+
+
+#: The JSON layouts, and the JSON and logfmt app formats with the default keys and others.
+FIXED: list[AnyFormat] = [
+    *JSON_LAYOUTS,
+    build_any_format("jsonapp", []),
+    build_any_format("logfmt", []),
+    JsonAppFormat(mapping={"ts": "time", "level": "lvl", "component": "ctx", "message": "msg"}),
+    JsonAppFormat(mapping={"level": "ctx.level", "message": "message"}),
+]
+
+
+@settings(max_examples=30, deadline=None)
+@given(LINES)
+def test_staged_app_fields_equal_fields_on_any_line(lines: list[str]) -> None:
+    """Any mix of lines: the staged columns equal the unstaged ones, for every view."""
+    for fmt in FIXED:
+        for view in _views(fmt):
+            plain, staged = _both(view, lines)
+            assert staged.equals(plain), (fmt.name, type(view).__name__, lines)
+
+
+@pytest.mark.parametrize("index", range(len(_samples())))
+def test_staged_app_fields_equal_fields_on_bundled_samples(index: int) -> None:
+    """Every bundled sample, read by every staged app format fitted to it."""
+    sample = _samples()[index]
+    for fmt in _formats(sample):
+        for view in _views(fmt):
+            plain, staged = _both(view, sample)
+            assert staged.equals(plain), (fmt.name, type(view).__name__)
+
+
+def test_a_staged_parse_reads_each_json_key_once() -> None:
+    """With a timeline bucket, the JSON app format reads each of its keys once a line (the
+    unstaged plan read the level and the message twice, and all three again for the bucket)."""
+    fmt = build_any_format("jsonapp", [])
+    view = AppAsAccess(fmt)  # type: ignore[arg-type]
+    time = time_of(view)
+    assert time is not None
+    stages, fields = staged_fields(Bucketed(view, time, 3600), pl.col("line"))
+    frame = pl.LazyFrame({"line": ['{"level":"error","message":"m"}']})
+    for stage in stages:
+        frame = frame.with_columns(**stage)
+    plan = frame.select(**fields).explain()
+    assert plan.count("json_path_match") == len(fmt.mapping) == 4
+    unstaged = pl.LazyFrame({"line": [""]}).select(
+        **Bucketed(view, time, 3600).fields(pl.col("line"))
+    )
+    assert unstaged.explain().count("json_path_match") > 4
+
+
+SELECTIONS = [
+    ("route", ("status=4xx",)),
+    ("client", ()),
+    ("method", ("status>=400",)),
+    ("status", ("method=GET",)),
+    ("user_agent", ("status=5xx", "path~^/api")),
+]
+APP_SELECTIONS = [
+    ("component", ("level>=warn",)),
+    ("level", ()),
+    ("message", ("component=svc.api",)),
+    ("lvl", ("level>=error",)),
+]
+
+
+@pytest.mark.parametrize("index", range(len(_samples(keyed_only=False))))
+def test_a_staged_selection_equals_its_fields(index: int) -> None:
+    """``--by``/``--where`` over an access or app format: staged columns equal ``fields``."""
+    from logagent.engine.selection import select
+    from logagent.errors import ConfigError
+    from logagent.formats.catalog import ACCESS_NAMES
+    from logagent.formats.detect import detect_all
+    from logagent.result import Question, QuestionKind
+
+    sample = _samples(keyed_only=False)[index]
+    best = detect_all(sample).best
+    found = build_any_format(best, sample)
+    app = is_app(found)
+    view = AppAsAccess(found) if app else found  # type: ignore[arg-type]
+    checked = 0
+    for by, where in APP_SELECTIONS if app else SELECTIONS:
+        question = Question(kind=QuestionKind.TOP, by=by, where=where)
+        try:
+            selected = select(question, found, view, sample)  # type: ignore[arg-type]
+        except ConfigError:  # a field this format has not
+            continue
+        time = time_of(selected)
+        for fmt in (selected, *([Bucketed(selected, time, 3600)] if time else [])):
+            plain, staged = _both(fmt, sample)
+            assert staged.equals(plain), (best, by, where, type(fmt).__name__)
+        assert staged_fields(selected, pl.col("line"))[0] or not isinstance(
+            found, (AccessFormat, *STAGED)
+        ), "a selection over a staged format is staged"
+        checked += 1
+    assert checked or best not in ACCESS_NAMES
