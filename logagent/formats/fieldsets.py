@@ -47,6 +47,14 @@ _CLF_GREEDY = (
 _GREEDY_METHOD = r"^([A-Za-z]+) [^ ]+(?: [^ ]+)?$"
 #: The groups of ``_CLF`` that hold a value on every line it matches.
 _ALWAYS = frozenset({"client", "ident", "user", "ts", "bytes"})
+#: A plain head (``clf_head_value``): three or four tokens (a vhost first), then the stamp.
+_TOKEN = r'[^\s"\[\]]+'
+_STAMP = r' \[[^\]\["]+\] "'
+_HEAD3 = rf"^{_TOKEN} {_TOKEN} {_TOKEN}{_STAMP}"
+_HEAD4 = rf"^{_TOKEN} {_TOKEN} {_TOKEN} {_TOKEN}{_STAMP}"
+#: Where each head field is among the blank-separated tokens of a head without a vhost.
+_HEAD_TOKEN = {"client": 0, "ident": 1, "user": 2}
+_HEAD_FIELDS = frozenset({*_HEAD_TOKEN, "ts"})
 _APP_FIELDS = (LEVEL, COMPONENT, MESSAGE, TS)
 Getter = Callable[[pl.Expr], pl.Expr]
 
@@ -102,18 +110,8 @@ def getter(fmt: object, name: str, base: dict[str, pl.Expr], line: pl.Expr) -> p
         cols: dict[str, pl.Expr] = own(line)
         if name in cols:
             return cols[name]
-    if isinstance(fmt, AccessFormat):  # the strict regex, else the greedy reading
-        strict = line.str.extract_groups(_CLF)
-        # A field the strict regex always gives when it matches needs the greedy reading only
-        # on the lines it refuses (a match test); the others may be null on a matched line.
-        refused = pl.when(line.str.contains(_CLF)).then(pl.lit("")).otherwise(line)
-        greedy = (refused if name in _ALWAYS else line).str.extract_groups(_CLF_GREEDY)
-        loose = (
-            greedy.struct.field("request").str.extract(_GREEDY_METHOD, 1)
-            if name == "method"
-            else greedy.struct.field(name)
-        )
-        return pl.coalesce(strict.struct.field(name), loose)
+    if isinstance(fmt, AccessFormat):
+        return clf_head_value(line, name) if name in _HEAD_FIELDS else clf_value(line, name)
     if isinstance(fmt, JsonFormat):
         return _json_value(line, fmt.mapping.get(name, name))
     if isinstance(fmt, (JsonAppFormat, JsonLayout)):
@@ -135,6 +133,56 @@ def getter(fmt: object, name: str, base: dict[str, pl.Expr], line: pl.Expr) -> p
 
 def _jsonpath(key: str) -> str:
     return "$" + "".join(f"['{part}']" for part in key.split("."))
+
+
+def clf_value(line: pl.Expr, name: str) -> pl.Expr:
+    """Field ``name`` of a ``combined``/``common`` line: the strict regex, else the greedy
+    reading (``access.AccessFormat``)."""
+    strict = line.str.extract_groups(_CLF)
+    # A field the strict regex always gives when it matches needs the greedy reading only
+    # on the lines it refuses (a match test); the others may be null on a matched line.
+    refused = pl.when(line.str.contains(_CLF)).then(pl.lit("")).otherwise(line)
+    greedy = (refused if name in _ALWAYS else line).str.extract_groups(_CLF_GREEDY)
+    loose = (
+        greedy.struct.field("request").str.extract(_GREEDY_METHOD, 1)
+        if name == "method"
+        else greedy.struct.field(name)
+    )
+    return pl.coalesce(strict.struct.field(name), loose)
+
+
+def clf_head_value(line: pl.Expr, name: str) -> pl.Expr:
+    """``clf_value`` of a field of the head (client, ident, user, ts), mostly without the
+    capture groups of the whole line.
+
+    The strict regex's groups run the capturing engine over the whole line
+    (``--by client`` on 100 MB: 3.3 s). On a line it matches whose head is
+    plain — three or four tokens without a blank, quote or bracket, then a
+    bracketed stamp without a quote or bracket — the tokens can be split one
+    way only (a fourth token is the vhost), so a short anchored regex over the
+    head gives the same value, split at its blanks (a short capture was still 1 us a
+    line); the other lines take ``clf_value``.
+    """
+    easy = _plain_head(line, name)
+    fast = line.str.contains(_CLF) & easy.is_not_null()
+    hard = pl.when(fast).then(pl.lit("")).otherwise(line)  # an empty string costs nothing
+    return pl.when(fast).then(easy).otherwise(clf_value(hard, name))
+
+
+def _plain_head(line: pl.Expr, name: str) -> pl.Expr:
+    """Head field ``name`` of a line whose head is plain (null on the others)."""
+    three, four = line.str.contains(_HEAD3), line.str.contains(_HEAD4)
+    if name == "ts":  # no token holds a bracket, and the stamp holds none
+        inside = line.str.splitn("[", 2).struct.field("field_1")
+        return pl.when(three | four).then(inside.str.splitn("]", 2).struct.field("field_0"))
+    tokens = line.str.splitn(" ", 5)
+    at = _HEAD_TOKEN[name]
+    return (
+        pl.when(four)
+        .then(tokens.struct.field(f"field_{at + 1}"))
+        .when(three)
+        .then(tokens.struct.field(f"field_{at}"))
+    )
 
 
 def _json_value(line: pl.Expr, key: str) -> pl.Expr:
