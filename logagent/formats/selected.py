@@ -85,7 +85,7 @@ class Selected:
     def staged_fields(self, line: pl.Expr) -> tuple[Stages, dict[str, pl.Expr]]:
         """``fields`` over the view's stages (``base.staged_fields``): an access format's match
         test and split, an application format's raw keys, each once a line."""
-        if self.app and isinstance(self.view, AppAsAccess):
+        if self.app and isinstance(self.view, AppAsAccess) and self.view.app is self.source:
             stages, base = staged_fields(self.source, line)
             return stages, self._selected(self.view.over(base, line), base, line)
         stages, own = staged_fields(self.view, line)
