@@ -23,8 +23,8 @@ from dataclasses import dataclass
 
 import polars as pl
 
-from logagent.formats.base import BUCKET, STATUS, Stages, Wrapped, staged_fields
-from logagent.formats.stagedtime import TimeOf, time_over
+from logagent.formats.base import BUCKET, STATUS, Stages, staged_fields
+from logagent.formats.stagedtime import Timed
 
 #: Helper columns of the staged parse: the status, and the line where it is an event.
 _STATUS_HELD, _EVENT_LINE = "_bucket_status", "_bucket_event_line"
@@ -35,22 +35,14 @@ LADDER_S = (60, 300, 600, 900, 1800, 3600, 10800, 21600, 43200, 86400, 604800)
 
 
 @dataclass(frozen=True)
-class Bucketed(Wrapped):
+class Bucketed(Timed):
     """``inner`` with each record's time bucket (see module doc)."""
 
-    time: TimeOf
     bucket_s: int
     events_only: bool = False  # the staged parse: a bucket for 5xx records only (module doc)
 
-    def added(self, line: pl.Expr) -> dict[str, pl.Expr]:
+    def columns(self, time: pl.Expr) -> dict[str, pl.Expr]:
         """``bucket``."""
-        return self._bucket(self.time(line))
-
-    def staged_added(self, line: pl.Expr, stages: Stages) -> dict[str, pl.Expr]:
-        """``bucket`` over the staged time where the stages hold it."""
-        return self._bucket(time_over(self.time, line, stages))
-
-    def _bucket(self, time: pl.Expr) -> dict[str, pl.Expr]:
         epoch = time.dt.epoch("s")
         return {BUCKET: (epoch // self.bucket_s) * self.bucket_s}
 

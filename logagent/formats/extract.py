@@ -188,15 +188,24 @@ def _parse(
     Materialized: the tally runs several queries over it, and Polars would
     otherwise parse the lines again for each of them.
     """
-    parts = max(1, min(pl.thread_pool_size(), n // PARSE_SLICE_LINES))
-    cut = [i * n // parts for i in range(parts + 1)]
     plans = []
-    for lo, hi in itertools.pairwise(cut):
+    for lo, hi in _slices(n):
         plan = lines.slice(lo, hi - lo)
         for stage in stages:
             plan = plan.with_columns(**stage)
         plans.append(plan.select(UNIT, **fields, nbytes=pl.col("line").str.len_bytes()))
-    return pl.concat(pl.collect_all(plans)) if parts > 1 else plans[0].collect()
+    return pl.concat(_collect(plans))
+
+
+def _slices(n: int) -> list[tuple[int, int]]:
+    """``[lo, hi)`` slices of n lines, one per Polars thread, none under ``PARSE_SLICE_LINES``."""
+    parts = max(1, min(pl.thread_pool_size(), n // PARSE_SLICE_LINES))
+    return list(itertools.pairwise(i * n // parts for i in range(parts + 1)))
+
+
+def _collect(plans: list[pl.LazyFrame]) -> list[pl.DataFrame]:
+    """The plans' frames, computed on Polars' threads when there are several."""
+    return pl.collect_all(plans) if len(plans) > 1 else [plans[0].collect()]
 
 
 #: Bytes compared per step of ``line_ends``: its boolean scratch stays in the CPU cache (1 MiB:
@@ -289,14 +298,11 @@ def _matching_lines(batch: Batch, pattern: str) -> Lines:
 def _contains(text: pl.Series, pattern: str) -> npt.NDArray[np.bool_]:
     """``text.str.contains(pattern)`` as booleans, in slices on Polars' threads (one regex
     call runs on one: a JSON app log's level prefilter tested 1 GB of lines at ~0.6 GB/s)."""
-    n = len(text)
-    parts = max(1, min(pl.thread_pool_size(), n // PARSE_SLICE_LINES))
-    cut = [i * n // parts for i in range(parts + 1)]
     plans = [
         pl.LazyFrame({"line": text.slice(lo, hi - lo)}).select(pl.col("line").str.contains(pattern))
-        for lo, hi in itertools.pairwise(cut)
+        for lo, hi in _slices(len(text))
     ]
-    found = pl.collect_all(plans) if parts > 1 else [plans[0].collect()]
+    found = _collect(plans)
     out: npt.NDArray[np.bool_] = np.concatenate([f.to_series().to_numpy() for f in found])
     return out
 

@@ -159,9 +159,9 @@ def clf_head_value(line: pl.Expr, name: str) -> pl.Expr:
     (``--by client`` on 100 MB: 3.3 s). On a line it matches whose head is
     plain — three or four tokens without a blank, quote or bracket, then a
     bracketed stamp without a quote or bracket — the tokens can be split one
-    way only (a fourth token is the vhost), so a short anchored regex over the
-    head gives the same value, split at its blanks (a short capture was still 1 us a
-    line); the other lines take ``clf_value``.
+    way only (a fourth token is the vhost), so splitting the head at its blanks
+    gives the same value (a short anchored capture was still 1 us a line); the
+    other lines take ``clf_value``.
     """
     easy = _plain_head(line, name)
     fast = line.str.contains(_CLF) & easy.is_not_null()

@@ -20,9 +20,8 @@ from dataclasses import dataclass, field
 import polars as pl
 
 from logagent.formats.app import COMPONENT, LEVEL, MESSAGE, TS, message_head
-from logagent.formats.base import Stages
 from logagent.formats.jsonl import OBJECT_FIRST
-from logagent.formats.structured import fields_of, staged_of
+from logagent.formats.structured import KeyedFields
 
 _INNER_LEVEL = (
     r"^(?:[IWEF][0-9]{4} |(?:[^ ]+ ){0,3}?(?:\[|level=|lvl=)?\"?"
@@ -32,7 +31,7 @@ _INNER_LEVEL = (
 
 
 @dataclass(frozen=True)
-class JsonLayout:
+class JsonLayout(KeyedFields):
     """A JSON-lines layout: fixed key mapping, and the keys that must all be present."""
 
     name: str
@@ -48,16 +47,8 @@ class JsonLayout:
     fallback: Mapping[str, str] = field(default_factory=dict)
     record_needs = OBJECT_FIRST
 
-    def fields(self, line: pl.Expr) -> dict[str, pl.Expr]:
-        """The mapped keys of each object holding every signature key."""
-        return fields_of(*self.raw(line))
-
-    def staged_fields(self, line: pl.Expr) -> tuple[Stages, dict[str, pl.Expr]]:
-        """``fields`` with each key's JSON read once a line (``structured.staged_of``)."""
-        return staged_of(self.name, *self.raw(line))
-
     def raw(self, line: pl.Expr) -> tuple[dict[str, pl.Expr], pl.Expr]:
-        """Each mapped key's value, and whether the line is an object with the signature."""
+        """Each mapped key's value; only an object holding every signature key is a record."""
         get = {k: line.str.json_path_match(_path(v)) for k, v in self.mapping.items()}
         for k, v in self.fallback.items():
             get[k] = pl.coalesce(get[k], line.str.json_path_match(_path(v)))

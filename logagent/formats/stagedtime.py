@@ -7,7 +7,8 @@ the line again (a JSON log: the stamp, the level and the message, three more
 JSON reads a line). ``StagedTime`` also says how a staged parse
 (``base.staged_fields``) gives that same time over its helper columns;
 ``time_over`` takes that one when the stages in use hold those helpers (the
-same names with the same expressions), and the time over the line otherwise.
+same names with the same expressions), and the time over the line otherwise;
+``Timed`` is the wrapper (time bucket, time window) built on it.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from dataclasses import dataclass
 
 import polars as pl
 
-from logagent.formats.base import Stages
+from logagent.formats.base import Stages, Wrapped
 
 TimeOf = Callable[[pl.Expr], pl.Expr]
 
@@ -42,3 +43,23 @@ def time_over(time: TimeOf, line: pl.Expr, stages: Stages) -> pl.Expr:
         if all(n in have and have[n].meta.eq(e) for stage in need for n, e in stage.items()):
             return expr
     return time(line)
+
+
+@dataclass(frozen=True)
+class Timed(Wrapped):
+    """A wrapper whose added columns come from each record's time (``columns``): over the
+    line, or over the staged time where the inner parse holds it (``time_over``)."""
+
+    time: TimeOf
+
+    def columns(self, time: pl.Expr) -> dict[str, pl.Expr]:
+        """The added columns, given each record's time."""
+        raise NotImplementedError
+
+    def added(self, line: pl.Expr) -> dict[str, pl.Expr]:
+        """The added columns over the line's own time."""
+        return self.columns(self.time(line))
+
+    def staged_added(self, line: pl.Expr, stages: Stages) -> dict[str, pl.Expr]:
+        """The added columns over the staged time where the stages hold it."""
+        return self.columns(time_over(self.time, line, stages))

@@ -57,8 +57,27 @@ _PAIR = r'[A-Za-z0-9_.@/\-]+=(?:"(?:[^"\\]|\\.)*"|[^ \t"]*)'
 LOGFMT_LINE = r"^[ \t]*" + _PAIR + r"(?:[ \t]+" + _PAIR + r")*[ \t]*$"
 
 
+class KeyedFields:
+    """The app columns of a format that reads each field from a key (``raw``), plain or
+    staged: the shared ``fields``/``staged_fields`` of the JSON and logfmt formats."""
+
+    name: str
+
+    def raw(self, line: pl.Expr) -> tuple[dict[str, pl.Expr], pl.Expr]:
+        """Each mapped field's value as written, and whether the line can be a record."""
+        raise NotImplementedError
+
+    def fields(self, line: pl.Expr) -> dict[str, pl.Expr]:
+        """The mapped keys of each line that is a record (see ``raw``)."""
+        return fields_of(*self.raw(line))
+
+    def staged_fields(self, line: pl.Expr) -> tuple[Stages, dict[str, pl.Expr]]:
+        """``fields`` with each key read once a line (``staged_of``)."""
+        return staged_of(self.name, *self.raw(line))
+
+
 @dataclass(frozen=True)
-class JsonAppFormat:
+class JsonAppFormat(KeyedFields):
     """JSON lines; ``mapping`` maps ts/level/component/message to dotted keys."""
 
     mapping: Mapping[str, str] = field(default_factory=lambda: default_mapping())
@@ -69,22 +88,14 @@ class JsonAppFormat:
     description: str = "JSON lines app log: level/logger/message keys found automatically"
     record_needs = OBJECT_FIRST
 
-    def fields(self, line: pl.Expr) -> dict[str, pl.Expr]:
-        """The mapped keys of each object (a line that is no JSON object is no record)."""
-        return fields_of(*self.raw(line))
-
-    def staged_fields(self, line: pl.Expr) -> tuple[Stages, dict[str, pl.Expr]]:
-        """``fields`` with each key's JSON read once a line (``staged_of``)."""
-        return staged_of(self.name, *self.raw(line))
-
     def raw(self, line: pl.Expr) -> tuple[dict[str, pl.Expr], pl.Expr]:
-        """Each mapped key's value as written, and whether the line can be a record."""
+        """Each mapped key's value as written; a line that is no JSON object is no record."""
         get = {k: line.str.json_path_match(_jsonpath(v)) for k, v in self.mapping.items()}
         return get, line.str.starts_with("{")
 
 
 @dataclass(frozen=True)
-class LogfmtFormat:
+class LogfmtFormat(KeyedFields):
     """logfmt lines (``key=value key="quoted value"``); ``mapping`` as for JSON."""
 
     mapping: Mapping[str, str] = field(default_factory=lambda: default_mapping(logfmt=True))
@@ -94,16 +105,8 @@ class LogfmtFormat:
     record_start: str | None = None
     description: str = "logfmt (logrus/slog text, key=value): level/component/msg keys found"
 
-    def fields(self, line: pl.Expr) -> dict[str, pl.Expr]:
-        """The mapped keys of each line made only of key=value pairs."""
-        return fields_of(*self.raw(line))
-
-    def staged_fields(self, line: pl.Expr) -> tuple[Stages, dict[str, pl.Expr]]:
-        """``fields`` with each key read once a line (``staged_of``)."""
-        return staged_of(self.name, *self.raw(line))
-
     def raw(self, line: pl.Expr) -> tuple[dict[str, pl.Expr], pl.Expr]:
-        """Each mapped key's value as written, and whether the line can be a record."""
+        """Each mapped key's value as written; only a line of key=value pairs is a record."""
         get = {k: logfmt_value(line, v) for k, v in self.mapping.items()}
         return get, line.str.contains(LOGFMT_LINE)
 

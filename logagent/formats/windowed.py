@@ -21,9 +21,9 @@ import polars as pl
 
 from logagent.formats.adapter import AppAsAccess
 from logagent.formats.app import TIME, AppFormat
-from logagent.formats.base import Format, Stages, Wrapped, staged_fields
+from logagent.formats.base import Format, Stages, staged_fields
 from logagent.formats.jsonl import JsonFormat
-from logagent.formats.stagedtime import StagedTime, TimeOf, time_over
+from logagent.formats.stagedtime import StagedTime, Timed, TimeOf
 from logagent.timewindow import FORMAT_KINDS, in_window_expr
 from logagent.timewindow.columns import stamp_expr
 
@@ -87,20 +87,12 @@ def _json_time(value: pl.Expr, tz: str) -> pl.Expr:
 
 
 @dataclass(frozen=True)
-class Windowed(Wrapped):
+class Windowed(Timed):
     """``inner`` with records outside ``[since, until]`` dropped (see module doc)."""
 
-    time: TimeOf
     since: datetime | None
     until: datetime | None
 
-    def added(self, line: pl.Expr) -> dict[str, pl.Expr]:
+    def columns(self, time: pl.Expr) -> dict[str, pl.Expr]:
         """``in_window``."""
-        return self._window(self.time(line))
-
-    def staged_added(self, line: pl.Expr, stages: Stages) -> dict[str, pl.Expr]:
-        """``in_window`` over the staged time where the stages hold it."""
-        return self._window(time_over(self.time, line, stages))
-
-    def _window(self, time: pl.Expr) -> dict[str, pl.Expr]:
         return {"in_window": in_window_expr(time, self.since, self.until)}
