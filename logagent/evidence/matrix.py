@@ -47,10 +47,12 @@ def unit_counts(unit_errors: pl.DataFrame, order: I64, candidates: Sequence[str]
     keep = ranked[at] == unit  # rows of the units asked
     units = sorter[at[keep]]
     cand = {c: j for j, c in enumerate(candidates)}
+    # Every row's column, then the kept ones: filtering by a numpy mask would build a Series
+    # from numpy, whose path imports numpy.ma (~10 ms of a run's start-up).
     cols = (
-        unit_errors.filter(pl.Series(keep))["route"]
+        unit_errors["route"]
         .replace_strict(cand, default=-1, return_dtype=pl.Int64)
-        .to_numpy()
+        .to_numpy()[keep]
     )
     counts = unit_errors["n"].to_numpy()[keep].astype(np.float64)
     np.add.at(all_errors, units, counts)
