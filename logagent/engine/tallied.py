@@ -53,7 +53,9 @@ def iter_tallied(
 ) -> Iterator[Tallied]:
     """The local feed: each batch counted as it comes, in this thread."""
     for batch in batches:
-        yield tally_one(batch, pool, fmt, needs())
+        item = tally_one(batch, pool, fmt, needs())
+        del batch  # its buffer is free for the next batch's read (``buffers.POOL``)
+        yield item
 
 
 def tally_units(

@@ -50,6 +50,15 @@ class BufferPool:
                 self._bufs.append(buf)
             return buf
 
+    def reserve(self, n: int) -> None:
+        """Make sure a buffer of at least ``n`` bytes is in the pool (free, or in use now and
+        free later): batches that will grow to ``n`` then reuse it instead of each new size
+        making (and first touching) a buffer of its own."""
+        with self._lock:
+            if any(len(b) >= n for b in self._bufs):
+                return
+        self.acquire(n)
+
     def read(self, read_into: ReadInto, offset: int, n: int) -> tuple[bytearray, int]:
         """Read ``n`` bytes at ``offset`` into a free buffer: (buffer, bytes read)."""
         buf = self.acquire(n)

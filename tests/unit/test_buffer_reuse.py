@@ -1,0 +1,89 @@
+"""Batch buffers are reused while a sampled read's batches grow (``buffers.POOL``): a buffer
+per new size first-touched 58 MB of fresh pages in a 10 GB top-1 run."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from logagent.engine import tallied
+from logagent.sources import buffers
+from logagent.sources.batches import iter_seekable_batches, plan_units
+from logagent.sources.files import open_source
+
+
+def _counting_pool(monkeypatch: Any) -> list[int]:
+    """A fresh pool for the batches, and the sizes of the buffers it makes."""
+    made: list[int] = []
+    real = bytearray
+
+    def counted(n: int) -> bytearray:
+        made.append(n)
+        return real(n)
+
+    pool = buffers.BufferPool()
+    monkeypatch.setattr(buffers, "bytearray", counted, raising=False)
+    monkeypatch.setattr("logagent.sources.batches.POOL", pool)
+    return made
+
+
+def test_reserve_makes_one_buffer_the_smaller_requests_reuse(monkeypatch: Any) -> None:
+    made = _counting_pool(monkeypatch)
+    pool = buffers.BufferPool()
+    pool.reserve(3 << 20)
+    assert made == [3 << 20]
+    pool.reserve(2 << 20)  # one as large is there: nothing made
+    first = pool.acquire(1 << 20)
+    del first
+    second = pool.acquire(3 << 20)  # the reserved buffer, free again
+    assert made == [3 << 20] and len(second) == 3 << 20
+
+
+def _log(tmp_path: Path, lines: int = 320_000) -> Path:
+    path = tmp_path / "a.log"
+    path.write_bytes(b"".join(b"line %06d %s\n" % (i, b"x" * (i % 50)) for i in range(lines)))
+    return path
+
+
+def test_growing_batches_of_random_units_share_one_buffer(tmp_path: Path, monkeypatch: Any) -> None:
+    """A pilot, then batches growing to ``max_units``: the pilot's buffer and one as large as
+    the largest batch, however many sizes the batches take, each released before the next."""
+    made = _counting_pool(monkeypatch)
+    path = _log(tmp_path)
+    src = open_source(str(path))
+    assert src.size is not None
+    plan = plan_units([src.size], 4096)
+    order = np.random.default_rng(1).permutation(plan.total_units).astype(np.int64)
+    sizes = []
+    batches = iter_seekable_batches(
+        [src], plan, order, batch_units=40, cap=1 << 20, first=30, growth=1.5, max_units=1000
+    )
+    for batch in batches:
+        sizes.append(len(batch.units))
+        del batch
+    assert len(set(sizes)) >= 5  # the schedule grew through several sizes
+    assert len(made) == 2, made  # the pilot's buffer, then one for the largest batch
+    assert max(made) >= 1000 * 4096
+
+
+def test_the_local_feed_lets_go_of_a_batch_before_reading_the_next(monkeypatch: Any) -> None:
+    """``iter_tallied`` holds no batch while the next one is read (its buffer is then free)."""
+    held: list[int] = []
+
+    class Batch:
+        pass
+
+    def batches() -> Any:
+        previous = None
+        for _ in range(3):
+            if previous is not None:  # 2: this name and getrefcount's argument
+                held.append(sys.getrefcount(previous) - 2)
+            previous = Batch()
+            yield previous
+
+    monkeypatch.setattr(tallied, "tally_one", lambda batch, *a: object())
+    list(tallied.iter_tallied(batches(), None, None, lambda: (False, False)))  # type: ignore[arg-type]
+    assert held == [0, 0]
