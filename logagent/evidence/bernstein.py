@@ -122,21 +122,54 @@ def blocked(
 
 
 def _mean_bounds(y: F64, population: int, alpha: float) -> tuple[F64, F64]:
-    """Running-intersection bounds of each row's population mean (y in [0, 1])."""
+    """Running-intersection bounds of each row's population mean (y in [0, 1]).
+
+    The formulas of the module doc, computed in place in six rows x t buffers:
+    a fresh temporary per operation (twenty of them) cost more in page faults
+    than the arithmetic (96 buckets x 7,334 draws: 75 against 25 ms). Every value
+    is the same, bit for bit, as the formulas written out
+    (``tests/unit/test_bernstein_inplace.py``): each operation is the same, in the
+    same order, only its output lands in a reused buffer.
+    """
     t = np.arange(1, y.shape[1] + 1, dtype=np.float64)
     log_term = np.log(2 / alpha)
-    cum = np.cumsum(y, axis=1)
-    before = cum - y  # S_{t-1}
-    mean_before = (0.5 + before) / t  # muhat_{t-1}, regularized (muhat_0 = 1/2)
-    mean_after = (0.5 + cum) / (t + 1)  # muhat_t
-    squares = np.cumsum((y - mean_after) ** 2, axis=1)
-    var_before = (0.25 + squares - (y - mean_after) ** 2) / t  # sigmahat^2_{t-1}
-    lam = np.minimum(np.sqrt(2 * log_term / (var_before * t * np.log1p(t))), MAX_BET)
     left = population - t + 1  # units not yet read before draw t, itself included
-    num = np.cumsum(lam * (y + before / left), axis=1)
-    den = np.cumsum(lam * (population / left), axis=1)
-    psi = (-np.log1p(-lam) - lam) / 4
-    margin = log_term + np.cumsum(4 * (y - mean_before) ** 2 * psi, axis=1)
-    low = np.max((num - margin) / den, axis=1)
-    high = np.min((num + margin) / den, axis=1)
-    return np.clip(low, 0.0, 1.0), np.clip(high, 0.0, 1.0)
+    cum = np.cumsum(y, axis=1)  # S_t
+    before = np.subtract(cum, y)  # S_{t-1}
+    np.add(0.5, cum, out=cum)
+    cum /= t + 1  # muhat_t
+    sq = np.subtract(y, cum, out=cum)
+    sq *= sq  # (y_t - muhat_t)^2
+    lam = np.cumsum(sq, axis=1)
+    np.add(0.25, lam, out=lam)
+    lam -= sq
+    lam /= t  # sigmahat^2_{t-1}, regularized
+    lam *= t
+    lam *= np.log1p(t)
+    np.divide(2 * log_term, lam, out=lam)
+    np.sqrt(lam, out=lam)
+    np.minimum(lam, MAX_BET, out=lam)  # lam_t
+    num = np.divide(before, left, out=sq)
+    np.add(y, num, out=num)
+    num *= lam
+    np.cumsum(num, axis=1, out=num)  # sum lam_i (y_i + S_{i-1} / (N - i + 1))
+    den = np.multiply(lam, population / left)
+    np.cumsum(den, axis=1, out=den)  # sum lam_i N / (N - i + 1)
+    psi = np.negative(lam)
+    np.log1p(psi, out=psi)
+    np.negative(psi, out=psi)
+    psi -= lam
+    psi /= 4  # psi(lam_t)
+    margin = np.add(0.5, before, out=before)
+    margin /= t  # muhat_{t-1}, regularized (muhat_0 = 1/2)
+    np.subtract(y, margin, out=margin)
+    margin *= margin
+    np.multiply(4, margin, out=margin)  # v_t
+    margin *= psi
+    np.cumsum(margin, axis=1, out=margin)
+    np.add(log_term, margin, out=margin)  # log(2 / alpha) + sum v_i psi(lam_i)
+    low = np.subtract(num, margin, out=lam)
+    low /= den
+    high = np.add(num, margin, out=psi)
+    high /= den
+    return np.clip(np.max(low, axis=1), 0.0, 1.0), np.clip(np.min(high, axis=1), 0.0, 1.0)
