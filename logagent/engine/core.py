@@ -76,6 +76,7 @@ def analyze(
     With ``resume``, go on from that checkpoint (same inputs, question and seed).
     """
     env = env or RunEnv()
+    env.keep_heap()
     if question.kind is QuestionKind.ERROR_TYPES and question.key is None and resume is None:
         return _error_types_of_top(paths, question, settings, env)
     with ExitStack() as stack:

@@ -79,6 +79,7 @@ class RunEnv:
     available_memory: Callable[[], int] = memory.available_bytes
     checkpoint: CheckpointSink | None = None
     release_memory: Callable[[], None] = memory.release  # give freed heap pages back
+    keep_heap: Callable[[], None] = memory.keep_freed_heap  # reuse freed pages (process-wide)
     wall_clock: Callable[[], datetime] = lambda: datetime.now(UTC)  # "now" of --since, years
     on_decision: Callable[[DecisionRecord], None] | None = None  # each one, as traced (service SSE)
     #: each parse's records (unit, route, status, n; bucket with a timeline) before they are
