@@ -185,21 +185,31 @@ def infer_generic(sample: Sequence[str]) -> GenericFormat:
 def _best_ts(lines: pl.Series) -> tuple[str | None, str | None, float]:
     n = max(lines.len(), 1)
     best: tuple[str | None, str | None, float] = (None, None, 0.0)
-    for name, pattern in TS_SHAPES:
-        hits = int(lines.str.contains("^.{0," + str(TS_WINDOW_BYTES) + "}?" + pattern).sum())
-        if hits / n > best[2]:
-            best = (name, pattern, hits / n)
+    window = "^.{0," + str(TS_WINDOW_BYTES) + "}?"
+    hits = _matches(lines, [window + pattern for _, pattern in TS_SHAPES])
+    for (name, pattern), found in zip(TS_SHAPES, hits, strict=True):
+        if found / n > best[2]:
+            best = (name, pattern, found / n)
     return best if best[2] >= 0.5 else (None, None, best[2])
 
 
 def _best_component(rest: pl.Series) -> tuple[str | None, str | None, float]:
     n = max(rest.len(), 1)
     best: tuple[str | None, str | None, float] = (None, None, 0.0)
-    for name, pattern in COMPONENT_SHAPES:
-        share = int(rest.str.contains(pattern).sum()) / n
+    hits = _matches(rest, [pattern for _, pattern in COMPONENT_SHAPES])
+    for (name, pattern), found in zip(COMPONENT_SHAPES, hits, strict=True):
+        share = found / n
         if share > best[2] + 0.05:  # an earlier, more specific shape wins near-ties
             best = (name, pattern, share)
     return best if best[2] >= MIN_COMPONENT_SHARE else (None, None, best[2])
+
+
+def _matches(lines: pl.Series, patterns: list[str]) -> list[int]:
+    """How many of ``lines`` each pattern matches, in one Polars query: one query a shape
+    cost every run's detection ~10 ms (18 shapes, a Polars call each)."""
+    counts = [pl.col("line").str.contains(p).sum().alias(f"p{i}") for i, p in enumerate(patterns)]
+    row = pl.DataFrame({"line": lines}).select(counts).row(0)
+    return [int(found or 0) for found in row]
 
 
 def describe() -> str:
