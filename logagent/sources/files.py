@@ -101,9 +101,9 @@ class Source:
     def read_into(self, offset: int, view: memoryview) -> int:
         """Read into ``view`` at ``offset`` (seekable files only); returns the bytes read."""
         fd = self._file()
-        got = 0
         try:  # a short read is not the end (network file systems, reads over 2 GiB)
-            while got < len(view):
+            got = os.preadv(fd, [view], offset)  # the sampled read's many small reads: one call
+            while 0 < got < len(view):
                 n = os.preadv(fd, [view[got:]], offset + got)
                 if n == 0:
                     break
@@ -127,7 +127,8 @@ class Source:
     def _file(self) -> int:
         """The open descriptor of a plain file, reopened if it was closed to bound the count."""
         if self._fd is not None:
-            _OPEN.move_to_end(id(self))
+            if len(_OPEN) > 1:  # the least recently read file is closed first
+                _OPEN.move_to_end(id(self))
             return self._fd
         try:
             fd = _open_fd(self.path)

@@ -76,36 +76,49 @@ def gather_units(
     pos: list[int] = []
     offsets: list[int] = []
     bases: list[int] = []
+    reads = [src.read_into for src in sources]
+    sizes = [src.size for src in sources]
     for done, (s, local) in enumerate(units):
         if slack < TAIL_SLACK and general * SLACK_WIDEN_AT > done >= SLACK_WIDEN_AT:
             slack = TAIL_SLACK  # long crossing lines: read them whole the first time
-        src = sources[s]
         lo = local * unit_size
-        hi = min(lo + unit_size, src.size)
+        hi = min(lo + unit_size, sizes[s])
         back = 1 if lo else 0
-        got = src.read_into(lo - back, view[: hi - lo + back + slack])
+        got = reads[s](lo - back, view[: hi - lo + back + slack])
         first = scratch.find(NL, 0, got) + 1 if back else 0  # scratch[0]: the byte before
         if back and (first == 0 or lo - back + first >= hi):
             continue  # no newline in [lo-1, hi-1]: no line starts in this unit
         end = scratch.find(NL, hi - lo + back - 1, got)
-        lines: list[tuple[int, bytes | bytearray | memoryview, int]]
         if end >= 0 and (end + 1 - first <= cap or no_long_line(scratch, end + 1, cap, first)):
-            lines = [(lo - back + first, view[first : end + 1], end + 1 - first)]
-        else:  # the general path: framing's own
-            general += end < 0 and got == hi - lo + back + slack  # the slack was too short
-            lines = []
-            for piece in iter_unit_pieces(src.read_at, local, unit_size, src.size, cap=cap):
-                truncated += piece.truncated
-                lines.append((piece.offset, piece.data, piece.size))
-        for offset, data, n in lines:
-            if w + n > len(out):  # more than a unit's size of lines each: grow (rare)
-                bigger = bytearray(max(2 * len(out), w + n))
-                bigger[:w] = out[:w]
-                out = bigger
-            out[w : w + n] = data
+            n = end + 1 - first  # the common case: the unit's lines, whole, in this one read
+            if w + n > len(out):
+                out = _grown(out, w, n)
+            out[w : w + n] = view[first : end + 1]
             pos.append(w)
-            offsets.append(offset)
-            bases.append(src.base)
+            offsets.append(lo - back + first)
+            bases.append(sources[s].base)
             w += n
+            continue
+        # the general path: framing's own
+        src = sources[s]
+        general += end < 0 and got == hi - lo + back + slack  # the slack was too short
+        for piece in iter_unit_pieces(src.read_at, local, unit_size, src.size, cap=cap):
+            truncated += piece.truncated
+            data = piece.data  # its ``size`` bytes
+            if w + len(data) > len(out):
+                out = _grown(out, w, len(data))
+            out[w : w + len(data)] = data
+            pos.append(w)
+            offsets.append(piece.offset)
+            bases.append(src.base)
+            w += len(data)
     view.release()
     return Gathered(out, w, pos, offsets, bases, truncated)
+
+
+def _grown(out: bytearray, w: int, n: int) -> bytearray:
+    """A larger buffer holding ``out[:w]``, with room for ``n`` more bytes (more than a
+    unit's size of lines each: rare)."""
+    bigger = bytearray(max(2 * len(out), w + n))
+    bigger[:w] = out[:w]
+    return bigger
