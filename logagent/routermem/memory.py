@@ -106,7 +106,7 @@ def _mallopt(libc: ctypes.CDLL | None) -> Callable[[], None]:
     temporary faulted its pages in anew: a 3 GB top-1 run's reported intervals
     took 150 ms, 85 ms with the pages kept. Allocations under ``MMAP_THRESHOLD``
     now come from the heap, and up to ``TRIM_THRESHOLD`` of free heap top stays
-    (the peak RSS moved by 2-5 MB); ``release`` still hands everything freed back
+    (the peak RSS moved by 2-14 MB); ``release`` still hands everything freed back
     when memory is tight. A no-op where there is no glibc ``mallopt``.
     """
     opt = getattr(libc, "mallopt", None)
