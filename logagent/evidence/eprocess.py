@@ -100,33 +100,38 @@ def update(
     low = _column(bound if lower is None else lower)
     high = _column(bound)
     t = state.t + 1 + np.arange(n)
-    # In place where it can be: these arrays are rows x n, and each pass over them costs.
+    # In place: these arrays are rows x n, and each pass over them (and each fresh
+    # temporary) costs; the values are those of the formulas, bit for bit
+    # (``tests/unit/test_eprocess_inplace.py``).
     seen = np.cumsum(draws, axis=1)  # S_t - S_0 (the draws up to and including t)
     seen += state.total[:, None]  # S_t
-    before = seen - draws  # S_{t-1}
-    mu = before
-    mu /= -(population - t + 1)  # -S_{t-1} / (B - t + 1); ``before`` is not used again
+    mu = np.subtract(seen, draws)  # S_{t-1}
+    mu /= -(population - t + 1)  # mu_t = -S_{t-1} / (B - t + 1)
     var = state.m2 / np.maximum(state.t, 1)
-    gap = state.mean[:, None] - mu
+    lam = np.subtract(state.mean[:, None], mu)  # the gap, then the bet
+    mask = lam > 0
     with np.errstate(divide="ignore", invalid="ignore"):
-        den = gap * gap
+        den = np.multiply(lam, lam)
         den += var[:, None]
-        lam = np.divide(gap, den, out=np.zeros_like(gap), where=gap > 0)  # aGRAPA, 0 if gap <= 0
-        cap = np.add(mu, low)
+        np.divide(lam, den, out=lam, where=mask)  # aGRAPA where the gap is > 0 ...
+        np.copyto(lam, 0.0, where=~mask)  # ... else no bet
+        cap = np.add(mu, low, out=den)  # ``den`` is not used again
         np.divide(TRUNCATION, cap, out=cap)
     np.maximum(cap, 0.0, out=cap)  # a cap <= 0 (mu below -low: see ``impossible``) bets nothing
     np.minimum(lam, cap, out=lam)
-    lam[mu > high] = 0.0
-    steps = np.subtract(draws, mu, out=den)  # ``den`` is not used again
+    np.copyto(lam, 0.0, where=np.greater(mu, high, out=mask))
+    steps = np.subtract(draws, mu, out=cap)  # ``cap`` is not used again
     steps *= lam
     np.log1p(steps, out=steps)
     # S_t: the B - t draws left (each >= -lower) cannot cancel it
-    impossible = (mu < -low).any(axis=1) | (seen > (population - t) * low).any(axis=1)
+    impossible = np.less(mu, -low, out=mask).any(axis=1)
+    most = np.multiply(population - t, low, out=mu)  # ``mu`` is not used again
+    impossible |= np.greater(seen, most, out=mask).any(axis=1)
     running = np.cumsum(steps, axis=1, out=steps)
     running += state.log_e[:, None]
     log_e = np.where(impossible, np.inf, running[:, -1])
     peak = np.where(impossible, np.inf, np.maximum(state.max_log_e, running.max(axis=1)))
-    return _with_moments(state, draws, log_e=log_e, max_log_e=peak)
+    return _with_moments(state, draws, log_e=log_e, max_log_e=peak, scratch=seen)
 
 
 def _column(value: float | F64) -> F64 | float:
@@ -137,11 +142,16 @@ def _column(value: float | F64) -> F64 | float:
     return float(value)
 
 
-def _with_moments(state: WorState, draws: F64, *, log_e: F64, max_log_e: F64) -> WorState:
-    """Merge the batch into the running mean and variance (Chan et al.)."""
+def _with_moments(
+    state: WorState, draws: F64, *, log_e: F64, max_log_e: F64, scratch: F64 | None = None
+) -> WorState:
+    """Merge the batch into the running mean and variance (Chan et al.); ``scratch``: an
+    array of the draws' shape that may be overwritten."""
     n = draws.shape[1]
     b_mean = draws.mean(axis=1)
-    b_m2 = ((draws - b_mean[:, None]) ** 2).sum(axis=1)
+    dev = np.subtract(draws, b_mean[:, None], out=scratch)
+    dev **= 2
+    b_m2 = dev.sum(axis=1)
     t, mean, m2 = _merged(state, n, b_mean, b_m2)
     return replace(
         state,
