@@ -12,9 +12,10 @@ that built a 1 GB string, a service worker) would report the parent's peak.
 from __future__ import annotations
 
 import ctypes
+import os
 import resource
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 
 
 def _proc_kib(path: str, key: bytes) -> int | None:
@@ -107,7 +108,8 @@ def _mallopt(libc: ctypes.CDLL | None) -> Callable[[], None]:
     took 150 ms, 85 ms with the pages kept. Allocations under ``MMAP_THRESHOLD``
     now come from the heap, and up to ``TRIM_THRESHOLD`` of free heap top stays
     (the peak RSS moved by 2-14 MB); ``release`` still hands everything freed back
-    when memory is tight. A no-op where there is no glibc ``mallopt``.
+    when memory is tight. A no-op where there is no glibc ``mallopt``, and where the
+    operator tuned glibc's allocator (``MALLOC_*_`` variables, ``GLIBC_TUNABLES``).
     """
     opt = getattr(libc, "mallopt", None)
     if opt is None:
@@ -115,10 +117,18 @@ def _mallopt(libc: ctypes.CDLL | None) -> Callable[[], None]:
     opt.argtypes = [ctypes.c_int, ctypes.c_int]
 
     def keep() -> None:
+        if operator_tuned(os.environ):
+            return
         opt(M_MMAP_THRESHOLD, MMAP_THRESHOLD)
         opt(M_TRIM_THRESHOLD, TRIM_THRESHOLD)
 
     return keep
+
+
+def operator_tuned(environ: Mapping[str, str]) -> bool:
+    """Whether glibc's allocator was tuned from the environment (left as it is then)."""
+    named = ("MALLOC_MMAP_THRESHOLD_", "MALLOC_TRIM_THRESHOLD_", "MALLOC_TOP_PAD_")
+    return any(n in environ for n in named) or "glibc.malloc." in environ.get("GLIBC_TUNABLES", "")
 
 
 _LIBC = _libc()

@@ -99,5 +99,8 @@ class Service:
             on_progress=on_progress,
             on_decision=on_decision,
             checkpoint=CheckpointFile(job.checkpoint) if job.checkpoint else None,
+            # glibc's own heap policy: admission reads this process's RSS, and heap a job
+            # kept for reuse (``memory.keep_freed_heap``) would hold the next jobs back
+            keep_heap=lambda: None,
         )
         return run_job(job, self.cfg, env, batch_bytes=self.batch_bytes)

@@ -211,14 +211,9 @@ def iter_seekable_batches(
         len(order), step, first, growth=growth, max_units=max_units, start=start, scale=scale
     )
     if prescan is None:
-        largest = min(len(order), max(first or 0, max_units or 0, batch_units))
         for i, (lo, hi) in enumerate(bounds):
-            if i == 1 and largest > hi - lo:
-                # The batches grow from here (a pilot, then up to ``max_units``): one buffer as
-                # large as the largest, made now, serves them all (``buffers.POOL``). A buffer
-                # per new size touched 58 MB of fresh pages in a 10 GB top-1 run (~1 ms a MB
-                # here); after the pilot, so a run that stops or degrades there makes none.
-                POOL.reserve(largest * plan.unit_size + TAIL_SLACK)
+            if i == 1 and growth > 1 and (scale is None or scale() >= 1):
+                _reserve_growing(min(len(order) - lo, max(max_units or 0, batch_units)), plan)
             yield read(order[lo:hi])
         return
     run = functools.partial(
@@ -231,6 +226,16 @@ def iter_seekable_batches(
             yield from pending.popleft()()
     while pending:
         yield from pending.popleft()()
+
+
+def _reserve_growing(largest: int, plan: UnitPlan) -> None:
+    """The batches of a sampled read grow from here (a pilot, then up to ``largest`` units):
+    one buffer as large as the largest, made now, serves them all when each batch is let go
+    before the next is read (``buffers.POOL``; a read ahead holds two). A buffer per new size
+    touched 58 MB of fresh pages in a 10 GB top-1 run (~1 ms a MB here). Made after the
+    pilot, so a run that stops or degrades there makes none; not when Router-Mem made the
+    batches smaller (they will not grow to it)."""
+    POOL.reserve(largest * plan.unit_size + TAIL_SLACK)
 
 
 #: Batches prescanned ahead by the workers (two per worker keeps both busy).

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import pytest
 
 from logagent.engine import tallied
 from logagent.sources import buffers
@@ -87,3 +88,34 @@ def test_the_local_feed_lets_go_of_a_batch_before_reading_the_next(monkeypatch: 
     monkeypatch.setattr(tallied, "tally_one", lambda batch, *a: object())
     list(tallied.iter_tallied(batches(), None, None, lambda: (False, False)))  # type: ignore[arg-type]
     assert held == [0, 0]
+
+
+@pytest.mark.parametrize("growth, scale", [(1.0, 1.0), (1.5, 0.25)])
+def test_no_buffer_reserved_for_batches_that_will_not_grow_to_it(
+    tmp_path: Path, monkeypatch: Any, growth: float, scale: float
+) -> None:
+    """Batches of one size (a read of everything), or made smaller by Router-Mem's "smaller
+    batches" step: nothing is reserved, no buffer is larger than a batch needs."""
+    made = _counting_pool(monkeypatch)
+    path = _log(tmp_path)
+    src = open_source(str(path))
+    assert src.size is not None
+    plan = plan_units([src.size], 4096)
+    order = np.random.default_rng(2).permutation(plan.total_units).astype(np.int64)
+    needed = []
+    batches = iter_seekable_batches(
+        [src],
+        plan,
+        order,
+        batch_units=200,
+        cap=1 << 20,
+        first=30,
+        growth=growth,
+        max_units=1000,
+        scale=lambda: scale,
+    )
+    for batch in batches:
+        needed.append(len(batch.units) * 4096)
+        del batch
+    rounded = -(-max(needed) // buffers.ROUND) * buffers.ROUND
+    assert max(made) <= rounded + buffers.ROUND, (made, max(needed))

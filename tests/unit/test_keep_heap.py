@@ -3,6 +3,7 @@ and every run sets it up through its environment (``RunEnv.keep_heap``)."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import textwrap
@@ -13,6 +14,7 @@ import pytest
 from logagent import Question, analyze, load_settings
 from logagent.engine.run import RunEnv
 from logagent.result import QuestionKind
+from logagent.routermem import memory
 
 CYCLES = textwrap.dedent(
     """
@@ -56,3 +58,45 @@ def test_every_run_sets_the_heap_up(tmp_path: Path) -> None:
     env = RunEnv(keep_heap=lambda: calls.append(1))
     analyze([str(log)], Question(kind=QuestionKind.TOP_ERRORS, top=1), load_settings(), env)
     assert calls == [1]
+
+
+class _Libc:
+    """A C library whose ``mallopt`` records its calls."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[int, int]] = []
+
+        def mallopt(param: int, value: int) -> int:
+            self.calls.append((param, value))
+            return 1
+
+        self.mallopt = mallopt
+
+
+def test_operator_tuning_from_the_environment_is_left_as_it_is(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    libc = _Libc()
+    keep = memory._mallopt(libc)  # type: ignore[arg-type]
+    for name in list(os.environ):
+        if name.startswith("MALLOC_") or name == "GLIBC_TUNABLES":
+            monkeypatch.delenv(name)
+    keep()
+    assert libc.calls == [
+        (memory.M_MMAP_THRESHOLD, memory.MMAP_THRESHOLD),
+        (memory.M_TRIM_THRESHOLD, memory.TRIM_THRESHOLD),
+    ]
+    for name, value in (
+        ("MALLOC_TRIM_THRESHOLD_", "1000000"),
+        ("MALLOC_MMAP_THRESHOLD_", "65536"),
+        ("GLIBC_TUNABLES", "glibc.malloc.trim_threshold=1000000"),
+    ):
+        libc.calls.clear()
+        with monkeypatch.context() as env:
+            env.setenv(name, value)
+            keep()
+        assert libc.calls == [], name
+    libc.calls.clear()
+    monkeypatch.setenv("GLIBC_TUNABLES", "glibc.pthread.rseq=0")  # not the allocator's
+    keep()
+    assert len(libc.calls) == 2
