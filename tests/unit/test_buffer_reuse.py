@@ -4,6 +4,7 @@ per new size first-touched 58 MB of fresh pages in a 10 GB top-1 run."""
 from __future__ import annotations
 
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -12,7 +13,7 @@ import pytest
 
 from logagent.engine import tallied
 from logagent.sources import buffers
-from logagent.sources.batches import iter_seekable_batches, plan_units
+from logagent.sources.batches import Batch, iter_seekable_batches, plan_units
 from logagent.sources.files import open_source
 
 
@@ -43,25 +44,23 @@ def test_reserve_makes_one_buffer_the_smaller_requests_reuse(monkeypatch: Any) -
     assert made == [3 << 20] and len(second) == 3 << 20
 
 
-def _log(tmp_path: Path, lines: int = 320_000) -> Path:
+def _batches(tmp_path: Path, seed: int, **schedule: Any) -> Iterator[Batch]:
+    """The batches of a 12 MB log read in 4 KiB units in a random order, by ``schedule``."""
     path = tmp_path / "a.log"
-    path.write_bytes(b"".join(b"line %06d %s\n" % (i, b"x" * (i % 50)) for i in range(lines)))
-    return path
+    path.write_bytes(b"".join(b"line %06d %s\n" % (i, b"x" * (i % 50)) for i in range(320_000)))
+    src = open_source(str(path))
+    assert src.size is not None
+    plan = plan_units([src.size], 4096)
+    order = np.random.default_rng(seed).permutation(plan.total_units).astype(np.int64)
+    return iter_seekable_batches([src], plan, order, cap=1 << 20, **schedule)
 
 
 def test_growing_batches_of_random_units_share_one_buffer(tmp_path: Path, monkeypatch: Any) -> None:
     """A pilot, then batches growing to ``max_units``: the pilot's buffer and one as large as
     the largest batch, however many sizes the batches take, each released before the next."""
     made = _counting_pool(monkeypatch)
-    path = _log(tmp_path)
-    src = open_source(str(path))
-    assert src.size is not None
-    plan = plan_units([src.size], 4096)
-    order = np.random.default_rng(1).permutation(plan.total_units).astype(np.int64)
     sizes = []
-    batches = iter_seekable_batches(
-        [src], plan, order, batch_units=40, cap=1 << 20, first=30, growth=1.5, max_units=1000
-    )
+    batches = _batches(tmp_path, 1, batch_units=40, first=30, growth=1.5, max_units=1000)
     for batch in batches:
         sizes.append(len(batch.units))
         del batch
@@ -97,18 +96,11 @@ def test_no_buffer_reserved_for_batches_that_will_not_grow_to_it(
     """Batches of one size (a read of everything), or made smaller by Router-Mem's "smaller
     batches" step: nothing is reserved, no buffer is larger than a batch needs."""
     made = _counting_pool(monkeypatch)
-    path = _log(tmp_path)
-    src = open_source(str(path))
-    assert src.size is not None
-    plan = plan_units([src.size], 4096)
-    order = np.random.default_rng(2).permutation(plan.total_units).astype(np.int64)
     needed = []
-    batches = iter_seekable_batches(
-        [src],
-        plan,
-        order,
+    batches = _batches(
+        tmp_path,
+        2,
         batch_units=200,
-        cap=1 << 20,
         first=30,
         growth=growth,
         max_units=1000,
