@@ -124,7 +124,7 @@ def blocked(
 def _mean_bounds(y: F64, population: int, alpha: float) -> tuple[F64, F64]:
     """Running-intersection bounds of each row's population mean (y in [0, 1]).
 
-    The formulas of the module doc, computed in place in six rows x t buffers:
+    The formulas of the module doc, computed in place in five rows x t buffers:
     a fresh temporary per operation (twenty of them) cost more in page faults
     than the arithmetic (96 buckets x 7,334 draws: 75 against 25 ms). Every value
     is the same, bit for bit, as the formulas written out

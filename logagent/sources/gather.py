@@ -76,8 +76,7 @@ def gather_units(
     pos: list[int] = []
     offsets: list[int] = []
     bases: list[int] = []
-    reads = [src.read_into for src in sources]
-    sizes = [src.size for src in sources]
+    reads, sizes = [src.read_into for src in sources], [src.size for src in sources]
     for done, (s, local) in enumerate(units):
         if slack < TAIL_SLACK and general * SLACK_WIDEN_AT > done >= SLACK_WIDEN_AT:
             slack = TAIL_SLACK  # long crossing lines: read them whole the first time
