@@ -37,6 +37,14 @@ _PLAIN_REQUEST = r"^[A-Za-z]+ [^ ]+(?: [^ ]+)?$"
 _VALID, _SPLIT, _PLAIN = "_access_valid", "_access_split", "_access_plain"
 #: The path of a request read greedily (it may hold bare quotes): ``METHOD PATH [PROTOCOL]``.
 _GREEDY_PATH = r"^[A-Za-z]+ ([^ ]+)(?: [^ ]+)?$"
+#: The start of a line ``formats.quick`` counts by its status unparsed: a plain head, a request
+#: with no quote or backslash that does not open with a blank, then an ASCII status that is no
+#: 5xx (the timeline parses those) and a size. Its first ``" `` closes the request, so the
+#: status is the three bytes two past it.
+_QUICK_START = (
+    r'^(?:[^\s"\[\]]+ )?[^\s"\[\]]+ [^\s"\[\]]+ [^\s"\[\]]+ \[[^\]"\[]+\] '
+    r'"(?:[^"\\ ][^"\\]*)?" [0-46-9][0-9]{2} (?:\d+|-)'
+)
 #: Referrer and user agent, the agent perhaps cut before its closing quote.
 _LOOSE_AGENT = rf' {_QUOTED} "(?:[^"\\]|\\.)*(?:"(?:\s.*)?)?$'
 #: A request read up to the last ``" <status> <size>`` (servers that do not escape quotes).
@@ -65,6 +73,18 @@ class AccessFormat(RegexFormat):
     """
 
     greedy: str | None = None
+    #: What ends a record after its size (the referrer and agent of ``combined``, ...).
+    tail: str | None = None
+
+    @property
+    def quick_status(self) -> str | None:
+        """A regex whose lines are plain, valid records (``pattern`` and the plain test
+        accept them: ``tests/property/test_quick_property.py``) with an ASCII status, not
+        5xx, right after their first ``" ``, for ``formats.quick`` to count unparsed; None
+        unless ``pattern`` is the head, request, status and ``tail`` (a subset then)."""
+        if self.tail is None or self.pattern != _HEAD + _REQUEST + _STATUS + self.tail:
+            return None
+        return _QUICK_START + self.tail
 
     def fields(self, line: pl.Expr) -> dict[str, pl.Expr]:
         """``path`` and ``status`` as ``RegexFormat.fields`` gives them, mostly without groups."""
@@ -115,9 +135,11 @@ class AccessFormat(RegexFormat):
         }
 
 
+_COMBINED_TAIL = rf" {_QUOTED} {_QUOTED}(?:\s.*)?$"
 COMBINED = AccessFormat(
     name="combined",
-    pattern=_HEAD + _REQUEST + _STATUS + rf" {_QUOTED} {_QUOTED}(?:\s.*)?$",
+    pattern=_HEAD + _REQUEST + _STATUS + _COMBINED_TAIL,
+    tail=_COMBINED_TAIL,
     greedy=_HEAD
     + _GREEDY_REQUEST
     + _STATUS
@@ -127,9 +149,11 @@ COMBINED = AccessFormat(
     description="nginx/apache combined, optional trailing fields (e.g. $request_time)",
 )
 
+_COMMON_TAIL = r"\s*$"
 COMMON = AccessFormat(
     name="common",
-    pattern=_HEAD + _REQUEST + _STATUS + r"\s*$",
+    pattern=_HEAD + _REQUEST + _STATUS + _COMMON_TAIL,
+    tail=_COMMON_TAIL,
     greedy=_HEAD + _GREEDY_REQUEST + _STATUS + r"\s*$",
     min_line_bytes=44,
     error_prefilter=ACCESS_5XX_PREFILTER,

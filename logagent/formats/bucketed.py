@@ -41,6 +41,13 @@ class Bucketed(Timed):
     bucket_s: int
     events_only: bool = False  # the staged parse: a bucket for 5xx records only (module doc)
 
+    @property
+    def quick_status(self) -> str | None:
+        """The inner format's (``formats.quick``) when only 5xx records get a bucket: a
+        line it counts is no 5xx record, so its bucket is null anyway."""
+        inner = getattr(self.inner, "quick_status", None)
+        return inner if self.events_only and isinstance(inner, str) else None
+
     def columns(self, time: pl.Expr) -> dict[str, pl.Expr]:
         """``bucket``."""
         epoch = time.dt.epoch("s")
