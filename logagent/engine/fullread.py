@@ -93,9 +93,10 @@ def read_everything(
         batches = iter_batches(
             run, plan, seekable, order, skip=counted.skip, prescan=prescan, workers=workers
         )
-        for i, batch in enumerate(iter_prefetched(batches, depth=1), start=1):
+        scanned = ((batch, pool.scan(batch)) for batch in batches)  # in the reader thread
+        for i, (batch, lines_of) in enumerate(iter_prefetched(scanned, depth=1), start=1):
             nbytes += batch.bytes_read
-            lines = pool.add(batch)
+            lines = pool.add(batch, lines_of)
             counted.add(batch.units)
             if pool.due():
                 flush()

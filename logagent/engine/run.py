@@ -263,9 +263,15 @@ class ParsePool:
         """What a reader may look for instead of handing on every line (errors-only questions)."""
         return prescan_for(self._fmt.error_prefilter) if self._errors_only else None
 
-    def add(self, batch: Batch) -> int:
-        """Scan one batch; returns its line count."""
-        scanned = scan(batch, self._fmt, errors_only=self._errors_only)
+    def scan(self, batch: Batch) -> Scanned:
+        """The lines of ``batch`` this pool parses (pure: a reader thread may call it)."""
+        return scan(batch, self._fmt, errors_only=self._errors_only)
+
+    def add(self, batch: Batch, scanned: Scanned | None = None) -> int:
+        """Add one batch, scanned here unless ``scanned`` (``scan``) is given; returns its
+        line count."""
+        if scanned is None:
+            scanned = self.scan(batch)
         self._scans.append(scanned)
         self._units += len(batch.units)
         self._bytes += batch.bytes_read
