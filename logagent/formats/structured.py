@@ -19,7 +19,16 @@ from typing import Any
 
 import polars as pl
 
-from logagent.formats.app import COMPONENT, LEVEL, MESSAGE, NO_COMPONENT, TIME, TS, parse_times
+from logagent.formats.app import (
+    COMPONENT,
+    LEVEL,
+    MESSAGE,
+    NO_COMPONENT,
+    TIME,
+    TS,
+    parse_times,
+    staged_times,
+)
 from logagent.formats.base import Stages
 from logagent.formats.jsonl import OBJECT_FIRST, choose_keys, has_key, object_of
 from logagent.formats.levels import normalize_level
@@ -123,11 +132,21 @@ def staged_of(
     held = {k: f"_app_{name}_{k}" for k in get}
     record = f"_app_{name}_record"
     stage = {held[k]: v for k, v in get.items()} | {record: is_record}
-    return [stage], fields_of({k: pl.col(h) for k, h in held.items()}, pl.col(record))
+    times: Stages = []
+    time = None
+    if TS in get:  # the formats in turn, each on the stamps the ones before it left
+        times, time = staged_times(pl.col(held[TS]), TIME_FORMATS, f"_app_{name}")
+    cols = fields_of({k: pl.col(h) for k, h in held.items()}, pl.col(record), time)
+    done = {k: f"_app_{name}_col_{k}" for k in cols}
+    last = {done[k]: e for k, e in cols.items()}  # each column once (Polars repeats shared
+    return [stage, *times, last], {k: pl.col(done[k]) for k in cols}  # parts of an expression)
 
 
-def fields_of(get: Mapping[str, pl.Expr], is_record: pl.Expr) -> dict[str, pl.Expr]:
-    """The app columns from the extracted raw fields of the lines that are records."""
+def fields_of(
+    get: Mapping[str, pl.Expr], is_record: pl.Expr, time: pl.Expr | None = None
+) -> dict[str, pl.Expr]:
+    """The app columns from the extracted raw fields of the lines that are records;
+    ``time``: the stamps already parsed (``app.staged_times``), else parsed here."""
     level, message = get.get(LEVEL), get.get(MESSAGE)
     present = [e.is_not_null() for e in (level, message) if e is not None]
     ok = is_record & pl.any_horizontal(present) if present else pl.lit(False)
@@ -135,7 +154,7 @@ def fields_of(get: Mapping[str, pl.Expr], is_record: pl.Expr) -> dict[str, pl.Ex
     component = get.get(COMPONENT, pl.lit(None, dtype=pl.String)).str.strip_chars()
     return {
         TS: pl.when(ok).then(ts),
-        TIME: pl.when(ok).then(parse_times(ts, TIME_FORMATS)),
+        TIME: pl.when(ok).then(parse_times(ts, TIME_FORMATS) if time is None else time),
         LEVEL: pl.when(ok).then(normalize_level(level) if level is not None else None),
         COMPONENT: pl.when(ok).then(
             pl.when(component.str.len_bytes() > 0).then(component).otherwise(pl.lit(NO_COMPONENT))
