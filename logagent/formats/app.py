@@ -25,13 +25,14 @@ a record.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Protocol
 
 import polars as pl
 
+from logagent.formats.base import Stages
 from logagent.formats.levels import level_from_message, level_from_pri, normalize_level
 
 TS, TIME, LEVEL, COMPONENT, MESSAGE = "ts", "time", "level", "component", "message"
@@ -87,25 +88,63 @@ def parse_times(ts: pl.Expr, formats: Sequence[str], year: YearOf = None) -> pl.
     they stay null.
     """
     text = ts.str.replace_all(r"\s+", " ")  # syslog pads the day with a space
-    tries: list[pl.Expr] = []
+    tries = [attempt(text) for attempt in _time_tries(formats, year)]
+    return pl.coalesce(tries) if tries else pl.lit(None, dtype=UTC)
+
+
+def staged_times(
+    ts: pl.Expr, formats: Sequence[str], name: str, year: YearOf = None
+) -> tuple[Stages, pl.Expr]:
+    """``parse_times`` as helper columns named after ``name`` (``base.staged_fields``): each
+    format tries only the stamps the formats before it left null. In one expression every
+    format parsed every stamp, and a strptime that fails costs about what one that parses
+    does (five formats: 0.30 s a 400 k stamps, against 0.11 s in turn)."""
+    tries = _time_tries(formats, year)
+    if not tries:
+        return [], pl.lit(None, dtype=UTC)
+    text = f"{name}_stamp"
+    got = [f"{name}_time{i}" for i in range(len(tries))]
+    stages: list[dict[str, pl.Expr]] = [{text: ts.str.replace_all(r"\s+", " ")}]
+    stages.append({got[0]: tries[0](pl.col(text))})
+    for i in range(1, len(tries)):
+        left = pl.when(pl.col(got[i - 1]).is_null()).then(pl.col(text))  # null: parsed before
+        stages.append({got[i]: pl.coalesce(pl.col(got[i - 1]), tries[i](left))})
+    return stages, pl.col(got[-1])
+
+
+def _time_tries(formats: Sequence[str], year: YearOf) -> list[Callable[[pl.Expr], pl.Expr]]:
+    """One parse of the stamp text per format (see ``parse_times``), in order."""
+    tries: list[Callable[[pl.Expr], pl.Expr]] = []
     for fmt in formats:
         if fmt.startswith(YEAR):
             if year is None:
                 continue
-            strf = "%Y" + fmt.removeprefix(YEAR)
-
-            def in_year(y: int, strf: str = strf) -> pl.Expr:
-                return pl.concat_str([pl.lit(str(y)), text]).str.strptime(UTC, strf, strict=False)
-
-            if isinstance(year, datetime):
-                this = in_year(year.year)
-                latest = pl.lit(year + timedelta(days=1)).cast(UTC)
-                tries.append(pl.when(this <= latest).then(this).otherwise(in_year(year.year - 1)))
-            else:
-                tries.append(in_year(year))
+            tries.append(_in_year(year, "%Y" + fmt.removeprefix(YEAR)))
         else:
-            tries.append(text.str.strptime(UTC, fmt, strict=False))
-    return pl.coalesce(tries) if tries else pl.lit(None, dtype=UTC)
+            tries.append(_strptime(fmt))
+    return tries
+
+
+def _strptime(fmt: str) -> Callable[[pl.Expr], pl.Expr]:
+    return lambda text: text.str.strptime(UTC, fmt, strict=False)
+
+
+def _in_year(year: int | datetime, strf: str) -> Callable[[pl.Expr], pl.Expr]:
+    """A stamp without a year parsed in ``year`` (a reference time: the latest year that
+    puts it at most a day after the reference)."""
+
+    def in_year(y: int, text: pl.Expr) -> pl.Expr:
+        return pl.concat_str([pl.lit(str(y)), text]).str.strptime(UTC, strf, strict=False)
+
+    if not isinstance(year, datetime):
+        return lambda text: in_year(year, text)
+    latest = pl.lit(year + timedelta(days=1)).cast(UTC)
+
+    def recent(text: pl.Expr) -> pl.Expr:
+        this = in_year(year.year, text)
+        return pl.when(this <= latest).then(this).otherwise(in_year(year.year - 1, text))
+
+    return recent
 
 
 @dataclass(frozen=True)

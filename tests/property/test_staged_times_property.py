@@ -1,0 +1,63 @@
+"""``app.staged_times`` (each stamp format tried only where the ones before it failed) gives
+the times ``app.parse_times`` (every format on every stamp, the first that parses) gives:
+the same format wins on every stamp, including stamps two formats parse differently,
+stamps without a year read in a given year, and junk."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+import polars as pl
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
+
+from logagent.formats.app import YEAR, parse_times, staged_times
+from logagent.formats.structured import TIME_FORMATS
+
+STAMPS = st.sampled_from(
+    [
+        "2026-12-03T10:00:00.5+01:00",
+        "2026-12-03 10:00:00.123Z",
+        "2026-12-03T10:00:00",
+        "2026-12-03 10:00:00,123",
+        "2026-12-03 10:00:00.25",
+        "2026-12-03  10:00:00",
+        "Dec  3 10:00:00",
+        "Dec 31 23:59:59.5",
+        "1203 10:00:00.1",
+        "12-03 10:00:00",
+        "2026-13-03 10:00:00",
+        "03/04/2026 10:00",
+        "13/04/2026  10:00",
+        "04/13/2026 10:00",
+        "",
+        "x",
+    ]
+)
+DAY_FIRST = ("%d/%m/%Y %H:%M", "%m/%d/%Y %H:%M")
+# The structured formats' list, one with year-less formats, formats in another order, and two
+# formats that read some stamps differently.
+FORMAT_LISTS = st.sampled_from(
+    [
+        TIME_FORMATS,
+        (f"{YEAR} %b %d %H:%M:%S%.f", "%Y-%m-%d %H:%M:%S%.f", f"{YEAR}%m%d %H:%M:%S%.f"),
+        tuple(reversed(TIME_FORMATS)),
+        DAY_FIRST,  # both read 03/04: the first must win
+    ]
+)
+YEARS = st.sampled_from([None, 2025, datetime(2026, 12, 3, 12, 0), datetime(2027, 1, 1, 0, 30)])
+
+
+@settings(max_examples=300, deadline=None)
+@example(stamps=["03/04/2026 10:00", "04/13/2026 10:00", None], formats=DAY_FIRST, year=None)
+@given(stamps=st.lists(st.one_of(STAMPS, st.none()), max_size=12), formats=FORMAT_LISTS, year=YEARS)
+def test_staged_times_equal_parse_times(
+    stamps: list[str | None], formats: tuple[str, ...], year: int | datetime | None
+) -> None:
+    frame = pl.LazyFrame({"ts": pl.Series(stamps, dtype=pl.String)})
+    want = frame.select(parse_times(pl.col("ts"), formats, year).alias("t")).collect()["t"]
+    stages, time = staged_times(pl.col("ts"), formats, "_x", year)
+    for stage in stages:
+        frame = frame.with_columns(**stage)
+    got = frame.select(time.alias("t")).collect()["t"]
+    assert got.to_list() == want.to_list()
