@@ -30,6 +30,7 @@ from logagent.formats.base import PATH, STATUS, Stages, staged_fields
 from logagent.formats.extract import CONTINUATION
 from logagent.formats.levels import DEBUG, ERROR, FATAL, INFO, TRACE, WARN
 from logagent.formats.records import start_expr
+from logagent.formats.structured import KeyedFields
 
 if TYPE_CHECKING:  # templates are mined only for error types: imported there (start-up time)
     from logagent.templates import TemplateSet
@@ -134,9 +135,18 @@ class AppAsAccess:
         return self.over(self.app.fields(line), line)
 
     def staged_fields(self, line: pl.Expr) -> tuple[Stages, dict[str, pl.Expr]]:
-        """``fields`` over the application format's stages (``base.staged_fields``)."""
-        stages, cols = staged_fields(self.app, line)
+        """``fields`` over the application format's stages (``app_stages``)."""
+        stages, cols = self.app_stages(line)
         return stages, self.over(cols, line)
+
+    def app_stages(self, line: pl.Expr) -> tuple[Stages, dict[str, pl.Expr]]:
+        """The application format's stages and columns as this view parses them (the
+        timeline's time reads the same: ``windowed.time_of``). Ranking components by a
+        level threshold needs no message text, only whether a record has one: a keyed
+        format then reads the message only where a line has no level."""
+        if isinstance(self.app, KeyedFields) and self.templates is None and not self.every_level:
+            return self.app.staged_fields(line, message_text=False)
+        return staged_fields(self.app, line)
 
     def over(self, cols: dict[str, pl.Expr], line: pl.Expr) -> dict[str, pl.Expr]:
         """``fields`` from the application format's columns ``cols`` (staged or not)."""

@@ -71,6 +71,9 @@ class KeyedFields:
     staged: the shared ``fields``/``staged_fields`` of the JSON and logfmt formats."""
 
     name: str
+    #: Whether the level and component are read from keys of their own, not from the message
+    #: (``staged_fields(message_text=False)`` may then skip the message where a level is).
+    own_level_keys = False
 
     def raw(self, line: pl.Expr) -> tuple[dict[str, pl.Expr], pl.Expr]:
         """Each mapped field's value as written, and whether the line can be a record."""
@@ -80,9 +83,25 @@ class KeyedFields:
         """The mapped keys of each line that is a record (see ``raw``)."""
         return fields_of(*self.raw(line))
 
-    def staged_fields(self, line: pl.Expr) -> tuple[Stages, dict[str, pl.Expr]]:
-        """``fields`` with each key read once a line (``staged_of``)."""
-        return staged_of(self.name, *self.raw(line))
+    def staged_fields(
+        self, line: pl.Expr, *, message_text: bool = True
+    ) -> tuple[Stages, dict[str, pl.Expr]]:
+        """``fields`` with each key read once a line (``staged_of``).
+
+        ``message_text=False``: a caller that needs only whether a record has a level or a
+        message (not the message's text: no error types) has the message read only on the
+        lines without a level, one key read fewer on the others (their ``message`` is then
+        empty, and which lines are records does not change).
+        """
+        get, is_record = self.raw(line)
+        if message_text or not self.own_level_keys or LEVEL not in get or MESSAGE not in get:
+            return staged_of(self.name, get, is_record)
+
+        def message(level: pl.Expr) -> pl.Expr:  # read on the lines without a level only
+            return self.raw(pl.when(level.is_null()).then(line).otherwise(pl.lit("")))[0][MESSAGE]
+
+        first = {k: v for k, v in get.items() if k != MESSAGE}
+        return staged_of(self.name, first, is_record, message)
 
 
 @dataclass(frozen=True)
@@ -96,6 +115,7 @@ class JsonAppFormat(KeyedFields):
     record_start: str | None = None
     description: str = "JSON lines app log: level/logger/message keys found automatically"
     record_needs = OBJECT_FIRST
+    own_level_keys = True
 
     def raw(self, line: pl.Expr) -> tuple[dict[str, pl.Expr], pl.Expr]:
         """Each mapped key's value as written; a line that is no JSON object is no record."""
@@ -113,6 +133,7 @@ class LogfmtFormat(KeyedFields):
     min_line_bytes: int = 16
     record_start: str | None = None
     description: str = "logfmt (logrus/slog text, key=value): level/component/msg keys found"
+    own_level_keys = True
 
     def raw(self, line: pl.Expr) -> tuple[dict[str, pl.Expr], pl.Expr]:
         """Each mapped key's value as written; only a line of key=value pairs is a record."""
@@ -121,17 +142,22 @@ class LogfmtFormat(KeyedFields):
 
 
 def staged_of(
-    name: str, get: Mapping[str, pl.Expr], is_record: pl.Expr
+    name: str,
+    get: Mapping[str, pl.Expr],
+    is_record: pl.Expr,
+    message: Callable[[pl.Expr], pl.Expr] | None = None,
 ) -> tuple[Stages, dict[str, pl.Expr]]:
     """``fields_of`` over helper columns (``base.staged_fields``): each raw value, and whether
     the line can be a record, computed once a line. In one expression tree Polars read the
     JSON of the level and the message twice a line (once for "is a record", once for the
     column), and once more for the timeline's stamp (``windowed.time_of``): 7 JSON reads a
     line where 4 do. The helpers are named after the format, so they stand apart from
-    another format's in one frame."""
-    held = {k: f"_app_{name}_{k}" for k in get}
+    another format's in one frame. ``message``: the message read after the level, given the
+    level's helper column (``KeyedFields.staged_fields(message_text=False)``)."""
+    held = {k: f"_app_{name}_{k}" for k in (*get, *([MESSAGE] if message else []))}
     record = f"_app_{name}_record"
     stage = {held[k]: v for k, v in get.items()} | {record: is_record}
+    late: Stages = [{held[MESSAGE]: message(pl.col(held[LEVEL]))}] if message else []
     times: Stages = []
     time = None
     if TS in get:  # the formats in turn, each on the stamps the ones before it left
@@ -139,7 +165,7 @@ def staged_of(
     cols = fields_of({k: pl.col(h) for k, h in held.items()}, pl.col(record), time)
     done = {k: f"_app_{name}_col_{k}" for k in cols}
     last = {done[k]: e for k, e in cols.items()}  # each column once (Polars repeats shared
-    return [stage, *times, last], {k: pl.col(done[k]) for k in cols}  # parts of an expression)
+    return [stage, *late, *times, last], {k: pl.col(done[k]) for k in cols}  # of an expression)
 
 
 def fields_of(

@@ -20,8 +20,8 @@ from datetime import datetime
 import polars as pl
 
 from logagent.formats.adapter import AppAsAccess
-from logagent.formats.app import TIME, AppFormat
-from logagent.formats.base import Format, Stages, staged_fields
+from logagent.formats.app import TIME
+from logagent.formats.base import Format, Stages
 from logagent.formats.jsonl import JsonFormat
 from logagent.formats.stagedtime import StagedTime, Timed, TimeOf
 from logagent.timewindow import FORMAT_KINDS, in_window_expr
@@ -56,7 +56,7 @@ def time_of(fmt: Format, *, tz: str = "UTC", reference: datetime | None = None) 
     if isinstance(fmt, Selected):  # --by/--where: the time of the format it selects from
         fmt = fmt.view
     if isinstance(fmt, AppAsAccess):
-        return _app_time(fmt.app)
+        return _app_time(fmt)
     if isinstance(fmt, JsonFormat):
         key = fmt.mapping.get("ts")
         if key is None:
@@ -71,14 +71,15 @@ def time_of(fmt: Format, *, tz: str = "UTC", reference: datetime | None = None) 
     return None
 
 
-def _app_time(app: AppFormat) -> StagedTime:
-    """An application format's own time field, over the line or over its staged parse."""
+def _app_time(fmt: AppAsAccess) -> StagedTime:
+    """An application format's own time field, over the line or over the stages the view
+    parses it in (``AppAsAccess.app_stages``)."""
 
     def staged(line: pl.Expr) -> tuple[Stages, pl.Expr]:
-        stages, cols = staged_fields(app, line)
+        stages, cols = fmt.app_stages(line)
         return stages, cols[TIME]
 
-    return StagedTime(lambda line: app.fields(line)[TIME], staged)
+    return StagedTime(lambda line: fmt.app.fields(line)[TIME], staged)
 
 
 def _json_time(value: pl.Expr, tz: str) -> pl.Expr:

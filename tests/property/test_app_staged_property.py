@@ -11,6 +11,7 @@ expressions give.
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -28,6 +29,7 @@ from logagent.formats.detect import every_format
 from logagent.formats.jsonlayouts import JSON_LAYOUTS, JsonLayout
 from logagent.formats.structured import JsonAppFormat, LogfmtFormat
 from logagent.formats.windowed import Windowed, time_of
+from logagent.templates.mining import TemplateSet
 
 SAMPLES = Path(__file__).resolve().parents[2] / "sample_logs"
 STAGED = (JsonAppFormat, LogfmtFormat, JsonLayout)
@@ -201,3 +203,26 @@ def test_a_staged_selection_equals_its_fields(index: int) -> None:
         ), "a selection over a staged format is staged"
         checked += 1
     assert checked or best not in ACCESS_NAMES
+
+
+def test_ranking_components_reads_the_message_only_where_a_line_has_no_level() -> None:
+    """A level threshold needs no message text: the message key is read on the lines
+    without a level only (one JSON read fewer on the others), while error types, which
+    group messages, read it on every line."""
+    fmt = build_any_format("jsonapp", [])
+    lines = ['{"level":"error","logger":"a","message":"m1"}', '{"logger":"b","message":"m2"}']
+
+    def messages(view: AppAsAccess) -> list[str | None]:
+        stages, _ = view.app_stages(pl.col("line"))
+        frame = pl.LazyFrame({"line": lines})
+        for stage in stages:
+            frame = frame.with_columns(**stage)
+        return frame.collect()["_app_jsonapp_message"].to_list()
+
+    ranked = AppAsAccess(fmt)  # type: ignore[arg-type]
+    assert messages(ranked) == [None, "m2"]
+    plain, staged = _both(ranked, lines)
+    assert staged.equals(plain) and staged["status"].to_list() == [501, 200]
+    assert messages(AppAsAccess(fmt, every_level=True)) == ["m1", "m2"]  # type: ignore[arg-type]
+    typed = replace(ranked, templates=TemplateSet(templates=(), pilot_messages=0, pilot_other=0))
+    assert messages(typed) == ["m1", "m2"]
