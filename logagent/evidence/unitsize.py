@@ -141,7 +141,8 @@ def choose(
     prescanned: bool,
     pilot_most: int = 500,
 ) -> UnitChoice:
-    """The largest unit size whose forecast cost is within ``SLACK`` of the best.
+    """The largest unit size whose forecast cost is within ``SLACK`` of the best and below a
+    full read's.
 
     Without a gap (``gaps`` empty) every size is forecast to need the whole input.
     """
@@ -159,4 +160,7 @@ def choose(
     best = min(o.cost for o in options)
     if best >= 1.0:  # no sampled read pays: the cheapest, to say so
         return min(options, key=lambda o: o.cost)
-    return max((o for o in options if o.cost <= SLACK * best), key=lambda o: o.unit_size)
+    # the largest size near the best that still pays: a larger one forecast at a full read's
+    # cost or more would be read all instead (1 GB top-1: 1 KiB at 0.95, 4 KiB at 1.07)
+    near = (o for o in options if o.cost <= SLACK * best and o.cost < 1.0)
+    return max(near, key=lambda o: o.unit_size)

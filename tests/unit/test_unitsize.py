@@ -87,3 +87,19 @@ def test_top_k_gaps_bind_the_kth_key_to_its_strongest_rival() -> None:
     ranked = unitsize.top_k_gaps(totals, 3, candidates=10, ranked=True)
     assert ranked == [Gap(40.0, 5.0), Gap(100.0, 50.0), Gap(50.0, 40.0)]
     assert unitsize.top_k_gaps({"a": 1.0}, 2, candidates=10) == []
+
+
+def test_the_choice_near_the_best_still_pays() -> None:
+    """1 GB top-1 (the pilot's gap 11,684 vs 2,921, 8 candidates): 1 KiB units are forecast at
+    0.95 of a full read and 4 KiB at 1.07, within SLACK of it. The larger size would have been
+    read all instead (DEGRADE) where the cheapest pays: the choice must pay."""
+    threshold = 1 * 8 / (0.9 * 0.005)
+    choice = unitsize.choose(
+        [Gap(11_684, 2_921)],
+        total_bytes=997_040_687,
+        min_event_bytes=50,
+        threshold=threshold,
+        prescanned=True,
+    )
+    assert choice.cost < 1.0
+    assert choice.unit_size <= 2048 and choice.fraction < 0.05
