@@ -85,11 +85,26 @@ class Selected:
     def staged_fields(self, line: pl.Expr) -> tuple[Stages, dict[str, pl.Expr]]:
         """``fields`` over the view's stages (``base.staged_fields``): an access format's match
         test and split, an application format's raw keys, each once a line."""
-        if self.app and isinstance(self.view, AppAsAccess) and self.view.app is self.source:
+        view = self.view
+        if self._own_app and isinstance(view, AppAsAccess):
             stages, base = staged_fields(self.source, line)
-            return stages, self._selected(self.view.over(base, line), base, line)
+            return stages, self._selected(view.over(base, line), base, line)
         stages, own = staged_fields(self.view, line)
         return stages, self._selected(own, self.source.fields(line) if self.app else own, line)
+
+    def app_stages(self, line: pl.Expr) -> tuple[Stages, dict[str, pl.Expr]]:
+        """The application format's stages and columns as ``staged_fields`` parses them (the
+        timeline's time reads the same: ``windowed.time_of``); only for an ``AppAsAccess``
+        view."""
+        if self._own_app:
+            return staged_fields(self.source, line)  # every field may be selected: all of them
+        assert isinstance(self.view, AppAsAccess)
+        return self.view.app_stages(line)
+
+    @property
+    def _own_app(self) -> bool:
+        """Whether the selection parses the application format itself, not through its view."""
+        return self.app and isinstance(self.view, AppAsAccess) and self.view.app is self.source
 
     def _selected(
         self, own: dict[str, pl.Expr], base: dict[str, pl.Expr], line: pl.Expr

@@ -14,13 +14,14 @@ for ``combined``/``common``, the mapped ``ts`` key for JSON lines.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 
 import polars as pl
 
 from logagent.formats.adapter import AppAsAccess
-from logagent.formats.app import TIME
+from logagent.formats.app import TIME, AppFormat
 from logagent.formats.base import Format, Stages
 from logagent.formats.jsonl import JsonFormat
 from logagent.formats.stagedtime import StagedTime, Timed, TimeOf
@@ -53,10 +54,12 @@ def time_of(fmt: Format, *, tz: str = "UTC", reference: datetime | None = None) 
     """How to get each line's UTC time for ``fmt`` (None when it has no known stamp)."""
     from logagent.formats.selected import Selected
 
-    if isinstance(fmt, Selected):  # --by/--where: the time of the format it selects from
+    if isinstance(fmt, Selected):  # --by/--where: the time of the format it selects from,
+        if isinstance(fmt.view, AppAsAccess):  # over the stages the selection parses in
+            return _app_time(fmt.view.app, fmt.app_stages)
         fmt = fmt.view
     if isinstance(fmt, AppAsAccess):
-        return _app_time(fmt)
+        return _app_time(fmt.app, fmt.app_stages)
     if isinstance(fmt, JsonFormat):
         key = fmt.mapping.get("ts")
         if key is None:
@@ -71,15 +74,17 @@ def time_of(fmt: Format, *, tz: str = "UTC", reference: datetime | None = None) 
     return None
 
 
-def _app_time(fmt: AppAsAccess) -> StagedTime:
-    """An application format's own time field, over the line or over the stages the view
-    parses it in (``AppAsAccess.app_stages``)."""
+def _app_time(
+    app: AppFormat, stages_of: Callable[[pl.Expr], tuple[Stages, dict[str, pl.Expr]]]
+) -> StagedTime:
+    """An application format's own time field, over the line or over the stages a view
+    parses it in (``AppAsAccess.app_stages``, ``Selected.app_stages``)."""
 
     def staged(line: pl.Expr) -> tuple[Stages, pl.Expr]:
-        stages, cols = fmt.app_stages(line)
+        stages, cols = stages_of(line)
         return stages, cols[TIME]
 
-    return StagedTime(lambda line: fmt.app.fields(line)[TIME], staged)
+    return StagedTime(lambda line: app.fields(line)[TIME], staged)
 
 
 def _json_time(value: pl.Expr, tz: str) -> pl.Expr:

@@ -27,6 +27,8 @@ from logagent.formats.bucketed import Bucketed
 from logagent.formats.catalog import AnyFormat, build_any_format, is_app
 from logagent.formats.detect import every_format
 from logagent.formats.jsonlayouts import JSON_LAYOUTS, JsonLayout
+from logagent.formats.selected import Selected
+from logagent.formats.stagedtime import StagedTime, time_over
 from logagent.formats.structured import JsonAppFormat, LogfmtFormat
 from logagent.formats.windowed import Windowed, time_of
 from logagent.templates.mining import TemplateSet
@@ -226,3 +228,19 @@ def test_ranking_components_reads_the_message_only_where_a_line_has_no_level() -
     assert messages(AppAsAccess(fmt, every_level=True)) == ["m1", "m2"]  # type: ignore[arg-type]
     typed = replace(ranked, templates=TemplateSet(templates=(), pilot_messages=0, pilot_other=0))
     assert messages(typed) == ["m1", "m2"]
+
+
+@pytest.mark.parametrize("every_level", [False, True])
+def test_the_timeline_time_reads_the_stages_of_the_view_or_selection(every_level: bool) -> None:
+    """The timeline's time over a view of a JSON app log, or over a ``--by``/``--where``
+    selection of it, is the time of the stages that view or selection parses in, not the
+    stamp parsed again from the line (a review found a selection's time parsed twice)."""
+    app = build_any_format("jsonapp", [])
+    view = AppAsAccess(app, every_level=every_level)  # type: ignore[arg-type]
+    selection = Selected(view=view, source=app, by="component", conds=(), app=True)
+    line = pl.col("line")
+    for fmt in (view, selection):
+        time = time_of(fmt)
+        assert isinstance(time, StagedTime)
+        stages, _ = staged_fields(fmt, line)
+        assert time_over(time, line, stages).meta.eq(time.staged(line)[1]), type(fmt).__name__
