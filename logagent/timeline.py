@@ -26,7 +26,7 @@ from logagent.evidence import bernstein
 from logagent.evidence.matrix import F64, I64
 from logagent.formats.base import BUCKET, Format
 from logagent.formats.bucketed import Bucketed, choose_bucket_s, parse_bucket
-from logagent.formats.stagedtime import TimeOf
+from logagent.formats.stagedtime import TimeOf, representable
 from logagent.result import Timeline, TimelineBucket
 from logagent.sources.permute import Ordering
 
@@ -74,7 +74,7 @@ def bucket_span(
 def _frame(time: TimeOf, sample: Sequence[str]) -> pl.DataFrame:
     """The sample's times, one per line (null where a line has none)."""
     lines = pl.DataFrame({"line": list(sample)}, schema={"line": pl.String})
-    return lines.select(time(pl.col("line")).alias("t"))
+    return lines.select(representable(time(pl.col("line"))).alias("t"))
 
 
 def _sample_span(time: TimeOf, sample: Sequence[str]) -> tuple[datetime, datetime] | None:

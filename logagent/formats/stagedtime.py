@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import UTC, datetime
 
 import polars as pl
 
@@ -58,8 +59,19 @@ class Timed(Wrapped):
 
     def added(self, line: pl.Expr) -> dict[str, pl.Expr]:
         """The added columns over the line's own time."""
-        return self.columns(self.time(line))
+        return self.columns(representable(self.time(line)))
 
     def staged_added(self, line: pl.Expr, stages: Stages) -> dict[str, pl.Expr]:
         """The added columns over the staged time where the stages hold it."""
-        return self.columns(time_over(self.time, line, stages))
+        return self.columns(representable(time_over(self.time, line, stages)))
+
+
+#: The times a report can write (Python's datetime holds the years 1-9999), a day inside.
+EARLIEST = datetime(1, 1, 2, tzinfo=UTC)
+LATEST = datetime(9999, 12, 30, tzinfo=UTC)
+
+
+def representable(time: pl.Expr) -> pl.Expr:
+    """``time`` where it lies in the years 1-9999, null (no time) elsewhere: a stamp of year
+    0000 or a garbled epoch parses in Polars, and then broke the report's bucket times."""
+    return pl.when(time.is_between(pl.lit(EARLIEST), pl.lit(LATEST))).then(time)

@@ -271,3 +271,32 @@ def test_requests_without_a_path_are_counted_apart_never_ranked(tmp_path: Path) 
         assert [e["key"] for e in r["answer"]["top"]] == ["/api/{id}", "/x"]
         assert r["answer"]["keyless"] > 0
     assert r["answer"]["keyless"] <= 3000
+
+
+@pytest.mark.parametrize(
+    "question", [[], ["-q", "status"], ["-q", "timeline"], ["--since", "2026-10-10"]]
+)
+def test_a_stamp_outside_the_years_1_to_9999_is_no_time(
+    tmp_path: Path, question: list[str]
+) -> None:
+    """A 5xx record stamped in year 0000 (Polars parses it; Python's datetime cannot hold it)
+    is counted, with no time: no bucket, not in a --since window. It broke the report's
+    bucket times with an internal error (a review found it)."""
+    line = '1.2.3.4 - - [10/Oct/{year}:13:55:36 -0700] "GET {path} HTTP/1.0" 503 2 "-" "ua"\n'
+    log = tmp_path / "y0.log"
+    log.write_text(
+        line.format(year="2026", path="/a") * 300
+        + line.format(year="0000", path="/b")
+        + line.format(year="2026", path="/a") * 300
+    )
+    proc = cli("analyze", str(log), "--full", "--json", *question)
+    clean(proc)
+    assert proc.returncode == 0, proc.stderr
+    r = result(proc)
+    if question == ["-q", "status"]:
+        assert r["answer"]["top"][0]["count"] == 601  # every 503 counted, the year-0000 one too
+    elif question and question[0] == "--since":
+        assert top(r) == [("/a", 600)]  # no time: outside the window
+    else:  # the record is counted, and over time it is in no bucket
+        assert r["answer"]["total"] == 601
+        assert sum(b["total"] for b in r["answer"]["timeline"]["buckets"]) == 600
