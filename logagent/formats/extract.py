@@ -15,6 +15,7 @@ Lines become an Arrow string array over the batch buffer without copying
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -27,7 +28,7 @@ from logagent.formats import quick
 from logagent.formats.base import BUCKET, PATH, STATUS, Format, Stages, staged_fields
 from logagent.formats.parallel import collect, slices
 from logagent.formats.quick import quick_pattern
-from logagent.formats.routes import INVALID_REQUEST, RouteRule, with_routes
+from logagent.formats.routes import INVALID_REQUEST, RouteRule, normalize_paths, with_routes
 from logagent.sources.batches import I64, Batch
 from logagent.sources.framing import Buffer
 from logagent.sources.locate import (
@@ -173,7 +174,9 @@ def extract_scanned(
     out_keys = [ROUTE if k == PATH else k for k in keys]
     done = routed.group_by(out_keys).agg(pl.col(N).sum()).collect()
     if counted is not None and len(counted.counts):
-        done = _with_counted(done, counted.counts, out_keys)
+        raw = getattr(fmt, "raw_keys", False)
+        route = ANY_ROUTE if raw else _route_of_any(tuple(rules) if rules is not None else None)
+        done = _with_counted(done, counted.counts, out_keys, route)
     return Extracted(
         records=done.lazy(),
         valid=base.select(
@@ -188,15 +191,24 @@ def extract_scanned(
     )
 
 
-def _with_counted(done: pl.DataFrame, counts: pl.DataFrame, keys: list[str]) -> pl.DataFrame:
+def _with_counted(
+    done: pl.DataFrame, counts: pl.DataFrame, keys: list[str], route: str
+) -> pl.DataFrame:
     """The parsed records plus the quick lines' status counts (``quick.split``): records of
-    no unit (-1), route ``ANY_ROUTE`` and no bucket."""
-    fill = {UNIT: pl.lit(-1), ROUTE: pl.lit(ANY_ROUTE), BUCKET: pl.lit(None)}
+    no unit (-1), ``route`` and no bucket."""
+    fill = {UNIT: pl.lit(-1), ROUTE: pl.lit(route), BUCKET: pl.lit(None)}
     extra = counts.select(
         *(pl.col(c) if c in counts.columns else fill[c].alias(c) for c in done.columns)
     )
     both = pl.concat([done, extra.cast(done.schema)])
     return both.group_by(keys).agg(pl.col(N).sum())
+
+
+@functools.lru_cache(maxsize=8)
+def _route_of_any(rules: tuple[RouteRule, ...] | None) -> str:
+    """The route ``ANY_ROUTE`` folds to by ``rules``, as a parsed record's does (a rule of
+    the configuration may match ``*``)."""
+    return str(normalize_paths(pl.Series([ANY_ROUTE]), rules)[0])
 
 
 def _parse(

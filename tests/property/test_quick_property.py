@@ -23,6 +23,7 @@ from logagent.formats.access import COMBINED, COMMON, AccessFormat
 from logagent.formats.bucketed import Bucketed
 from logagent.formats.extract import Scanned, extract_scanned
 from logagent.formats.quick import quick_pattern
+from logagent.formats.routes import DEFAULT_RULES, RouteRule
 from logagent.formats.windowed import Windowed, time_of
 from tests.property.test_access_fast_property import _reference, lines
 
@@ -69,11 +70,17 @@ def test_a_line_the_quick_regex_takes_is_a_plain_record_with_that_status(
         assert re.match(fmt.pattern, line), line
 
 
-def _extract(fmt: object, batch: list[str], units: list[int]) -> tuple[list[dict], dict]:
+#: No folding, the default rules, and a rule of the configuration that also folds ``*``.
+RULES = [None, list(DEFAULT_RULES), [RouteRule("segment", r"[^/]+", "{segment}")]]
+
+
+def _extract(
+    fmt: object, batch: list[str], units: list[int], rules: list[RouteRule] | None = None
+) -> tuple[list[dict], dict]:
     scanned = Scanned(
         pl.Series("line", batch, dtype=pl.String), np.asarray(units, dtype=np.int64), len(batch), 0
     )
-    ex = extract_scanned([scanned], fmt, errors_only=False, rules=None, keyed=False)  # type: ignore[arg-type]
+    ex = extract_scanned([scanned], fmt, errors_only=False, rules=rules, keyed=False)  # type: ignore[arg-type]
     records = ex.records.collect()
     keys = [c for c in records.columns if c != "n"]
     records = records.group_by(keys).agg(pl.col("n").sum()).sort(keys, nulls_last=True)
@@ -89,13 +96,14 @@ def test_extraction_with_the_quick_count_equals_the_full_parse(
     fmt: AccessFormat, bucketed: bool, batch: list[str], data: st.DataObject
 ) -> None:
     units = data.draw(st.lists(st.integers(0, 3), min_size=len(batch), max_size=len(batch)))
+    rules = data.draw(st.sampled_from(RULES))
     quick, full = fmt, _no_quick(fmt)
     if bucketed:  # the timeline of a status run: a bucket for the 5xx records alone
         time = time_of(fmt)
         assert time is not None
         quick, full = (Bucketed(f, time, 300, events_only=True) for f in (fmt, full))
     assert quick_pattern(quick) is not None and quick_pattern(full) is None
-    assert _extract(quick, batch, units) == _extract(full, batch, units)
+    assert _extract(quick, batch, units, rules) == _extract(full, batch, units, rules)
 
 
 def test_a_format_that_needs_more_than_the_status_has_no_quick_count() -> None:
