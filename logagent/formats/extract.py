@@ -29,6 +29,7 @@ from logagent.formats.base import BUCKET, PATH, STATUS, Format, Stages, staged_f
 from logagent.formats.parallel import collect, slices
 from logagent.formats.quick import quick_pattern
 from logagent.formats.routes import INVALID_REQUEST, RouteRule, normalize_paths, with_routes
+from logagent.formats.stagedtime import representable_epoch
 from logagent.sources.batches import I64, Batch
 from logagent.sources.framing import Buffer
 from logagent.sources.locate import (
@@ -156,11 +157,12 @@ def extract_scanned(
     inside = pl.col(IN_WINDOW).fill_null(False) if IN_WINDOW in fields else pl.lit(True)
     is_5xx = pl.col(STATUS).is_between(500, 599)
     keys = [UNIT, PATH, STATUS, *([BUCKET] if BUCKET in fields else [])]  # the timeline's bucket
+    # a bucket the report cannot write (year 0000) is no time (a column here: checked once)
+    bucket = [representable_epoch(pl.col(BUCKET)).alias(BUCKET)] if BUCKET in fields else []
+    unit = pl.when((is_5xx | all_units) & track_units).then(pl.col(UNIT)).otherwise(-1)
     records = (
         base.filter(ok & inside & is_5xx if errors_only else ok & inside)
-        .with_columns(
-            pl.when((is_5xx | all_units) & track_units).then(pl.col(UNIT)).otherwise(-1).alias(UNIT)
-        )
+        .with_columns(unit.alias(UNIT), *bucket)
         .group_by(keys)
         .agg(pl.len().cast(pl.Int64).alias(N))
     )

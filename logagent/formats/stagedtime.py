@@ -59,11 +59,11 @@ class Timed(Wrapped):
 
     def added(self, line: pl.Expr) -> dict[str, pl.Expr]:
         """The added columns over the line's own time."""
-        return self.columns(representable(self.time(line)))
+        return self.columns(self.time(line))
 
     def staged_added(self, line: pl.Expr, stages: Stages) -> dict[str, pl.Expr]:
         """The added columns over the staged time where the stages hold it."""
-        return self.columns(representable(time_over(self.time, line, stages)))
+        return self.columns(time_over(self.time, line, stages))
 
 
 #: The times a report can write (Python's datetime holds the years 1-9999), a day inside.
@@ -73,5 +73,12 @@ LATEST = datetime(9999, 12, 30, tzinfo=UTC)
 
 def representable(time: pl.Expr) -> pl.Expr:
     """``time`` where it lies in the years 1-9999, null (no time) elsewhere: a stamp of year
-    0000 or a garbled epoch parses in Polars, and then broke the report's bucket times."""
+    0000 or a garbled epoch parses in Polars, and then broke the report's bucket times.
+    ``time`` is used twice: give it a column, not a parse (Polars would parse twice)."""
     return pl.when(time.is_between(pl.lit(EARLIEST), pl.lit(LATEST))).then(time)
+
+
+def representable_epoch(seconds: pl.Expr) -> pl.Expr:
+    """``representable`` for epoch seconds (a time bucket's start)."""
+    lo, hi = int(EARLIEST.timestamp()), int(LATEST.timestamp())
+    return pl.when(seconds.is_between(lo, hi)).then(seconds)
