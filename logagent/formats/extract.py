@@ -27,7 +27,6 @@ import polars as pl
 from logagent.formats import quick
 from logagent.formats.base import BUCKET, PATH, STATUS, Format, Stages, staged_fields
 from logagent.formats.parallel import collect, slices
-from logagent.formats.quick import quick_pattern
 from logagent.formats.routes import INVALID_REQUEST, RouteRule, normalize_paths, with_routes
 from logagent.formats.stagedtime import representable_epoch
 from logagent.sources.batches import I64, Batch
@@ -140,7 +139,7 @@ def extract_scanned(
     units = np.concatenate([s.units for s in scans]) if len(scans) > 1 else scans[0].units
     parsed = len(text)
     # A line whose record holds its status alone is counted by it unparsed (formats/quick.py).
-    pattern = None if keyed or all_units or errors_only else quick_pattern(fmt)
+    pattern = None if keyed or all_units or errors_only else quick.quick_pattern(fmt)
     counted = quick.split(text, units, pattern, fmt.min_line_bytes) if pattern else None
     if counted is not None:
         text, units = counted.rest, counted.rest_units

@@ -38,9 +38,13 @@ class Split:
     """The lines ``split`` counted (``counts``: status, n) and the lines left to parse."""
 
     counts: pl.DataFrame
-    counted: int
     rest: pl.Series
     rest_units: I64
+
+    @property
+    def counted(self) -> int:
+        """How many lines were counted unparsed."""
+        return int(self.counts[N].sum())
 
 
 def quick_pattern(fmt: object) -> str | None:
@@ -73,4 +77,4 @@ def split(text: pl.Series, units: I64, pattern: str, min_line_bytes: int) -> Spl
         schema=COUNTS_SCHEMA,
     )
     keep = ~flags
-    return Split(counts, int(flags.sum()), text.filter(keep), units[keep.to_numpy()])
+    return Split(counts, text.filter(keep), units[keep.to_numpy()])
