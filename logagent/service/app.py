@@ -269,6 +269,9 @@ async def _sse(service: Service, job_id: str) -> AsyncIterator[str]:
     seen, had_log = 0, False
     while True:
         events = service.runner.events.get(job_id)
+        # read before the items: a log closed by then holds its last event among them (the job
+        # thread adds the final status, then closes; read after, a stream could end without it)
+        closed = events is not None and events.closed
         if events is not None:
             had_log = True
             items = events.items[seen:]
@@ -281,7 +284,7 @@ async def _sse(service: Service, job_id: str) -> AsyncIterator[str]:
         if _drained(service, job):  # checkpointed for the next start: this stream ends here
             yield _event("status", {"status": job.status, "detail": "the server is stopping"})
             return
-        if job.status in FINAL and (events is None or events.closed):
+        if job.status in FINAL and (events is None or closed):
             if events is None and not had_log:  # finished long ago: replay its end from SQLite
                 for decision in (job.result or {}).get("decisions", []):
                     yield _event("decision", decision)
