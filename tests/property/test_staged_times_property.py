@@ -11,7 +11,7 @@ import polars as pl
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from logagent.formats.app import YEAR, parse_times, staged_times
+from logagent.formats.app import YEAR, one_blank, parse_times, staged_times
 from logagent.formats.structured import TIME_FORMATS
 
 STAMPS = st.sampled_from(
@@ -61,3 +61,24 @@ def test_staged_times_equal_parse_times(
         frame = frame.with_columns(**stage)
     got = frame.select(time.alias("t")).collect()["t"]
     assert got.to_list() == want.to_list()
+
+
+BLANKY = st.lists(
+    st.sampled_from(
+        [" ", "  ", "\t", "\u00a0", "\u2003", "\u0085", "\x0b", "\r", "a", "1", ":", ""]
+    ),
+    max_size=8,
+).map("".join)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.one_of(st.none(), BLANKY, st.text(max_size=8)), max_size=10))
+@example([" ", "a  b", "a\tb", "a\u00a0b", "a b", None, ""])
+def test_one_blank_replaces_only_where_a_replace_would_change_the_stamp(
+    stamps: list[str | None],
+) -> None:
+    """``one_blank`` tests a stamp before it replaces its blanks: the result is the replace's."""
+    frame = pl.DataFrame({"ts": pl.Series(stamps, dtype=pl.String)})
+    got = frame.select(one_blank(pl.col("ts"))).to_series().to_list()
+    want = frame.select(pl.col("ts").str.replace_all(r"\s+", " ")).to_series().to_list()
+    assert got == want

@@ -1,0 +1,122 @@
+"""A regex format's staged parse equals its ``fields`` (``AppRegexFormat.staged_fields``).
+
+The staged parse computes each pattern's captures once a line, and where a
+pattern's message is the rest of the line (``app.message_tail``) it captures
+only the head and takes the message as the text after it. Whatever the line
+(each format's example and the bundled samples, cut, with words, blanks,
+separators and non-ASCII text put in), every column of every view must be
+what the unstaged expressions give.
+"""
+
+from __future__ import annotations
+
+import functools
+from datetime import UTC, datetime
+from pathlib import Path
+
+import polars as pl
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from logagent.formats.adapter import AppAsAccess
+from logagent.formats.app import HEAD_GROUP, AppRegexFormat, message_tail
+from logagent.formats.base import staged_fields
+from logagent.formats.bucketed import Bucketed
+from logagent.formats.catalog import APP_NAMES, SERVER_LAYOUTS, build_any_format
+from logagent.formats.windowed import Windowed, time_of
+
+SAMPLES = Path(__file__).resolve().parents[2] / "sample_logs"
+NAMES = dict.fromkeys((*APP_NAMES, *(s.name for s in SERVER_LAYOUTS)))
+REGEX = [f for f in map(lambda n: build_any_format(n, []), NAMES) if isinstance(f, AppRegexFormat)]
+PIECES = [" ", "  ", ": ", " - ", "-", ":", "[x] ", "]", "\t", "é", "ERROR", " : msg", "\r", ""]
+
+
+@functools.cache
+def _sample_lines() -> tuple[str, ...]:
+    """Up to 30 lines of each bundled sample."""
+    out: list[str] = []
+    for path in sorted(SAMPLES.glob("*.log")):
+        out.extend(path.read_text(errors="replace").splitlines()[:30])
+    return tuple(out)
+
+
+@st.composite
+def mutated(draw: st.DrawFn, fmt: AppRegexFormat) -> str:
+    line = draw(st.one_of(st.just(fmt.example), st.sampled_from(_sample_lines())))
+    for _ in range(draw(st.integers(0, 3))):
+        at = draw(st.integers(0, len(line)))
+        line = line[:at] + draw(st.sampled_from(PIECES)) + line[at:]
+    if draw(st.booleans()):
+        line = line[: draw(st.integers(0, len(line)))]
+    return line
+
+
+def _views(fmt: AppRegexFormat) -> list[object]:
+    view = AppAsAccess(fmt, level="warn")
+    time = time_of(view)
+    assert time is not None
+    since = datetime(2020, 1, 1, tzinfo=UTC)
+    return [fmt, view, Bucketed(view, time, 3600), Windowed(view, time, since, None)]
+
+
+def _assert_equal(fmt: AppRegexFormat, lines: list[str]) -> None:
+    for view in _views(fmt):
+        frame = pl.LazyFrame({"line": pl.Series(lines, dtype=pl.String)})
+        plain = frame.select(**view.fields(pl.col("line"))).collect()  # type: ignore[attr-defined]
+        stages, fields = staged_fields(view, pl.col("line"))
+        for stage in stages:
+            frame = frame.with_columns(**stage)
+        staged = frame.select(**fields).collect()
+        assert staged.equals(plain), (fmt.name, type(view).__name__, lines)
+
+
+@pytest.mark.parametrize("fmt", REGEX, ids=lambda f: f.name)
+def test_staged_equals_fields_on_the_example_and_the_samples(fmt: AppRegexFormat) -> None:
+    _assert_equal(fmt, [fmt.example, *_sample_lines()])
+
+
+@pytest.mark.parametrize("fmt", REGEX, ids=lambda f: f.name)
+@settings(max_examples=15, deadline=None)
+@given(data=st.data())
+def test_staged_equals_fields_on_mutated_lines(fmt: AppRegexFormat, data: st.DataObject) -> None:
+    _assert_equal(fmt, [data.draw(mutated(fmt)) for _ in range(16)])
+
+
+def test_the_message_tail_is_taken_where_the_message_ends_the_line() -> None:
+    """The two endings become a head group; anything else stays as it is."""
+    assert message_tail(r"^(?P<level>[A-Z]+) (?P<message>.*)$") == (
+        f"^(?P<{HEAD_GROUP}>(?P<level>[A-Z]+) )"
+    )
+    assert message_tail(r"^(?P<level>[A-Z]+):(?: (?P<message>.*))?$") == (
+        f"^(?P<{HEAD_GROUP}>(?P<level>[A-Z]+):(?: |$))"
+    )
+    kept = [
+        r"(?P<level>[A-Z]+) (?P<message>.*)$",  # not anchored
+        r"^a|(?P<level>[A-Z]+) (?P<message>.*)$",  # an alternation at the top
+        r"^(?P<level>[A-Z]+) (?P<message>[^\t]*)$",  # a message that is not the rest
+        r"^(?P<level>[A-Z]+) (?P<message>.*)$|x(?P<message>.*)$",
+        r"^[|(](?P<level>[A-Z]+)(?P<message>.*)$x(?P<message>.*)$",
+    ]
+    for pattern in kept[:4]:
+        assert message_tail(pattern) == pattern
+    assert message_tail(r"^[|(](?P<level>[A-Z]+) (?P<message>.*)$").startswith(
+        f"^(?P<{HEAD_GROUP}>"
+    )
+    assert message_tail(kept[4]) == kept[4]  # the tail inside the head too
+
+
+def test_the_staged_message_of_a_rewritten_pattern_is_the_rest_of_the_line() -> None:
+    fmt = AppRegexFormat(
+        name="t",
+        patterns=(r"^(?P<level>[A-Z]+)(?P<component>[^:]*):(?: (?P<message>.*))?$",),
+        min_line_bytes=1,
+    )
+    lines = ["ERROR: a b ", "ERROR:", "ERROR: ", "ERROR:x", "ERROR é€: é:z", "error: x"]
+    _assert_equal(fmt, lines)
+    stages, fields = fmt.staged_fields(pl.col("line"))
+    frame = pl.LazyFrame({"line": lines})
+    for stage in stages:
+        frame = frame.with_columns(**stage)
+    got = frame.select(fields["message"]).collect().to_series().to_list()
+    assert got == ["a b ", "", "", None, "é:z", None]
