@@ -281,9 +281,7 @@ def _progress(run: Run, tally: Tally, units_total: int | None) -> Progress:
         lines_read=tally.lines,
         lines_parsed=tally.parsed,
         malformed_lines=tally.malformed,
-        malformed_scope="prefiltered_lines"
-        if run.question.kind in (QuestionKind.TOP_ERRORS, QuestionKind.TIMELINE)
-        else "all_lines",
+        malformed_scope="prefiltered_lines" if run.prefiltered else "all_lines",
         invalid_utf8_lines=tally.invalid_utf8,
         truncated_lines=tally.truncated,
         elapsed_s=round(run.env.clock() - run.started, 4),

@@ -138,7 +138,7 @@ def _pool(run: Run, fmt: Format, *, sampling: bool = False) -> ParsePool:
     if run.selection is not None and run.selection.by != ROUTE:  # a path is raw, others as is
         rules = None
     rate_units = sampling and kind is QuestionKind.ERROR_RATE  # its evidence needs requests/unit
-    return ParsePool(
+    pool = ParsePool(
         fmt,
         errors_only=counts_events(kind),
         rules=rules,
@@ -147,6 +147,8 @@ def _pool(run: Run, fmt: Format, *, sampling: bool = False) -> ParsePool:
         keyed=kind is not QuestionKind.STATUS,  # a status distribution has no key to parse
         on_records=run.env.on_records,
     )
+    run.prefiltered = pool.selective  # malformed lines are then counted among candidates only
+    return pool
 
 
 def _read_early(

@@ -130,6 +130,7 @@ class Run:
     app_log: bool = False  # the format is an application log (levels, not HTTP statuses)
     selection: Selected | None = None  # --by/--where: the field ranked and the conditions
     abort_left: float = 1.0  # share of delta_abort the main read's format check may spend
+    prefiltered: bool = False  # only a prefilter's candidate lines are parsed (reading._pool)
 
     @property
     def order_seed(self) -> int | None:
@@ -262,6 +263,11 @@ class ParsePool:
     def prescan(self) -> Prescan | None:
         """What a reader may look for instead of handing on every line (errors-only questions)."""
         return prescan_for(self._fmt.error_prefilter) if self._errors_only else None
+
+    @property
+    def selective(self) -> bool:
+        """Whether a scan keeps only a prefilter's candidate lines (errors-only questions)."""
+        return self._errors_only and self._fmt.error_prefilter is not None
 
     def scan(self, batch: Batch) -> Scanned:
         """The lines of ``batch`` this pool parses (pure: a reader thread may call it)."""

@@ -15,6 +15,14 @@ are parsed and judged as before), so it accepts a line when
 * or the line holds ``\\u`` anywhere (an escaped key).
 
 Layouts that take the level from the message (Docker's ``log``) get none.
+
+A regex format (``AppRegexFormat``) whose ``level`` groups are alternations of
+plain words (log4j's ``TRACE|DEBUG|...|FATAL``) takes a record's level from
+the word the group captured, so a record at the threshold holds one of the
+words that map to its levels: those words, as literals, are its prefilter
+(``regex_level_prefilter``). A pattern without a level group gives records
+no level (never an event); a syslog ``<PRI>``, levels read from the message,
+inline flags or any other level group leave the format without a prefilter.
 """
 
 from __future__ import annotations
@@ -22,7 +30,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from logagent.formats.app import LEVEL
+from logagent.formats.app import LEVEL, AppRegexFormat, class_end
 from logagent.formats.jsonlayouts import JsonLayout
 from logagent.formats.levels import LEVEL_MAP
 from logagent.formats.structured import JsonAppFormat
@@ -40,6 +48,65 @@ def level_prefilter(fmt: object, levels: Sequence[str]) -> re.Pattern[bytes] | N
     if isinstance(fmt, JsonLayout) and LEVEL in fmt.mapping and not fmt.level_from_message:
         key = fmt.mapping[LEVEL]
         return json_level_prefilter(_last_part(key) if key.startswith("$") else key, levels)
+    if isinstance(fmt, AppRegexFormat):
+        return regex_level_prefilter(fmt, levels)
+    return None
+
+
+def regex_level_prefilter(fmt: AppRegexFormat, levels: Sequence[str]) -> re.Pattern[bytes] | None:
+    """The words ``fmt``'s level groups can capture for ``levels``, as literals (module doc)."""
+    if fmt.level_words:
+        return None
+    words: set[str] = set()
+    for pattern in fmt.patterns:
+        if "(?P<pri>" in pattern or _FLAGS.search(pattern):
+            return None
+        if "(?P<level>" not in pattern:  # no level: no record of this pattern is an event
+            continue
+        body = group_body(pattern, "level")
+        if body is None:
+            return None
+        alternatives = body.split("|")
+        if not all(_WORD.fullmatch(a) for a in alternatives):
+            return None
+        words.update(a for a in alternatives if LEVEL_MAP.get(a.upper()) in levels)
+    if not words:  # no record can be an event: parsing every line finds that out too
+        return None
+    ordered = sorted(words, key=lambda w: (-len(w), w))
+    return re.compile(b"|".join(re.escape(w.encode()) for w in ordered))
+
+
+#: An inline flag group (``(?i)``, ``(?x:``), a ``(?<name>`` group or look-around: not a plain
+#: pattern (an escaped ``\(?`` counts too: a false alarm costs only the prefilter).
+_FLAGS = re.compile(r"\(\?(?!P<|:)")
+_WORD = re.compile(r"[A-Za-z0-9]+")
+
+
+def group_body(pattern: str, name: str) -> str | None:
+    """The text inside the (first) named group ``name`` of ``pattern``, None when it has none
+    or when its end cannot be found; escapes, classes and nested groups are skipped."""
+    start = pattern.find(f"(?P<{name}>")
+    if start < 0:
+        return None
+    i = start + len(name) + 5
+    depth = 1
+    body_start = i
+    while i < len(pattern):
+        c = pattern[i]
+        if c == "\\":
+            i += 2
+            continue
+        if c == "[":
+            i = class_end(pattern, i)
+            if i < 0:
+                return None
+        elif c == "(":
+            depth += 1
+        elif c == ")":
+            depth -= 1
+            if depth == 0:
+                return pattern[body_start:i]
+        i += 1
     return None
 
 

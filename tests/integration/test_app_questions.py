@@ -90,13 +90,23 @@ def test_warn_level_counts_more_and_names_warn() -> None:
 
 
 def test_stack_trace_lines_are_counted_not_malformed() -> None:
-    """Continuation lines of a log4j sample are reported in a warning, not as malformed."""
-    result = ask(SAMPLES / "app_log4j.log", full=True)
+    """Continuation lines of a log4j sample are reported in a warning, not as malformed, by a
+    question that parses every line (the levels' distribution); one that parses only the lines
+    its level prefilter lets through says so of its malformed count, and finds none."""
+    settings = load_settings(analysis={"seed": 7, "full": True})
+    question = Question(kind=QuestionKind.STATUS)
+    result = analyze([str(SAMPLES / "app_log4j.log")], question, settings, fake_env())
     text = (SAMPLES / "app_log4j.log").read_text(errors="replace").splitlines()
     indented = sum(1 for line in text if line[:1] in ("\t", " ") or line.startswith("Caused by"))
     note = next(w for w in result.warnings if "continue multi-line records" in w)
     assert int(note.split()[0]) >= indented > 0
-    assert result.progress.malformed_lines == 0
+    assert (result.progress.malformed_lines, result.progress.malformed_scope) == (0, "all_lines")
+    errors = ask(SAMPLES / "app_log4j.log", full=True)
+    assert (errors.progress.malformed_lines, errors.progress.malformed_scope) == (
+        0,
+        "prefiltered_lines",
+    )
+    assert errors.progress.lines_parsed < errors.progress.lines_read
 
 
 @pytest.mark.parametrize(

@@ -182,3 +182,46 @@ def test_counts_and_hits_equal_bytes_count_and_finditer(
     assert {line_of(h) for h in hits} == want
     assert all(ACCESS_5XX_PREFILTER.match(data, h) for h in hits)
     assert np.all(np.diff(hits) > 0) if len(hits) > 1 else True
+
+
+#: Escaped literals joined by "|" (a level prefilter), one holding an escaped "|" and a dot.
+LITERALS = re.compile(b"|".join(re.escape(w) for w in (b"ERROR", b"FATAL", b"a|b", b"x.y")))
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    data=st.lists(
+        st.one_of(
+            st.binary(max_size=20),
+            st.sampled_from([b"ERROR", b"ERRORFATAL", b"a|b", b"a|", b"xzy", b"x.y", b"\n"]),
+        ),
+        max_size=30,
+    ).map(b"".join),
+    chunk=st.integers(1, 64),
+)
+def test_literal_hits_equal_finditer(data: bytes, chunk: int) -> None:
+    """A prefilter of literals is searched one literal at a time: the lines it finds, and its
+    positions (each a match, ascending), are those ``re.finditer`` gives, any chunking."""
+    data += b"\n"
+    assert locate.literals_of(LITERALS) == (b"ERROR", b"FATAL", b"a|b", b"x.y")
+    with mock.patch.object(locate, "CHUNK_BYTES", chunk):
+        hits = locate.find_hits(data, len(data), LITERALS)
+    if hits is None:
+        assert not locate.is_utf8(data, len(data))
+        return
+    line_of = lambda pos: data.rfind(b"\n", 0, pos) + 1  # noqa: E731
+    assert {line_of(h) for h in hits} == {line_of(m.start()) for m in LITERALS.finditer(data)}
+    assert all(LITERALS.match(data, h) for h in hits)
+    assert hits == sorted(hits)
+
+
+def test_only_escaped_literals_joined_by_bars_are_literals() -> None:
+    assert locate.literals_of(re.compile(rb"ERROR")) == (b"ERROR",)
+    assert locate.literals_of(re.compile(rb"a\\|b")) is None  # a backslash, then a bar
+    assert locate.literals_of(re.compile(rb"a|b*")) is None
+    assert locate.literals_of(re.compile(rb"a||b")) is None  # an empty alternative
+    assert locate.literals_of(re.compile(rb"ERROR", re.IGNORECASE)) is None
+    assert locate.literals_of(re.compile(re.escape(b"a\nb") + b"|c")) is None  # a newline
+    assert locate.literals_of(ACCESS_5XX_PREFILTER) is None
+    assert locate.literals_of(re.compile(re.escape(b"\xff") + b"|c")) is None  # not UTF-8
+    assert locate.literals_of(re.compile(re.escape("é".encode()))) == ("é".encode(),)
