@@ -35,6 +35,24 @@ END { for (k in c) print c[k], k }"""
 APP_AWK = r"""{ if (match($0, /"logger": *"[^"]*"/)) { s = substr($0, RSTART, RLENGTH);
   sub(/^"logger": *"/, "", s); sub(/"$/, "", s); c[s]++ } }
 END { for (k in c) print c[k], k }"""
+# log4j's "date time LEVEL [thread] logger - message": the logger is the fifth field.
+LOG4J_AWK = r"""$3 ~ /^(ERROR|FATAL)$/ { c[$5]++ } END { for (k in c) print c[k], k }"""
+# A log4j layout of the JSON app log's records; one ERROR record in ten (by its stamp's last
+# digit) carries a three-line stack trace, as Java services write them.
+_LOG4J_SCRIPT = r"""
+import sys, polars as pl
+ts = pl.col("ts")
+stamp = pl.format("{} {},{}", ts.str.slice(0, 10), ts.str.slice(11, 8), ts.str.slice(20, 3))
+trace = pl.when((pl.col("level") == "ERROR") & (ts.str.slice(22, 1) == "7")).then(
+    pl.format("\njava.lang.IllegalStateException: {}\n\tat com.example.svc.Handler.handle"
+              "(Handler.java:118)\n\tat com.example.svc.Dispatcher.run(Dispatcher.java:64)"
+              "\n\tat java.base/java.lang.Thread.run(Thread.java:833)", pl.col("message"))
+).otherwise(pl.lit(""))
+line = pl.format("{} {} [http-nio-8080-exec-{}] {} - {}{}", stamp, pl.col("level").str.pad_end(5),
+                 ts.str.slice(22, 1), pl.col("logger"), pl.col("message"), trace)
+pl.scan_ndjson(sys.argv[1]).select(line).sink_csv(sys.argv[2], include_header=False,
+                                                  quote_style="never")
+"""
 
 
 def prefix_log(path: Path, size_mb: int) -> Path:
@@ -79,6 +97,22 @@ def app_log(size_mb: int) -> Path:
     return out
 
 
+def log4j_log(size_mb: int) -> Path:
+    """A log4j log of ~``size_mb`` MB: the records of a JSON app log (15 % larger, seed 2) in
+    log4j's layout, with stack traces (``_LOG4J_SCRIPT``)."""
+    out = DATA / f"log4j_{size_mb}mb_s2.log"
+    if not out.exists():
+        source = DATA / f"app_{size_mb * 115 // 100}mb_s2.jsonl"
+        cmd = [sys.executable, "-m", "logagent.samples.app", "--size-mb", str(size_mb * 115 // 100)]
+        subprocess.run([*cmd, "--seed", "2", "-o", str(source)], check=True)
+        part = out.with_suffix(".part")
+        subprocess.run([sys.executable, "-c", _LOG4J_SCRIPT, str(source), str(part)], check=True)
+        part.rename(out)
+        source.unlink()
+        source.with_name(source.name + ".truth.json").unlink(missing_ok=True)
+    return out
+
+
 def awk_top(out: str) -> list[str]:
     """Top keys of ``count key`` lines, most first."""
     rows = [line.split(maxsplit=1) for line in out.strip().splitlines() if line.strip()]
@@ -100,6 +134,7 @@ def rows(la: list[str], repeat: int, size_mb: int) -> list[tuple[str, int, Measu
     small = prefix_log(base, size_mb)
     longf = long_line_log(base, size_mb)
     app = app_log(1000)
+    log4j = log4j_log(1000)
     out: list[tuple[str, int, Measure, Measure]] = []
     if shutil.which(GAWK) is None:
         print(
@@ -123,6 +158,8 @@ def rows(la: list[str], repeat: int, size_mb: int) -> list[tuple[str, int, Measu
     pair("long lines top-errors", longf, ["--full", "--no-normalize"], RAW_AWK)
     grep = "LC_ALL=C grep -E 'ERROR|FATAL'"
     pair("app top-error-components", app, ["-q", "top-error-components", "--full"], APP_AWK, grep)
+    components = ["-q", "top-error-components", "--full"]
+    pair("log4j top-error-components", log4j, components, LOG4J_AWK, grep)
     return out
 
 
@@ -130,12 +167,12 @@ def report(table: list[tuple[str, int, Measure, Measure]]) -> None:
     """One line per comparison: MB/s of each, the ratio, peak RSS, same top keys."""
     print(f"\nparse-every-line questions, app logs, long lines (baseline {GAWK})")
     print(
-        f"{'question':<26}{'MB':>7}{'logagent s':>12}{'MB/s':>8}{'gawk s':>9}{'MB/s':>8}"
+        f"{'question':<28}{'MB':>7}{'logagent s':>12}{'MB/s':>8}{'gawk s':>9}{'MB/s':>8}"
         f"{'ratio':>8}{'RSS MiB':>9}{'same top':>10}"
     )
     for name, size, m, a in table:
         print(
-            f"{name:<26}{size / 1e6:>7.0f}{m.median_s:>12.2f}{size / 1e6 / m.median_s:>8.0f}"
+            f"{name:<28}{size / 1e6:>7.0f}{m.median_s:>12.2f}{size / 1e6 / m.median_s:>8.0f}"
             f"{a.median_s:>9.2f}{size / 1e6 / a.median_s:>8.0f}{a.median_s / m.median_s:>7.2f}x"
             f"{m.peak_rss / 2**20:>9.0f}{bool(m.top) and set(m.top) == set(a.top)!s:>10}"
         )
