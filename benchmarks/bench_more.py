@@ -156,6 +156,13 @@ def rows(la: list[str], repeat: int, size_mb: int) -> list[tuple[str, int, Measu
         pair("--no-normalize, 1 GB", base, ["--full", "--no-normalize"], RAW_AWK)
     pair("long lines -q status", longf, ["-q", "status", "--full"], STATUS_AWK)
     pair("long lines top-errors", longf, ["--full", "--no-normalize"], RAW_AWK)
+    if size_mb < 1000:  # the same share of long lines in 1 GB: the start-up weighs less
+        pair(
+            "long lines -q status, 1 GB",
+            long_line_log(base, 1000),
+            ["-q", "status", "--full"],
+            STATUS_AWK,
+        )
     grep = "LC_ALL=C grep -E 'ERROR|FATAL'"
     pair("app top-error-components", app, ["-q", "top-error-components", "--full"], APP_AWK, grep)
     components = ["-q", "top-error-components", "--full"]
