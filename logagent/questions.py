@@ -132,6 +132,16 @@ def selection_metric(by: str, where: Sequence[str]) -> str:
 LEVEL_METRIC = "records by level"
 
 
+def candidates_text(kind: QuestionKind, level: str) -> str:
+    """What the lines a prefilter lets through could hold, in words (the scope of a
+    malformed count when only those lines were parsed)."""
+    if kind in SELECT_KINDS:
+        return "lines that could meet the selection"
+    if kind in APP_KINDS:
+        return f"lines that could hold {metric_for(level)}"
+    return "lines that could hold a 5xx"
+
+
 def counts_events(kind: QuestionKind) -> bool:
     """Whether the question counts only events (5xx, records at the level, or the records
     meeting ``--where``) per key."""

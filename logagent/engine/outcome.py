@@ -18,6 +18,7 @@ from logagent.questions import (
     APP_KINDS,
     SELECT_KINDS,
     app_answer,
+    candidates_text,
     level_distribution,
     selected_answer,
     selection_metric,
@@ -81,7 +82,10 @@ def finish(run: Run, detection: Detection, unit_size: int, units_total: int | No
         code, detail = run.recused_by
         return recused(run, detection, RecuseCode(code), detail, progress=progress, info=info)
     records = tally.parsed - tally.malformed - tally.continuation
-    if not run.partial and tally.parsed > 0 and records <= 0:  # never "exact" from no record
+    # Never "exact" from no record; but a prefilter's candidates may all be continuation lines
+    # (a stack trace's "ERROR" in a log with no ERROR record), which says nothing of the format.
+    judged = tally.malformed > 0 or not run.prefiltered
+    if not run.partial and tally.parsed > 0 and records <= 0 and judged:
         fmt = detection.best if detection else "the format"
         detail = f"none of the {tally.parsed:,} lines parsed is a record of {fmt}"
         return recused(
@@ -214,7 +218,8 @@ def _warn_layout(run: Run, detection: Detection) -> None:
 def _warn_counts(run: Run, tally: Tally, layout: str = "") -> None:
     cap = run.settings.reader.line_cap
     if tally.parsed and tally.malformed > MALFORMED_WARN_SHARE * tally.parsed:
-        scope = "lines that could hold a 5xx" if tally.parsed < tally.lines else "lines"
+        q = run.question
+        scope = candidates_text(q.kind, q.level) if run.prefiltered else "lines"
         run.warnings.append(
             f"{tally.malformed / tally.parsed:.1%} of the {scope} parsed ({tally.malformed:,} of "
             f"{tally.parsed:,}) are malformed (no format of this run reads them): the counts "

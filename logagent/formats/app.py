@@ -209,9 +209,14 @@ class AppRegexFormat:
         for h, p in zip(held, heads, strict=True):
             names = group_names(p)
             got = {k: pl.col(h).struct.field(k) for k in names if k in _RAW}
-            if HEAD_GROUP in names:  # the message is the rest of the line
+            taking = names  # a line is a record where any of these took part (``_matched``)
+            if HEAD_GROUP in names:  # the message is the rest of the line (``message_tail``)
                 got[MESSAGE] = line.str.slice(pl.col(h).struct.field(HEAD_GROUP).str.len_chars())
-            staged.append((got, _matched(pl.col(h), names)))
+                if SPACE_GROUP in names:  # an optional message took part where a space follows
+                    taking = tuple(n for n in names if n != HEAD_GROUP)
+                else:  # a ".*" message takes part in every match
+                    taking = (HEAD_GROUP,)
+            staged.append((got, _matched(pl.col(h), taking)))
         raw = {k: f"{name}_raw_{k}" for k in _RAW}
         picked = {raw[k]: _first(staged, k) for k in _RAW}
         times, time = staged_times(pl.col(raw[TS]), self.time_formats, name, self.year)
@@ -314,9 +319,18 @@ def _first(groups: list[tuple[dict[str, pl.Expr], pl.Expr]], name: str) -> pl.Ex
 
 #: The group ``message_tail`` puts around what comes before a pattern's message.
 HEAD_GROUP = "_la_head"
+#: The group ``message_tail`` puts around the space before an optional message.
+SPACE_GROUP = "_la_space"
 #: The endings of a pattern whose message is the rest of the line (``message_tail``), and what
 #: the head must match after itself instead.
-_TAILS = (("(?P<message>.*)$", ""), ("(?: (?P<message>.*))?$", "(?: |$)"))
+_TAILS = (
+    ("(?P<message>.*)$", ""),
+    ("(?: (?P<message>.*))?$", f"(?:(?P<{SPACE_GROUP}> )|$)"),
+)
+#: An inline flag group (``(?i)``, ``(?x:``), a ``(?<name>`` group or look-around: a pattern
+#: whose text the parsers here do not follow (an escaped ``\(?`` counts too: a false alarm
+#: costs only speed).
+FLAGS = re.compile(r"\(\?(?!P<|:)")
 
 
 def message_tail(pattern: str) -> str:
@@ -329,6 +343,8 @@ def message_tail(pattern: str) -> str:
     in the regex's order of preference is the one the whole pattern takes. The
     captures engine then runs over the head only, not the message (log4j's captures: ~2
     us a line -> ~1). Any other pattern (no anchor, an alternation at the top) unchanged."""
+    if FLAGS.search(pattern):  # (?x) comments, for one, may hide a "|" at the top
+        return pattern
     for tail, keep in _TAILS:
         if pattern.startswith("^") and pattern.endswith(tail):
             head = pattern[1 : -len(tail)]

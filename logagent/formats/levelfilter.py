@@ -30,7 +30,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from logagent.formats.app import LEVEL, AppRegexFormat, class_end
+from logagent.formats.app import FLAGS, LEVEL, AppRegexFormat, class_end
 from logagent.formats.jsonlayouts import JsonLayout
 from logagent.formats.levels import LEVEL_MAP
 from logagent.formats.structured import JsonAppFormat
@@ -59,7 +59,7 @@ def regex_level_prefilter(fmt: AppRegexFormat, levels: Sequence[str]) -> re.Patt
         return None
     words: set[str] = set()
     for pattern in fmt.patterns:
-        if "(?P<pri>" in pattern or _FLAGS.search(pattern):
+        if "(?P<pri>" in pattern or FLAGS.search(pattern):
             return None
         if "(?P<level>" not in pattern:  # no level: no record of this pattern is an event
             continue
@@ -76,21 +76,15 @@ def regex_level_prefilter(fmt: AppRegexFormat, levels: Sequence[str]) -> re.Patt
     return re.compile(b"|".join(re.escape(w.encode()) for w in ordered))
 
 
-#: An inline flag group (``(?i)``, ``(?x:``), a ``(?<name>`` group or look-around: not a plain
-#: pattern (an escaped ``\(?`` counts too: a false alarm costs only the prefilter).
-_FLAGS = re.compile(r"\(\?(?!P<|:)")
 _WORD = re.compile(r"[A-Za-z0-9]+")
 
 
 def group_body(pattern: str, name: str) -> str | None:
-    """The text inside the (first) named group ``name`` of ``pattern``, None when it has none
-    or when its end cannot be found; escapes, classes and nested groups are skipped."""
-    start = pattern.find(f"(?P<{name}>")
-    if start < 0:
-        return None
-    i = start + len(name) + 5
-    depth = 1
-    body_start = i
+    """The text inside the named group ``name`` of ``pattern`` (its first, outside escapes and
+    classes), None when it has none or when its end cannot be found; escapes, classes and
+    nested groups inside are skipped."""
+    opening = f"(?P<{name}>"
+    i, depth, body_start = 0, 0, -1
     while i < len(pattern):
         c = pattern[i]
         if c == "\\":
@@ -101,11 +95,15 @@ def group_body(pattern: str, name: str) -> str | None:
             if i < 0:
                 return None
         elif c == "(":
+            if body_start < 0 and pattern.startswith(opening, i):
+                body_start, depth = i + len(opening), 0
+                i = body_start
+                continue
             depth += 1
-        elif c == ")":
-            depth -= 1
+        elif c == ")" and body_start >= 0:
             if depth == 0:
                 return pattern[body_start:i]
+            depth -= 1
         i += 1
     return None
 

@@ -12,7 +12,7 @@ from collections.abc import Callable
 
 from logagent.formats.adapter import NO_LEVEL
 from logagent.formats.levels import LEVELS
-from logagent.questions import LEVEL_METRIC
+from logagent.questions import LEVEL_METRIC, candidates_text
 from logagent.report.document import Document, Section, Table
 from logagent.report.overtime import over_time, timeline_claim
 from logagent.report.words import (
@@ -305,8 +305,9 @@ def saving(result: Result) -> Section:
     read += f" in {p.elapsed_s:.2f} s; peak memory {p.peak_rss_bytes / 2**20:,.0f} MiB."
     if damaged(result):
         read += " The input ended early (truncated or damaged): the answer is partial."
+    q = result.question
     scope = (
-        "among lines that could hold a 5xx (the rest were not parsed)"
+        f"among {candidates_text(q.kind, q.level)} (the rest were not parsed)"
         if p.malformed_scope == "prefiltered_lines"
         else "among all lines"
     )

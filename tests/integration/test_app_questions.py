@@ -187,3 +187,33 @@ def test_an_unknown_key_is_said_so_on_a_log_read_whole(key: str) -> None:
     assert "no record in a sample of the log names it" in result.recuse.detail
     if key != "NoSuchComponent":
         assert "did you mean `org.apache.hadoop.ipc.Client`" in result.recuse.suggestion
+
+
+def test_a_log_whose_only_error_words_are_in_stack_traces_has_no_error_record(
+    tmp_path: Path,
+) -> None:
+    """The level prefilter lets through only the stack-trace lines that say "ERROR" (a JDBC
+    cause): none is a record, which says nothing against the format. The full read answers
+    "no ERROR+ record", as parsing every line does, and counts no line malformed."""
+    lines = [
+        f"2024-01-02 03:00:{i % 60:02d},123 INFO  [main] com.example.Svc - ok {i}"
+        for i in range(300)
+    ]
+    for i in range(5):
+        lines += [
+            f"2024-01-02 03:01:{i:02d},123 WARN  [main] com.example.Dao - query failed",
+            "org.springframework.jdbc.BadSqlGrammarException: bad SQL",
+            "\tat com.example.Dao.run(Dao.java:42)",
+            'Caused by: org.postgresql.util.PSQLException: ERROR: relation "t" does not exist',
+        ]
+    log = tmp_path / "app.log"
+    log.write_text("\n".join(lines) + "\n")
+    result = ask(log, full=True)
+    assert result.status is Status.RECUSED and result.recuse is not None
+    assert result.recuse.reason_code == "NO_MATCHING_EVENTS", result.recuse
+    assert (result.progress.malformed_lines, result.progress.malformed_scope) == (
+        0,
+        "prefiltered_lines",
+    )
+    warns = ask(log, full=True, level="warn")  # the WARN records are there, and counted
+    assert {e.key: e.count for e in warns.answer.top} == {"com.example.Dao": 5}

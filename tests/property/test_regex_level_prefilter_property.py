@@ -168,3 +168,13 @@ def test_patterns_without_a_level_add_no_word_and_classes_are_skipped() -> None:
     assert group_body(r"^(?P<level>A|[^]()]B)x", "level") == "A|[^]()]B"
     assert group_body(r"^(?P<level>A|[[:alpha:])]B)x", "level") == "A|[[:alpha:])]B"
     assert group_body(r"^(?P<level>A", "level") is None
+
+
+def test_an_escaped_group_opening_is_no_level_group() -> None:
+    """``\\(?P<level>`` is a literal paren, then an optional one: the level group is the second;
+    its words (any) give no prefilter, and the FATAL event is parsed."""
+    fmt = _custom(r"^(?:\(?P<level>ERROR|x) (?P<level>[A-Z]+) (?P<message>.*)$")
+    pre = regex_level_prefilter(fmt, THRESHOLDS["error"])
+    assert pre is None or pre.search(b"x FATAL disk gone") is not None
+    assert group_body(r"^\(?P<level>A|B) (?P<level>C|D)", "level") == "C|D"
+    assert group_body(r"^[(?P<level>]x(?P<level>C|D)", "level") == "C|D"

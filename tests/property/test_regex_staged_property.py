@@ -20,7 +20,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from logagent.formats.adapter import AppAsAccess
-from logagent.formats.app import HEAD_GROUP, AppRegexFormat, message_tail
+from logagent.formats.app import HEAD_GROUP, SPACE_GROUP, AppRegexFormat, message_tail
 from logagent.formats.base import staged_fields
 from logagent.formats.bucketed import Bucketed
 from logagent.formats.catalog import APP_NAMES, SERVER_LAYOUTS, build_any_format
@@ -89,7 +89,7 @@ def test_the_message_tail_is_taken_where_the_message_ends_the_line() -> None:
         f"^(?P<{HEAD_GROUP}>(?P<level>[A-Z]+) )"
     )
     assert message_tail(r"^(?P<level>[A-Z]+):(?: (?P<message>.*))?$") == (
-        f"^(?P<{HEAD_GROUP}>(?P<level>[A-Z]+):(?: |$))"
+        f"^(?P<{HEAD_GROUP}>(?P<level>[A-Z]+):(?:(?P<{SPACE_GROUP}> )|$))"
     )
     kept = [
         r"(?P<level>[A-Z]+) (?P<message>.*)$",  # not anchored
@@ -120,3 +120,20 @@ def test_the_staged_message_of_a_rewritten_pattern_is_the_rest_of_the_line() -> 
         frame = frame.with_columns(**stage)
     got = frame.select(fields["message"]).collect().to_series().to_list()
     assert got == ["a b ", "", "", None, "é:z", None]
+
+
+@pytest.mark.parametrize(
+    ("pattern", "lines"),
+    [
+        # every named group optional: a line where none took part is no record, rewritten too
+        (r"^(?:(?P<level>[A-Z]+) )?\S*(?: (?P<message>.*))?$", ["foo", "ERROR foo bar", "x y"]),
+        (r"^(?:(?P<level>[A-Z]+) )?\S*(?P<message>.*)$", ["foo", "ERROR foo bar", ""]),
+        # (?x) comments may hide a "|" at the top from the text's parser: not rewritten
+        (
+            "^(?x) (?P<level>ERROR) # [\n | (?P<component>\\w+): # ]\n (?P<message>.*)$",
+            ["ERROR boom", "db: down", "xx ERROR boom"],
+        ),
+    ],
+)
+def test_staged_equals_fields_on_patterns_a_review_broke(pattern: str, lines: list[str]) -> None:
+    _assert_equal(AppRegexFormat(name="t", patterns=(pattern,), min_line_bytes=1), lines)
