@@ -215,5 +215,7 @@ def test_a_log_whose_only_error_words_are_in_stack_traces_has_no_error_record(
         0,
         "prefiltered_lines",
     )
+    note = "5 lines among the lines that could hold ERROR+ records continue multi-line records"
+    assert any(w.startswith(note) for w in result.warnings), result.warnings
     warns = ask(log, full=True, level="warn")  # the WARN records are there, and counted
     assert {e.key: e.count for e in warns.answer.top} == {"com.example.Dao": 5}
