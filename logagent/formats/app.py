@@ -355,7 +355,22 @@ def message_tail(pattern: str) -> str:
 
 def _top_alternation(pattern: str) -> bool:
     """Whether ``pattern`` holds a ``|`` outside every group and class (or is not balanced)."""
-    depth, i = 0, 0
+    marks = structure(pattern)
+    if marks is None:
+        return True
+    depth = 0
+    for _, c in marks:
+        depth += {"(": 1, ")": -1}.get(c, 0)
+        if depth < 0 or (c == "|" and depth == 0):
+            return True
+    return depth != 0
+
+
+def structure(pattern: str) -> list[tuple[int, str]] | None:
+    """Where ``pattern``'s groups open and close and its alternatives split: each ``(``, ``)``
+    and ``|`` outside escapes and classes, with its index; None when a class is not closed."""
+    marks: list[tuple[int, str]] = []
+    i = 0
     while i < len(pattern):
         c = pattern[i]
         if c == "\\":
@@ -363,17 +378,11 @@ def _top_alternation(pattern: str) -> bool:
         elif c == "[":
             i = class_end(pattern, i)
             if i < 0:
-                return True
-        elif c == "(":
-            depth += 1
-        elif c == ")":
-            depth -= 1
-            if depth < 0:
-                return True
-        elif c == "|" and depth == 0:
-            return True
+                return None
+        elif c in "()|":
+            marks.append((i, c))
         i += 1
-    return depth != 0
+    return marks
 
 
 def class_end(pattern: str, i: int) -> int:

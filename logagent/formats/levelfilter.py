@@ -30,7 +30,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from logagent.formats.app import FLAGS, LEVEL, AppRegexFormat, class_end
+from logagent.formats.app import FLAGS, LEVEL, AppRegexFormat, structure
 from logagent.formats.jsonlayouts import JsonLayout
 from logagent.formats.levels import LEVEL_MAP
 from logagent.formats.structured import JsonAppFormat
@@ -81,30 +81,18 @@ _WORD = re.compile(r"[A-Za-z0-9]+")
 
 def group_body(pattern: str, name: str) -> str | None:
     """The text inside the named group ``name`` of ``pattern`` (its first, outside escapes and
-    classes), None when it has none or when its end cannot be found; escapes, classes and
-    nested groups inside are skipped."""
+    classes), None when it has none or when its end cannot be found."""
     opening = f"(?P<{name}>"
-    i, depth, body_start = 0, 0, -1
-    while i < len(pattern):
-        c = pattern[i]
-        if c == "\\":
-            i += 2
-            continue
-        if c == "[":
-            i = class_end(pattern, i)
-            if i < 0:
-                return None
-        elif c == "(":
-            if body_start < 0 and pattern.startswith(opening, i):
-                body_start, depth = i + len(opening), 0
-                i = body_start
-                continue
-            depth += 1
-        elif c == ")" and body_start >= 0:
-            if depth == 0:
-                return pattern[body_start:i]
-            depth -= 1
-        i += 1
+    marks = structure(pattern) or []
+    start = next((i for i, c in marks if c == "(" and pattern.startswith(opening, i)), None)
+    if start is None:
+        return None
+    depth = 0
+    for i, c in marks:
+        if i > start:
+            depth += {"(": 1, ")": -1}.get(c, 0)
+            if depth < 0:
+                return pattern[start + len(opening) : i]
     return None
 
 
