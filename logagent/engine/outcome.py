@@ -248,11 +248,13 @@ def _warn_counts(run: Run, tally: Tally, layout: str = "") -> None:
             "they are neither counted nor malformed"
         )
     elif tally.continuation:
-        among = f" among the {candidates_text(run.question.kind, run.question.level)}"
+        q = run.question
+        lines = (
+            f"lines among the {candidates_text(q.kind, q.level)}" if run.prefiltered else "lines"
+        )
         run.warnings.append(
-            f"{tally.continuation} lines{among if run.prefiltered else ''} continue multi-line "
-            "records (stack traces); they belong to the record they follow and are not counted "
-            "on their own"
+            f"{tally.continuation} {lines} continue multi-line records (stack traces); they "
+            "belong to the record they follow and are not counted on their own"
         )
 
 

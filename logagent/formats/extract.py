@@ -310,12 +310,13 @@ def candidate_lines(batch: Batch, prefilter: re.Pattern[bytes]) -> tuple[Lines, 
         if text_pattern is not None:  # no literal to find: Rust's regex tests each line
             return _matching_lines(batch, text_pattern), batch.lines
     if hits is None:
-        hits = [m.start() for m in prefilter.finditer(data, 0, size)]
+        found = [m.start() for m in prefilter.finditer(data, 0, size)]
+        hits = np.asarray(found, dtype=np.int64)
     count = batch.lines
     if len(hits) * 8 < count:
-        return _rare_candidates(data, hits), count
+        return _rare_candidates(data, hits.tolist()), count
     ends = line_ends(data, size)
-    index = _distinct_sorted(np.searchsorted(ends, np.asarray(hits, dtype=np.int64)))
+    index = _distinct_sorted(np.searchsorted(ends, hits))
     starts = line_starts(ends)[index]
     if batch.utf8 if batch.utf8 is not None else is_utf8(data, size):
         return Lines(_stripped(data, starts, ends[index]), starts, 0), count

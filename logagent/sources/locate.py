@@ -191,26 +191,28 @@ def count_newlines(data: Buffer, size: int, *, utf8: bool | None = None) -> int:
 
 def find_hits(
     data: Buffer, size: int, prefilter: re.Pattern[bytes], *, utf8: bool | None = None
-) -> list[int] | None:
-    """Start positions of ``prefilter``'s matches in ``data[:size]`` (each line's first, at least).
+) -> I64 | None:
+    """Start positions of ``prefilter``'s matches in ``data[:size]`` (each line's first, at
+    least), ascending.
 
-    Returns None when the prefilter has no anchor or the buffer is not UTF-8
-    (the caller then uses ``re.finditer``); ``utf8`` as in ``count_newlines``.
-    Every returned position is a match of ``prefilter`` (checked with ``re``
-    itself); every line holding a match
-    has one returned, so the candidate lines are exactly those ``finditer``
-    finds. Matches never cross a newline here: anchors hold none, and the
-    prefilters in the table cannot match one.
+    Returns None when the prefilter is neither literals (``literals_of``) nor anchored
+    (``anchor_of``), or the buffer is not UTF-8 (the caller then uses ``re.finditer``);
+    ``utf8`` as in ``count_newlines``. Every returned position is a match of
+    ``prefilter`` (an occurrence of one of its literals, or an anchor checked with ``re``
+    itself); every line holding a match has one returned, so the candidate lines are
+    exactly those ``finditer`` finds. Matches never cross a newline here: literals and
+    anchors hold none, and the prefilters in the table cannot match one.
     """
     literals = literals_of(prefilter)
-    anchor = anchor_of(prefilter) if literals is None else b""
-    if anchor is None or not (is_utf8(data, size) if utf8 is None else utf8):
+    anchor = None if literals is not None else anchor_of(prefilter)
+    if (literals is None and anchor is None) or not (is_utf8(data, size) if utf8 is None else utf8):
         return None
     if size == 0:
-        return []
+        return np.empty(0, dtype=np.int64)
     cuts = chunk_bounds(data, size)
     if literals is not None:  # each occurrence is a match: no check, no Python step per hit
         return _literal_hits(data, cuts, literals)
+    assert anchor is not None
     found = _chunks(data, cuts).str.find_many([anchor.decode()]).to_list()
     hits: list[int] = []
     for base, offsets in zip(cuts, found, strict=False):
@@ -218,10 +220,10 @@ def find_hits(
             pos = base + off
             if prefilter.match(data, pos, size) is not None:
                 hits.append(pos)
-    return hits
+    return np.asarray(hits, dtype=np.int64)
 
 
-def _literal_hits(data: Buffer, cuts: list[int], literals: tuple[bytes, ...]) -> list[int]:
+def _literal_hits(data: Buffer, cuts: list[int], literals: tuple[bytes, ...]) -> I64:
     """Where any of ``literals`` occurs in the chunks ``cuts`` bound, ascending (a position
     may repeat). Each literal is its own memmem-speed search (Polars ``find_many`` of several
     at once runs an Aho-Corasick automaton at ~0.5 GB/s, of one literal at ~8 GB/s), in one
@@ -239,7 +241,5 @@ def _literal_hits(data: Buffer, cuts: list[int], literals: tuple[bytes, ...]) ->
         .to_series()
         .to_numpy()
     )
-    if len(literals) > 1:
-        hits = np.sort(hits)
-    out: list[int] = hits.tolist()
+    out: I64 = np.sort(hits) if len(literals) > 1 else hits
     return out

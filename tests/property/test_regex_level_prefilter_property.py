@@ -79,7 +79,7 @@ def _check(fmt: AppRegexFormat, lines: list[str]) -> int:
         data = "".join(f"{x}\n" for x in lines).encode()
         hits = find_hits(data, len(data), pre)
         assert hits is not None  # the literal path: no re.finditer over the batch
-        assert hits == sorted(hits)  # ascending: the caller bisects the line ends
+        assert list(hits) == sorted(hits)  # ascending: the caller bisects the line ends
         hit_lines = {data.count(b"\n", 0, h) for h in hits}
         for i, (line, event) in enumerate(zip(lines, _events(fmt, lines, wanted), strict=True)):
             if event:

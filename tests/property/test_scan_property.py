@@ -212,7 +212,7 @@ def test_literal_hits_equal_finditer(data: bytes, chunk: int) -> None:
     line_of = lambda pos: data.rfind(b"\n", 0, pos) + 1  # noqa: E731
     assert {line_of(h) for h in hits} == {line_of(m.start()) for m in LITERALS.finditer(data)}
     assert all(LITERALS.match(data, h) for h in hits)
-    assert hits == sorted(hits)
+    assert list(hits) == sorted(hits)
 
 
 def test_only_escaped_literals_joined_by_bars_are_literals() -> None:
