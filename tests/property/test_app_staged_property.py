@@ -17,7 +17,7 @@ from pathlib import Path
 
 import polars as pl
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from logagent.formats.access import AccessFormat
@@ -154,6 +154,7 @@ def test_a_staged_parse_reads_each_json_key_once() -> None:
         frame = frame.with_columns(**stage)
     plan = frame.select(**fields).explain()
     assert plan.count("json_path_match") == len(fmt.mapping) == 4
+    assert plan.count("json_decode") == 1  # the flat lines' keys, in one parse
     unstaged = pl.LazyFrame({"line": [""]}).select(
         **Bucketed(view, time, 3600).fields(pl.col("line"))
     )
@@ -244,3 +245,80 @@ def test_the_timeline_time_reads_the_stages_of_the_view_or_selection(every_level
         assert isinstance(time, StagedTime)
         stages, _ = staged_fields(fmt, line)
         assert time_over(time, line, stages).meta.eq(time.staged(line)[1]), type(fmt).__name__
+
+
+MEMBER_KEY = st.sampled_from(["time", "level", "logger", "message", "msg", "lvl", "x/y", "@t"])
+FLAT_VALUE = st.one_of(
+    st.text(alphabet='ab "\\/\t\n\x01é😀level', max_size=8),
+    st.sampled_from(["ERROR", "2026-12-03T10:00:00.5+01:00", "level", "svc.api"]),
+    st.integers(-(10**25), 10**25),
+    st.sampled_from([10**15 - 1, -(10**15), 2**63, 12345678901234567890123]),
+    st.sampled_from([0.1, 1.5, 100.0, -0.0, 1e2, 1e300, True, False, None]),
+    st.dictionaries(st.sampled_from(["level", "a"]), st.integers(0, 3), max_size=2),
+)
+BLANK = st.sampled_from(["", " ", "\t", "\r", "  "])
+
+
+@st.composite
+def flat_json_line(draw: st.DrawFn) -> str:
+    """A JSON object of mostly scalars, written in the ways JSON allows: keys repeated,
+    escaped (``\\u0065``, ``\\/``) or not, numbers of every kind, blanks anywhere."""
+
+    def text(value: str) -> str:
+        out = json.dumps(value, ensure_ascii=draw(st.booleans()))
+        if draw(st.booleans()):
+            out = out.replace("/", "\\/")
+        if draw(st.integers(0, 9)) == 0:
+            out = out.replace("e", "\\u0065", 1)
+        return out
+
+    members = []
+    for key, value in draw(st.lists(st.tuples(MEMBER_KEY, FLAT_VALUE), max_size=6)):
+        written = text(value) if isinstance(value, str) else json.dumps(value)
+        if value == 0 and draw(st.booleans()):
+            written = "-0"
+        members.append(f"{text(key)}{draw(BLANK)}:{draw(BLANK)}{written}{draw(BLANK)}")
+    comma = draw(BLANK) + "," + draw(BLANK)
+    return "{" + draw(BLANK) + comma.join(members) + "}" + draw(BLANK)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(flat_json_line(), min_size=1, max_size=30))
+@example(['{"x/y":"a","x\\/y":"b","@t":"m"}', '{"logger":12345678901234567890123,"level":"E"}'])
+def test_json_keys_decoded_in_one_parse_equal_their_paths(lines: list[str]) -> None:
+    """The lines a JSON app format decodes in one parse (``JsonAppFormat.staged_raw``)
+    read as the per-key ``json_path_match`` reads them, whatever repeats, escapes, numbers
+    and blanks they hold; the others are read by path as before."""
+    slashed = JsonAppFormat(mapping={"level": "lvl", "component": "x/y", "message": "@t"})
+    for fmt in [*(f for f in FIXED if isinstance(f, JsonAppFormat)), slashed]:
+        for view in _views(fmt):
+            plain, staged = _both(view, lines)
+            assert staged.equals(plain), (fmt.mapping, type(view).__name__, lines)
+
+
+def test_a_flat_json_line_is_decoded_once_and_the_others_by_path() -> None:
+    """Which lines take the one-parse read: a flat object writing each key once does; a
+    repeated key, a float, an escape that could spell a key, a nested value, or a key's
+    name as a value does not (they keep ``json_path_match``); nor does any line of a
+    format with a nested key."""
+    fmt = build_any_format("jsonapp", [])
+    lines = {
+        '{"time":"2026-12-03T10:00:00Z","level":"error","logger":"a","message":"m"}': True,
+        '{ "level" : "E" ,\t"n":-12, "ok":true, "no":null, "s":"a\\"b\\/c\\n" }\r': True,
+        '{"level":"E","level":"W"}': False,
+        '{"level":"E","ms":1.5}': False,
+        '{"level":"E","n":-0}': False,
+        '{"level":"E","message":"\\u0041"}': False,
+        '{"level":"E","ctx":{"a":1}}': False,
+        '{"level":"E","message":"level"}': False,
+        '{"level":"E"} x': False,
+    }
+    frame = pl.LazyFrame({"line": list(lines)})
+    stages, _ = staged_fields(fmt, pl.col("line"))
+    for stage in stages:
+        frame = frame.with_columns(**stage)
+    assert frame.collect()["_app_jsonapp_flat"].to_list() == list(lines.values())
+    nested = JsonAppFormat(mapping={"level": "ctx.level", "message": "message"})
+    assert not any(
+        "_flat" in name for stage in staged_fields(nested, pl.col("line"))[0] for name in stage
+    )
