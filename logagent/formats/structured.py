@@ -155,7 +155,7 @@ class JsonAppFormat(KeyedFields):
         when a key is nested or not plain, keep ``json_path_match``. The keys are counted
         only on the lines of that shape (a log of floats or nested values pays its regex
         test alone), and each stage names a column of its own: with the shape test's column
-        overwritten by the next stage, a 200 MB log took 2.08 s where it takes 1.67 s.
+        overwritten by the next stage, a 200 MB log of floats took 2.08 s, against 1.85 s.
         """
         keys = sorted(set(self.mapping.values()))
         if not keys or not all(_PLAIN_KEY.fullmatch(k) for k in keys):
