@@ -217,13 +217,13 @@ def _warn_layout(run: Run, detection: Detection) -> None:
 
 def _warn_counts(run: Run, tally: Tally, layout: str = "") -> None:
     cap = run.settings.reader.line_cap
+    q = run.question  # the lines parsed: a prefilter's candidates, or all of them
+    candidates = candidates_text(q.kind, q.level) if run.prefiltered else None
     if tally.parsed and tally.malformed > MALFORMED_WARN_SHARE * tally.parsed:
-        q = run.question
-        scope = candidates_text(q.kind, q.level) if run.prefiltered else "lines"
         run.warnings.append(
-            f"{tally.malformed / tally.parsed:.1%} of the {scope} parsed ({tally.malformed:,} of "
-            f"{tally.parsed:,}) are malformed (no format of this run reads them): the counts "
-            "cover only the records that parse"
+            f"{tally.malformed / tally.parsed:.1%} of the {candidates or 'lines'} parsed "
+            f"({tally.malformed:,} of {tally.parsed:,}) are malformed (no format of this run "
+            "reads them): the counts cover only the records that parse"
         )
     if tally.truncated:
         run.warnings.append(
@@ -248,10 +248,7 @@ def _warn_counts(run: Run, tally: Tally, layout: str = "") -> None:
             "they are neither counted nor malformed"
         )
     elif tally.continuation:
-        q = run.question
-        lines = (
-            f"lines among the {candidates_text(q.kind, q.level)}" if run.prefiltered else "lines"
-        )
+        lines = f"lines among the {candidates}" if candidates else "lines"
         run.warnings.append(
             f"{tally.continuation} {lines} continue multi-line records (stack traces); they "
             "belong to the record they follow and are not counted on their own"
