@@ -24,9 +24,9 @@ from dataclasses import dataclass
 import polars as pl
 
 from logagent.errors import FormatError
-from logagent.formats.access import COMBINED, COMMON
-from logagent.formats.app import MESSAGE, YearOf
-from logagent.formats.base import STATUS, Format
+from logagent.formats.access import COMBINED, COMMON, AccessFormat
+from logagent.formats.app import MESSAGE, AppRegexFormat, YearOf
+from logagent.formats.base import STATUS, Format, RegexFormat
 from logagent.formats.catalog import (
     ACCESS_NAMES,
     APP_NAMES,
@@ -41,6 +41,7 @@ from logagent.formats.generic import GENERIC_DISCOUNT
 from logagent.formats.generic import NAME as GENERIC
 from logagent.formats.jsonaccess import JSON_ACCESS_LAYOUTS
 from logagent.formats.jsonl import JsonFormat, auto_mapping
+from logagent.formats.needs import Need, any_of, holds, pattern_needs
 from logagent.formats.proxies import PROXY_LAYOUTS
 from logagent.formats.records import start_expr
 from logagent.formats.w3c import W3C_LAYOUTS
@@ -157,11 +158,15 @@ def _shares(
 
 def _ruled_out(fmts: Mapping[str, AnyFormat], lines: pl.Series) -> list[str]:
     """The formats no line of ``lines`` can be a record of: each needs what no line holds
-    (``record_needs``, e.g. a JSON object at the start), so each scores 0 unparsed."""
-    needs = {n: getattr(f, "record_needs", None) for n, f in fmts.items()}
+    (``record_needs``, e.g. a JSON object at the start, or a literal every match of its
+    regexes holds: ``regex_needs``), so each scores 0 unparsed."""
+    literal = {n: regex_needs(f) for n, f in fmts.items()}
+    text = "\n".join(lines.to_list()) if any(v is not None for v in literal.values()) else ""
+    lacking = [n for n, need in literal.items() if need is not None and not holds(need, text)]
+    needs = {n: getattr(f, "record_needs", None) for n, f in fmts.items() if n not in lacking}
     kinds = {need for need in needs.values() if need is not None}
     if not kinds:
-        return []
+        return lacking
     found = {
         (how, text): bool(
             (
@@ -172,7 +177,20 @@ def _ruled_out(fmts: Mapping[str, AnyFormat], lines: pl.Series) -> list[str]:
         )
         for how, text in kinds
     }
-    return [n for n, need in needs.items() if need is not None and not found[need]]
+    return [*lacking, *(n for n, need in needs.items() if need is not None and not found[need])]
+
+
+def regex_needs(fmt: object) -> Need | None:
+    """What every record line of ``fmt`` holds by the regexes that find its records
+    (``needs.pattern_needs``); None for a format read otherwise (JSON, W3C, logfmt, ...)."""
+    if isinstance(fmt, AccessFormat):  # the pattern's records, and the greedy's it refuses
+        extra = [fmt.greedy] if fmt.greedy is not None else []
+        return any_of([pattern_needs(p) for p in (fmt.pattern, *extra)])
+    if isinstance(fmt, RegexFormat):  # a proxy's layout: one pattern
+        return pattern_needs(fmt.pattern)
+    if isinstance(fmt, AppRegexFormat):  # the first pattern that matches gives the fields
+        return any_of([pattern_needs(p) for p in fmt.patterns])
+    return None
 
 
 def _score_exprs(fmt: AnyFormat, line: pl.Expr, n: int) -> tuple[pl.Expr, pl.Expr]:

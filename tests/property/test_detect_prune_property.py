@@ -1,14 +1,17 @@
 """Detection's shortcuts give the scores the full detection gives (formats/detect.py).
 
 * A layout that needs what no sampled line holds (``record_needs``: a JSON
-  object) is scored 0 without its expressions: that must be the score its
-  expressions give.
+  object; ``regex_needs``: a literal every match of its regexes holds) is
+  scored 0 without its expressions: that must be the score its expressions
+  give. The literals are checked on strings generated to match the catalog's
+  regexes and random ones (``hypothesis.from_regex``).
 * JSON key fitting skips ``json.loads`` for lines that cannot be an object.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -17,8 +20,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from logagent.formats.detect import _shares, every_format
+from logagent.formats.access import AccessFormat
+from logagent.formats.app import AppRegexFormat
+from logagent.formats.base import RegexFormat
+from logagent.formats.detect import _ruled_out, _shares, every_format
 from logagent.formats.jsonl import object_of
+from logagent.formats.needs import holds, pattern_needs
 
 SAMPLES = sorted(
     p
@@ -42,13 +49,95 @@ def test_pruned_scores_equal_the_full_ones_on_every_sample_log(path: Path) -> No
 
 def test_pruning_happens_on_an_access_log_and_not_on_a_json_one() -> None:
     """The shortcut is taken (else the test above proves nothing about it)."""
-    from logagent.formats.detect import _ruled_out
-
     access = _lines(next(p for p in SAMPLES if p.name == "nginx_access.log"))
     ruled = _ruled_out(every_format(access), pl.Series("line", access))
     assert {"jsonl", "jsonapp", "bunyan", "caddy"} <= set(ruled)
+    assert {"log4j", "kafka", "zookeeper", "elasticsearch", "cri", "nginx_error"} <= set(ruled)
     app = _lines(next(p for p in SAMPLES if p.name == "app.jsonl"))
-    assert _ruled_out(every_format(app), pl.Series("line", app)) == []
+    assert not {"jsonl", "jsonapp", "bunyan", "caddy"} & set(
+        _ruled_out(every_format(app), pl.Series("line", app))
+    )
+    log4j = _lines(next(p for p in SAMPLES if p.name == "app_log4j.log"))
+    ruled = _ruled_out(every_format(log4j), pl.Series("line", log4j))
+    assert {"combined", "common", "haproxy", "nginx_error"} <= set(ruled)
+    assert "log4j" not in ruled
+
+
+def _catalog_regexes() -> list[tuple[str, str]]:
+    """(format, regex) for every regex that finds the records of a catalog format."""
+    out = []
+    for name, fmt in every_format(["x"]).items():
+        if isinstance(fmt, AccessFormat):
+            out += [(name, p) for p in (fmt.pattern, fmt.greedy) if p is not None]
+        elif isinstance(fmt, RegexFormat):
+            out.append((name, fmt.pattern))
+        elif isinstance(fmt, AppRegexFormat):
+            out += [(name, p) for p in fmt.patterns]
+    return out
+
+
+def _python(pattern: str) -> str:
+    """A Rust regex of the catalog in Python's syntax (``\\x{FEFF}`` is ``\\uFEFF`` there)."""
+    return re.sub(r"\\x\{([0-9A-Fa-f]{4})\}", r"\\u\1", pattern)
+
+
+CATALOG = _catalog_regexes()
+
+
+def test_every_catalog_regex_has_needs() -> None:
+    """The reader follows the whole catalog (a regex it gives up on is scored every run)."""
+    assert len(CATALOG) >= 30
+    assert [name for name, p in CATALOG if pattern_needs(p) is None] == []
+
+
+@pytest.mark.parametrize(
+    ("name", "pattern"), CATALOG, ids=[f"{n}-{i}" for i, (n, _) in enumerate(CATALOG)]
+)
+@settings(max_examples=30, deadline=None)
+@given(data=st.data())
+def test_every_match_of_a_catalog_regex_holds_its_needs(
+    name: str, pattern: str, data: st.DataObject
+) -> None:
+    """Strings that match a format's regex (Python's reading of it) hold its literals."""
+    need = pattern_needs(pattern)
+    assert need is not None
+    text = data.draw(st.from_regex(_python(pattern), fullmatch=True))
+    assert holds(need, text), (name, text)
+
+
+def _random_regex() -> st.SearchStrategy[str]:
+    """Regexes of literals, escapes, classes, groups, branches and quantifiers."""
+    atoms = st.sampled_from(
+        ["a", "b", "ab", " ", "-", r"\[", r"\]", r"\.", r"\d", r"\s", "[a-c]", "[^b]", ".", r"\t"]
+    )
+    quantifiers = st.sampled_from(["", "", "", "?", "*", "+", "{2}", "{0,2}", "{1,3}", "+?", "??"])
+
+    def grow(inner: st.SearchStrategy[str]) -> st.SearchStrategy[str]:
+        group = st.builds(
+            lambda kind, branches, q: f"({kind}{'|'.join(branches)}){q}",
+            st.sampled_from(["?:", "?P<g>", ""]),
+            st.lists(inner, min_size=1, max_size=3),
+            quantifiers,
+        )
+        return st.lists(
+            st.one_of(group, st.builds(str.__add__, atoms, quantifiers)), max_size=5
+        ).map("".join)
+
+    return st.recursive(st.builds(str.__add__, atoms, quantifiers), grow, max_leaves=8)
+
+
+@settings(max_examples=300, deadline=None)
+@given(data=st.data(), pattern=_random_regex())
+def test_every_match_of_a_random_regex_holds_its_needs(data: st.DataObject, pattern: str) -> None:
+    """The reader's literals on regexes a user could write: every match holds them."""
+    try:
+        re.compile(pattern)
+    except re.error:  # a group named twice: no regex
+        return
+    need = pattern_needs(pattern)
+    assert need is not None, pattern
+    text = data.draw(st.from_regex(pattern, fullmatch=True))
+    assert holds(need, text), (pattern, text)
 
 
 def _json_records() -> list[str]:

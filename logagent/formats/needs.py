@@ -1,0 +1,200 @@
+"""What text every match of a regex holds: literals a sample must contain (PURE).
+
+Detection scores every format on a sample in one Polars query, and a
+format's regexes cost their compilation and their expressions' building on
+every run, whether or not a line could match: ~1.5 ms a format, ~40 formats,
+and the compiled automata stay in the process (a 1-line run's memory). A
+regex whose every match holds a literal the sample lacks matches no line of
+it, so its format scores 0 unparsed (``detect._ruled_out``).
+
+``pattern_needs`` reads a regex (Rust syntax, as Polars runs it) and returns
+a formula of literals: a string (the match holds it), ``All`` (each) or
+``Any`` (one of them), or None when it cannot tell. It is sound by being
+narrow: a run of plain characters that no quantifier makes optional is a
+literal; a class, ``.``, an anchor, an escape it does not know, a repetition
+of a group or an optional part ends a run and adds nothing; an alternation
+needs one of its branches; inline flags (``(?i)``, ``(?x)``, ...) or syntax it
+does not read make the whole regex unknown. A literal run never crosses a
+group's edge (``a(?:b)c`` needs ``a``, ``b`` and ``c``, not ``abc``).
+``holds`` tests a formula on a text; the sample's lines joined is enough to
+rule a format out (a line that matched would have put each literal in it).
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import NamedTuple
+
+from logagent.formats.app import FLAGS, class_end
+
+
+class All(NamedTuple):
+    """Every part holds (tuples: ~700 of them are built for the catalog's regexes on every
+    run, where frozen dataclasses cost a third more of its 4 ms)."""
+
+    parts: tuple[Need, ...]
+
+
+class Any(NamedTuple):
+    """At least one part holds."""
+
+    parts: tuple[Need, ...]
+
+
+Need = str | All | Any
+#: Escaped characters that stand for themselves in Rust's syntax (``\<`` and ``\>`` do
+#: not: they are word boundaries there).
+_LITERAL_ESCAPES = frozenset(".+*?()|[]{}^$\\/-\"'#&~:,=@%!; ")
+#: Escapes of one character that stand for a class or an assertion (no literal).
+_CLASS_ESCAPES = frozenset("dDsSwWbBAzZ")
+_ESCAPED_CONTROLS = {"t": "\t", "n": "\n", "r": "\r"}
+
+
+class _Unknown(Exception):
+    """The regex holds syntax this reader does not follow."""
+
+
+def holds(need: Need, text: str) -> bool:
+    """Whether ``text`` holds what ``need`` asks."""
+    if isinstance(need, str):
+        return need in text
+    if isinstance(need, All):
+        return all(holds(part, text) for part in need.parts)
+    return any(holds(part, text) for part in need.parts)
+
+
+def any_of(needs: list[Need | None]) -> Need | None:
+    """What one of several regexes' matches holds (a format of several patterns)."""
+    if any(n is None for n in needs):
+        return None
+    return _simplify(Any(tuple(n for n in needs if n is not None)))  # no None: checked above
+
+
+@functools.lru_cache(maxsize=256)
+def pattern_needs(pattern: str) -> Need | None:
+    """The literals every match of ``pattern`` holds (module doc); None when unknown."""
+    if FLAGS.search(pattern):
+        return None
+    try:
+        end, need = _alternation(pattern, 0)
+    except (_Unknown, ValueError, IndexError):
+        return None
+    return need if end == len(pattern) else None
+
+
+def _alternation(p: str, i: int) -> tuple[int, Need]:
+    """Branches from ``i`` to the ``)`` that closes them (or the end); the index of that end."""
+    branches: list[Need] = []
+    while True:
+        i, branch = _sequence(p, i)
+        branches.append(branch)
+        if i < len(p) and p[i] == "|":
+            i += 1
+            continue
+        return i, _simplify(Any(tuple(branches)))
+
+
+def _sequence(p: str, i: int) -> tuple[int, Need]:
+    """One branch: its items' needs, literal runs joined; ends at ``|``, ``)`` or the end."""
+    parts: list[Need] = []
+    run = ""
+    while i < len(p) and p[i] not in "|)":
+        i, literal, inner = _atom(p, i)
+        after, least = _quantifier(p, i)
+        once, i = after == i, after
+        if literal is not None and least >= 1:
+            run += literal
+            if once:
+                continue  # no quantifier: the run goes on
+        if run:
+            parts.append(run)
+        run = ""
+        if inner is not None and least >= 1:
+            parts.append(inner)
+    if run:
+        parts.append(run)
+    return i, _simplify(All(tuple(parts)))
+
+
+def _atom(p: str, i: int) -> tuple[int, str | None, Need | None]:
+    """The atom at ``i``: the index after it, its literal character (or None), and what a
+    group inside it needs (or None)."""
+    c = p[i]
+    if c == "\\":
+        return _escape(p, i)
+    if c == "[":
+        end = class_end(p, i)
+        if end < 0:
+            raise _Unknown(p)
+        return end + 1, None, None
+    if c == "(":
+        j = i + 1
+        if p.startswith("?P<", j):
+            j = p.index(">", j) + 1
+        elif p.startswith("?:", j):
+            j += 2
+        elif p.startswith("?", j):
+            raise _Unknown(p)
+        j, inner = _alternation(p, j)
+        if j >= len(p) or p[j] != ")":
+            raise _Unknown(p)
+        return j + 1, None, inner
+    if c in ".^$":
+        return i + 1, None, None
+    if c in "*+?{}]":
+        raise _Unknown(p)  # a quantifier with nothing before it, a stray bracket
+    return i + 1, c, None
+
+
+def _escape(p: str, i: int) -> tuple[int, str | None, None]:
+    """The escape at ``i`` (``p[i]`` is a backslash)."""
+    c = p[i + 1]
+    if c in _LITERAL_ESCAPES:
+        return i + 2, c, None
+    if c in _ESCAPED_CONTROLS:
+        return i + 2, _ESCAPED_CONTROLS[c], None
+    if c in _CLASS_ESCAPES:
+        if c == "b" and p.startswith("{", i + 2):  # \b{start} and kin
+            return p.index("}", i) + 1, None, None
+        return i + 2, None, None
+    if c in "pPxu":  # a Unicode class or a code point: no literal taken
+        if p.startswith("{", i + 2):
+            return p.index("}", i) + 1, None, None
+        if c in "pP":
+            return i + 3, None, None
+        width = {"x": 2, "u": 4}[c]
+        return i + 2 + width, None, None
+    raise _Unknown(p)
+
+
+def _quantifier(p: str, i: int) -> tuple[int, int]:
+    """The quantifier at ``i`` (if any): the index after it and its least count."""
+    if i >= len(p) or p[i] not in "?*+{":
+        return i, 1
+    c = p[i]
+    if c == "{":
+        end = p.index("}", i)
+        low = p[i + 1 : end].split(",")[0].strip()
+        if not low.isdigit():
+            raise _Unknown(p)
+        least, i = int(low), end + 1
+    else:
+        least, i = (0 if c in "?*" else 1), i + 1
+    if i < len(p) and p[i] == "?":  # lazy
+        i += 1
+    if i < len(p) and p[i] in "?*+{":
+        raise _Unknown(p)  # a quantifier of a quantifier: not Rust syntax
+    return i, least
+
+
+def _simplify(need: All | Any) -> Need:
+    """``need`` without needless nesting (its parts are simple already): an empty All holds
+    always, and so does an Any with such a part; one part stands alone."""
+    if isinstance(need, All):
+        flat = tuple(
+            q for part in need.parts for q in (part.parts if isinstance(part, All) else (part,))
+        )
+        return flat[0] if len(flat) == 1 else All(flat)
+    if any(isinstance(part, All) and not part.parts for part in need.parts):
+        return All(())
+    return need.parts[0] if len(need.parts) == 1 else need

@@ -1,0 +1,73 @@
+"""The literals every match of a regex holds (formats/needs.py)."""
+
+from __future__ import annotations
+
+import pytest
+
+from logagent.formats.needs import All, Any, any_of, holds, pattern_needs
+
+
+@pytest.mark.parametrize(
+    ("pattern", "need"),
+    [
+        ("abc", "abc"),
+        (r"a\[b\]", "a[b]"),
+        (r"^(?:\S+ )?\S+ \[(?P<ts>[^\]]+)\] x", All((" [", "] x"))),  # the optional part: none
+        ("a?bc*d", All(("b", "d"))),
+        ("ab+c", All(("ab", "c"))),  # a run ends at a repetition: "abc" is no match's part
+        ("ca+?b", All(("ca", "b"))),
+        ("a{2}b{0,3}c{1,}", All(("a", "c"))),
+        ("(?:ab)+c", All(("ab", "c"))),
+        ("(?:ab)*c", "c"),
+        ("(?:ab)?c", "c"),
+        ("a(?:b)c", All(("a", "b", "c"))),  # never across a group's edge
+        ("x(?P<l>ERROR|WARN)y", All(("x", Any(("ERROR", "WARN")), "y"))),
+        ("x(?:ab|)y", All(("x", "y"))),  # an empty branch needs nothing
+        ("a|b|c", Any(("a", "b", "c"))),
+        (r"a\tb", "a\tb"),
+        (r"\x41B\u0041C\x{41}D\pLE\p{L}F", All(("B", "C", "D", "E", "F"))),
+        (r"a\db\sc.d[e-f]g^h$i\bj\b{start}k", All(("a", "b", "c", "d", "g", "h", "i", "j", "k"))),
+        ("[]a]b", "b"),
+        ("[[:alpha:]x]y", "y"),
+        (".*", All(())),
+    ],
+)
+def test_the_literals_of_a_pattern(pattern: str, need: object) -> None:
+    """Runs of plain characters no quantifier makes optional, per branch and group."""
+    assert pattern_needs(pattern) == need
+
+
+@pytest.mark.parametrize(
+    "pattern",
+    [
+        "(?i)error",  # flags change what a literal matches
+        "a(?i:b)c",
+        "(?x)a b",
+        "(?<name>a)",
+        r"a\<b",  # a word boundary in Rust, no "<"
+        r"a\0b",
+        r"a\Ub",
+        "a{,3}b",
+        "a**",
+        "*a",
+        "(ab",
+        "ab)",
+        "[ab",
+        "a]",
+    ],
+)
+def test_syntax_it_does_not_follow_is_unknown(pattern: str) -> None:
+    """Unknown (None) rather than a guess: the format is then scored."""
+    assert pattern_needs(pattern) is None
+
+
+def test_holds_and_any_of() -> None:
+    """All needs each part, Any one; one unknown pattern makes a format's needs unknown."""
+    need = All(("x", Any(("ERROR", "WARN"))))
+    assert holds(need, "a WARN x")
+    assert not holds(need, "a WARN")
+    assert not holds(need, "x INFO")
+    assert holds(All(()), "")
+    assert any_of(["a", "b"]) == Any(("a", "b"))
+    assert any_of(["a", None]) is None
+    assert any_of(["a", All(())]) == All(())
