@@ -41,7 +41,7 @@ from logagent.formats.generic import GENERIC_DISCOUNT
 from logagent.formats.generic import NAME as GENERIC
 from logagent.formats.jsonaccess import JSON_ACCESS_LAYOUTS
 from logagent.formats.jsonl import JsonFormat, auto_mapping
-from logagent.formats.needs import Need, any_of, holds, pattern_needs
+from logagent.formats.needs import Need, any_of, holds, pattern_needs, searcher
 from logagent.formats.proxies import PROXY_LAYOUTS
 from logagent.formats.records import start_expr
 from logagent.formats.w3c import W3C_LAYOUTS
@@ -161,8 +161,10 @@ def _ruled_out(fmts: Mapping[str, AnyFormat], lines: pl.Series) -> list[str]:
     (``record_needs``, e.g. a JSON object at the start, or a literal every match of its
     regexes holds: ``regex_needs``), so each scores 0 unparsed."""
     literal = {n: regex_needs(f) for n, f in fmts.items()}
-    text = "\n".join(lines.to_list()) if any(v is not None for v in literal.values()) else ""
-    lacking = [n for n, need in literal.items() if need is not None and not holds(need, text)]
+    has = searcher(
+        "\n".join(lines.to_list()) if any(v is not None for v in literal.values()) else ""
+    )
+    lacking = [n for n, need in literal.items() if need is not None and not holds(need, has)]
     needs = {n: getattr(f, "record_needs", None) for n, f in fmts.items() if n not in lacking}
     kinds = {need for need in needs.values() if need is not None}
     if not kinds:
