@@ -89,8 +89,9 @@ def entry(args: Any = None) -> None:
     the same code.
     """
     argv = list(sys.argv[1:] if args is None else args)
-    from logagent.cli.startup import defer_collection
+    from logagent.cli.startup import defer_collection, single_blas_thread
 
+    single_blas_thread()  # before numpy loads (cli/startup.py)
     defer_collection(_command(argv))
     try:
         main(argv)

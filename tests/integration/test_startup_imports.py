@@ -144,3 +144,47 @@ def test_the_collector_is_on_again_once_the_imports_are_done(tmp_path: Path) -> 
         assert enabled and frozen > 10_000, (args[0], enabled, frozen)
     enabled, frozen = gc_after("--help")  # a command that does not defer: untouched
     assert enabled and frozen == 0
+
+
+BLAS_PROBE = (
+    "import atexit, ctypes, glob, os, sys\n"
+    "def _dump():\n"
+    "    import numpy\n"
+    "    libs = glob.glob(os.path.join(os.path.dirname(numpy.__file__), os.pardir, 'numpy.libs',"
+    " 'libscipy_openblas*'))\n"
+    "    count = getattr(ctypes.CDLL(libs[0]), 'scipy_openblas_get_num_threads64_', None)"
+    " if libs else None\n"
+    "    sys.stderr.write(f'BLAS {count() if count else -1}\\n')\n"
+    "atexit.register(_dump)\n"
+    "sys.argv = ['logagent', *sys.argv[1:]]\n"
+    "from logagent.cli import entry\n"
+    "entry()\n"
+)
+
+
+def blas_threads(*args: str, env_extra: dict[str, str]) -> int:
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith("LOGAGENT_") and k not in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS")
+    }
+    done = subprocess.run(
+        [sys.executable, "-c", BLAS_PROBE, *args],
+        capture_output=True,
+        text=True,
+        env={**env, **env_extra},
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    return int(next(x for x in done.stderr.splitlines() if x.startswith("BLAS ")).split()[1])
+
+
+@pytest.mark.skipif((os.cpu_count() or 1) < 2, reason="one core: OpenBLAS starts one thread anyway")
+def test_a_run_has_one_blas_thread_unless_the_environment_names_a_count(tmp_path: Path) -> None:
+    """numpy's OpenBLAS would start a thread a core at import (~50 ms of start-up here); the
+    commands ask for one (cli/startup.py), and a count the user set is kept."""
+    args = ["analyze", str(access_log(tmp_path)), "--json", "--llm", "off", "--quiet"]
+    if blas_threads(*args, env_extra={"OPENBLAS_NUM_THREADS": "2"}) == -1:
+        pytest.skip("numpy here is not built with the scipy-openblas library")
+    assert blas_threads(*args, env_extra={"OPENBLAS_NUM_THREADS": "2"}) == 2
+    assert blas_threads(*args, env_extra={}) == 1
