@@ -24,6 +24,7 @@ matched would have put each literal in it).
 from __future__ import annotations
 
 import functools
+import re
 from collections.abc import Callable
 from typing import NamedTuple
 
@@ -55,6 +56,10 @@ _LITERAL_ESCAPES = frozenset(".+*?()|[]{}^$\\/-\"'#&~:,=@%!; ")
 #: Escapes of one character that stand for a class or an assertion (no literal).
 _CLASS_ESCAPES = frozenset("dDsSwWbBAzZ")
 _ESCAPED_CONTROLS = {"t": "\t", "n": "\n", "r": "\r"}
+_BOUNDARIES = frozenset({"start", "end", "start-half", "end-half"})
+#: A counted repetition's bounds as Rust writes them: ``{n}``, ``{n,}``, ``{n,m}`` (blanks
+#: allowed, ASCII digits only).
+_BOUNDS = re.compile(r"\s*([0-9]+)\s*(?:,\s*([0-9]*)\s*)?", re.ASCII)
 
 
 class _Unknown(Exception):
@@ -110,7 +115,7 @@ def pattern_needs(pattern: str) -> Need | None:
         return None
     try:
         end, need = _alternation(pattern, 0)
-    except (_Unknown, ValueError, IndexError):
+    except (_Unknown, ValueError, IndexError, RecursionError):  # Rust nests at most 250 deep
         return None
     return need if end == len(pattern) else None
 
@@ -188,7 +193,10 @@ def _escape(p: str, i: int) -> tuple[int, str | None, None]:
         return i + 2, _ESCAPED_CONTROLS[c], None
     if c in _CLASS_ESCAPES:
         if c == "b" and p.startswith("{", i + 2):  # \b{start} and kin
-            return p.index("}", i) + 1, None, None
+            end = p.index("}", i)
+            if p[i + 3 : end] not in _BOUNDARIES:
+                raise _Unknown(p)
+            return end + 1, None, None
         return i + 2, None, None
     if c in "pPxu":  # a Unicode class or a code point: no literal taken
         if p.startswith("{", i + 2):
@@ -207,10 +215,10 @@ def _quantifier(p: str, i: int) -> tuple[int, int]:
     c = p[i]
     if c == "{":
         end = p.index("}", i)
-        low = p[i + 1 : end].split(",")[0].strip()
-        if not low.isdigit():
-            raise _Unknown(p)
-        least, i = int(low), end + 1
+        bounds = _BOUNDS.fullmatch(p[i + 1 : end])
+        if bounds is None or (bounds[2] and int(bounds[2]) < int(bounds[1])):
+            raise _Unknown(p)  # Rust refuses it: no formula for a regex that never runs
+        least, i = int(bounds[1]), end + 1
     else:
         least, i = (0 if c in "?*" else 1), i + 1
     if i < len(p) and p[i] == "?":  # lazy
