@@ -13,12 +13,14 @@ The same commands take the code ``dataclasses`` compiles for their classes
 from ``cli.codecache`` (~80 ms of compiling per run otherwise), and
 ``imports_done`` writes what was new.
 
-numpy's OpenBLAS starts a thread a core when numpy loads, and those threads
-spin a while: importing numpy took ~140 ms here against ~90 ms with one
-thread, and a 1-line ``analyze`` 0.47 s against 0.39 s (medians of 10
-interleaved runs). logagent multiplies no matrices, so every command runs
-with one BLAS thread (``single_blas_thread``) unless the environment names
-another count; the library API leaves its host process as it is.
+numpy's OpenBLAS starts a thread a core when numpy loads, and they spin a
+while: where another process keeps one of the two cores busy (a cron job
+beside a service), importing numpy took 101-116 ms here against 54-67 ms with
+one thread (5 runs each; the same ~60-85 ms on an idle host), and a 1-line
+``analyze`` on a busy host 0.47 s against 0.39 s (medians of 10 interleaved
+runs). logagent multiplies no matrices, so every command runs with one BLAS
+thread (``single_blas_thread``) unless the environment names another count;
+the library API leaves its host process as it is.
 """
 
 from __future__ import annotations
