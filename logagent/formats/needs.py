@@ -8,8 +8,8 @@ regex whose every match holds a literal the sample lacks matches no line of
 it, so its format scores 0 unparsed (``detect._ruled_out``).
 
 ``pattern_needs`` reads a regex (Rust syntax, as Polars runs it) and returns
-a formula of literals: a string (the match holds it), ``All`` (each) or
-``Any`` (one of them), or None when it cannot tell. It is sound by being
+a formula of literals: a string (the match holds it), ``AllOf`` (each) or
+``OneOf`` (one of them), or None when it cannot tell. It is sound by being
 narrow: a run of plain characters that no quantifier makes optional is a
 literal; a class, ``.``, an anchor, an escape it does not know, a repetition
 of a group or an optional part ends a run and adds nothing; an alternation
@@ -36,20 +36,20 @@ except ImportError:  # pragma: no cover - every platform with a wheel has it
     _sz = None
 
 
-class All(NamedTuple):
+class AllOf(NamedTuple):
     """Every part holds (tuples: ~700 of them are built for the catalog's regexes on every
     run, where frozen dataclasses cost a third more of its 4 ms)."""
 
     parts: tuple[Need, ...]
 
 
-class Any(NamedTuple):
+class OneOf(NamedTuple):
     """At least one part holds."""
 
     parts: tuple[Need, ...]
 
 
-Need = str | All | Any
+Need = str | AllOf | OneOf
 #: Escaped characters that stand for themselves in Rust's syntax (``\<`` and ``\>`` do
 #: not: they are word boundaries there).
 _LITERAL_ESCAPES = frozenset(".+*?()|[]{}^$\\/-\"'#&~:,=@%!; ")
@@ -72,7 +72,7 @@ def holds(need: Need, text: str | Callable[[str], bool]) -> bool:
     has = text.__contains__ if isinstance(text, str) else text
     if isinstance(need, str):
         return has(need)
-    if isinstance(need, All):
+    if isinstance(need, AllOf):
         return all(holds(part, has) for part in need.parts)
     return any(holds(part, has) for part in need.parts)
 
@@ -105,7 +105,7 @@ def any_of(needs: list[Need | None]) -> Need | None:
     """What one of several regexes' matches holds (a format of several patterns)."""
     if any(n is None for n in needs):
         return None
-    return _simplify(Any(tuple(n for n in needs if n is not None)))  # no None: checked above
+    return _simplify(OneOf(tuple(n for n in needs if n is not None)))  # no None: checked above
 
 
 @functools.lru_cache(maxsize=256)
@@ -129,7 +129,7 @@ def _alternation(p: str, i: int) -> tuple[int, Need]:
         if i < len(p) and p[i] == "|":
             i += 1
             continue
-        return i, _simplify(Any(tuple(branches)))
+        return i, _simplify(OneOf(tuple(branches)))
 
 
 def _sequence(p: str, i: int) -> tuple[int, Need]:
@@ -151,7 +151,7 @@ def _sequence(p: str, i: int) -> tuple[int, Need]:
             parts.append(inner)
     if run:
         parts.append(run)
-    return i, _simplify(All(tuple(parts)))
+    return i, _simplify(AllOf(tuple(parts)))
 
 
 def _atom(p: str, i: int) -> tuple[int, str | None, Need | None]:
@@ -228,14 +228,14 @@ def _quantifier(p: str, i: int) -> tuple[int, int]:
     return i, least
 
 
-def _simplify(need: All | Any) -> Need:
-    """``need`` without needless nesting (its parts are simple already): an empty All holds
-    always, and so does an Any with such a part; one part stands alone."""
-    if isinstance(need, All):
+def _simplify(need: AllOf | OneOf) -> Need:
+    """``need`` without needless nesting (its parts are simple already): an empty AllOf holds
+    always, and so does an OneOf with such a part; one part stands alone."""
+    if isinstance(need, AllOf):
         flat = tuple(
-            q for part in need.parts for q in (part.parts if isinstance(part, All) else (part,))
+            q for part in need.parts for q in (part.parts if isinstance(part, AllOf) else (part,))
         )
-        return flat[0] if len(flat) == 1 else All(flat)
-    if any(isinstance(part, All) and not part.parts for part in need.parts):
-        return All(())
+        return flat[0] if len(flat) == 1 else AllOf(flat)
+    if any(isinstance(part, AllOf) and not part.parts for part in need.parts):
+        return AllOf(())
     return need.parts[0] if len(need.parts) == 1 else need

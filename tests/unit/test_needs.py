@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from logagent.formats.needs import All, Any, any_of, holds, pattern_needs, searcher
+from logagent.formats.needs import AllOf, OneOf, any_of, holds, pattern_needs, searcher
 
 
 @pytest.mark.parametrize(
@@ -14,24 +14,24 @@ from logagent.formats.needs import All, Any, any_of, holds, pattern_needs, searc
     [
         ("abc", "abc"),
         (r"a\[b\]", "a[b]"),
-        (r"^(?:\S+ )?\S+ \[(?P<ts>[^\]]+)\] x", All((" [", "] x"))),  # the optional part: none
-        ("a?bc*d", All(("b", "d"))),
-        ("ab+c", All(("ab", "c"))),  # a run ends at a repetition: "abc" is no match's part
-        ("ca+?b", All(("ca", "b"))),
-        ("a{2}b{0,3}c{1,}", All(("a", "c"))),
-        ("(?:ab)+c", All(("ab", "c"))),
+        (r"^(?:\S+ )?\S+ \[(?P<ts>[^\]]+)\] x", AllOf((" [", "] x"))),  # the optional part: none
+        ("a?bc*d", AllOf(("b", "d"))),
+        ("ab+c", AllOf(("ab", "c"))),  # a run ends at a repetition: "abc" is no match's part
+        ("ca+?b", AllOf(("ca", "b"))),
+        ("a{2}b{0,3}c{1,}", AllOf(("a", "c"))),
+        ("(?:ab)+c", AllOf(("ab", "c"))),
         ("(?:ab)*c", "c"),
         ("(?:ab)?c", "c"),
-        ("a(?:b)c", All(("a", "b", "c"))),  # never across a group's edge
-        ("x(?P<l>ERROR|WARN)y", All(("x", Any(("ERROR", "WARN")), "y"))),
-        ("x(?:ab|)y", All(("x", "y"))),  # an empty branch needs nothing
-        ("a|b|c", Any(("a", "b", "c"))),
+        ("a(?:b)c", AllOf(("a", "b", "c"))),  # never across a group's edge
+        ("x(?P<l>ERROR|WARN)y", AllOf(("x", OneOf(("ERROR", "WARN")), "y"))),
+        ("x(?:ab|)y", AllOf(("x", "y"))),  # an empty branch needs nothing
+        ("a|b|c", OneOf(("a", "b", "c"))),
         (r"a\tb", "a\tb"),
-        (r"\x41B\u0041C\x{41}D\pLE\p{L}F", All(("B", "C", "D", "E", "F"))),
-        (r"a\db\sc.d[e-f]g^h$i\bj\b{start}k", All(("a", "b", "c", "d", "g", "h", "i", "j", "k"))),
+        (r"\x41B\u0041C\x{41}D\pLE\p{L}F", AllOf(("B", "C", "D", "E", "F"))),
+        (r"a\db\sc.d[e-f]g^h$i\bj\b{start}k", AllOf(("a", "b", "c", "d", "g", "h", "i", "j", "k"))),
         ("[]a]b", "b"),
         ("[[:alpha:]x]y", "y"),
-        (".*", All(())),
+        (".*", AllOf(())),
     ],
 )
 def test_the_literals_of_a_pattern(pattern: str, need: object) -> None:
@@ -69,15 +69,15 @@ def test_syntax_it_does_not_follow_is_unknown(pattern: str) -> None:
 
 
 def test_holds_and_any_of() -> None:
-    """All needs each part, Any one; one unknown pattern makes a format's needs unknown."""
-    need = All(("x", Any(("ERROR", "WARN"))))
+    """AllOf needs each part, OneOf one; one unknown pattern makes a format's needs unknown."""
+    need = AllOf(("x", OneOf(("ERROR", "WARN"))))
     assert holds(need, "a WARN x")
     assert not holds(need, "a WARN")
     assert not holds(need, "x INFO")
-    assert holds(All(()), "")
-    assert any_of(["a", "b"]) == Any(("a", "b"))
+    assert holds(AllOf(()), "")
+    assert any_of(["a", "b"]) == OneOf(("a", "b"))
     assert any_of(["a", None]) is None
-    assert any_of(["a", All(())]) == All(())
+    assert any_of(["a", AllOf(())]) == AllOf(())
 
 
 @settings(max_examples=200, deadline=None)
@@ -90,5 +90,5 @@ def test_the_searcher_finds_what_str_finds(text: str, literals: list[str]) -> No
     has = searcher(text)
     for literal in [*literals, *literals]:
         assert has(literal) == (literal in text)
-    need = All(tuple(literals))
+    need = AllOf(tuple(literals))
     assert holds(need, has) == holds(need, text)
