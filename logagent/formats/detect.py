@@ -18,6 +18,7 @@ with UNRECOGNIZED_FORMAT when nothing parses.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -41,7 +42,8 @@ from logagent.formats.generic import GENERIC_DISCOUNT
 from logagent.formats.generic import NAME as GENERIC
 from logagent.formats.jsonaccess import JSON_ACCESS_LAYOUTS
 from logagent.formats.jsonl import JsonFormat, auto_mapping
-from logagent.formats.needs import Need, any_of, holds, pattern_needs, searcher
+from logagent.formats.jsonlayouts import JsonLayout
+from logagent.formats.needs import AllOf, Need, OneOf, any_of, holds, pattern_needs, searcher
 from logagent.formats.proxies import PROXY_LAYOUTS
 from logagent.formats.records import start_expr
 from logagent.formats.w3c import W3C_LAYOUTS
@@ -159,8 +161,9 @@ def _shares(
 def _ruled_out(fmts: Mapping[str, AnyFormat], lines: pl.Series) -> list[str]:
     """The formats no line of ``lines`` can be a record of: each needs what no line holds
     (``record_needs``, e.g. a JSON object at the start, or a literal every match of its
-    regexes holds: ``regex_needs``), so each scores 0 unparsed."""
-    literal = {n: regex_needs(f) for n, f in fmts.items()}
+    regexes or a JSON layout's signature keys hold: ``literal_needs``), so each scores 0
+    unparsed."""
+    literal = {n: literal_needs(f) for n, f in fmts.items()}
     has = searcher(
         "\n".join(lines.to_list()) if any(v is not None for v in literal.values()) else ""
     )
@@ -182,9 +185,12 @@ def _ruled_out(fmts: Mapping[str, AnyFormat], lines: pl.Series) -> list[str]:
     return [*lacking, *(n for n, need in needs.items() if need is not None and not found[need])]
 
 
-def regex_needs(fmt: object) -> Need | None:
-    """What every record line of ``fmt`` holds by the regexes that find its records
-    (``needs.pattern_needs``); None for a format read otherwise (JSON, W3C, logfmt, ...)."""
+def literal_needs(fmt: object) -> Need | None:
+    """What every record line of ``fmt`` holds: by the regexes that find its records
+    (``needs.pattern_needs``), or a JSON layout's signature keys (``_signed_keys``); None
+    for a format read otherwise (JSON fitted to the sample, W3C, logfmt, ...)."""
+    if isinstance(fmt, JsonLayout):
+        return _signed_keys(fmt.signature)
     if isinstance(fmt, AccessFormat):  # the pattern's records, and the greedy's it refuses
         extra = [fmt.greedy] if fmt.greedy is not None else []
         return any_of([pattern_needs(p) for p in (fmt.pattern, *extra)])
@@ -193,6 +199,20 @@ def regex_needs(fmt: object) -> Need | None:
     if isinstance(fmt, AppRegexFormat):  # the first pattern that matches gives the fields
         return any_of([pattern_needs(p) for p in fmt.patterns])
     return None
+
+
+#: A JSON key no escape can spell but ``\\uXXXX`` (``\\"``, ``\\\\``, ``\\/`` and the control
+#: escapes write none of these characters).
+_PLAIN_KEY = re.compile(r"[A-Za-z0-9_@$.-]+")
+
+
+def _signed_keys(keys: Sequence[str]) -> Need | None:
+    """A JSON layout's record holds each of ``keys`` at its top level (``JsonLayout.raw``), so
+    its line writes each as ``"key"``, or spells it with a ``\\u`` escape; None when a key
+    could be written another way."""
+    if not keys or not all(_PLAIN_KEY.fullmatch(k) for k in keys):
+        return None
+    return AllOf(tuple(OneOf((f'"{k}"', "\\u")) for k in keys))
 
 
 def _score_exprs(fmt: AnyFormat, line: pl.Expr, n: int) -> tuple[pl.Expr, pl.Expr]:

@@ -1,10 +1,12 @@
 """Detection's shortcuts give the scores the full detection gives (formats/detect.py).
 
 * A layout that needs what no sampled line holds (``record_needs``: a JSON
-  object; ``regex_needs``: a literal every match of its regexes holds) is
-  scored 0 without its expressions: that must be the score its expressions
-  give. The literals are checked on strings generated to match the catalog's
-  regexes and random ones (``hypothesis.from_regex``).
+  object; ``literal_needs``: a literal every match of its regexes holds, or a
+  JSON layout's signature keys) is scored 0 without its expressions: that
+  must be the score its expressions give. The literals are checked on strings
+  generated to match the catalog's regexes and random ones
+  (``hypothesis.from_regex``, and Rust's regex as the judge), and on JSON
+  lines whose keys are written with escapes.
 * JSON key fitting skips ``json.loads`` for lines that cannot be an object.
 """
 
@@ -25,6 +27,7 @@ from logagent.formats.app import AppRegexFormat
 from logagent.formats.base import RegexFormat
 from logagent.formats.detect import _ruled_out, _shares, every_format
 from logagent.formats.jsonl import choose_keys, has_key, object_of
+from logagent.formats.jsonlayouts import JSON_LAYOUTS, JsonLayout
 from logagent.formats.needs import holds, pattern_needs
 
 SAMPLES = sorted(
@@ -54,9 +57,11 @@ def test_pruning_happens_on_an_access_log_and_not_on_a_json_one() -> None:
     assert {"jsonl", "jsonapp", "bunyan", "caddy"} <= set(ruled)
     assert {"log4j", "kafka", "zookeeper", "elasticsearch", "cri", "nginx_error"} <= set(ruled)
     app = _lines(next(p for p in SAMPLES if p.name == "app.jsonl"))
-    assert not {"jsonl", "jsonapp", "bunyan", "caddy"} & set(
-        _ruled_out(every_format(app), pl.Series("line", app))
-    )
+    ruled = _ruled_out(every_format(app), pl.Series("line", app))
+    assert not {"jsonl", "jsonapp", "caddy"} & set(ruled)
+    assert {"bunyan", "pino", "journald", "docker_json", "zeek"} <= set(ruled)  # by their keys
+    bunyan = _lines(next(p for p in SAMPLES if p.name == "bunyan.jsonl"))
+    assert "bunyan" not in _ruled_out(every_format(bunyan), pl.Series("line", bunyan))
     log4j = _lines(next(p for p in SAMPLES if p.name == "app_log4j.log"))
     ruled = _ruled_out(every_format(log4j), pl.Series("line", log4j))
     assert {"combined", "common", "haproxy", "nginx_error"} <= set(ruled)
@@ -309,3 +314,49 @@ def test_json_keys_chosen_by_stopping_early_are_the_counted_ones(
     """JSON key fitting stops counting a key once half the objects are known to hold it or
     not (``jsonl._in_at_least``): the same keys as counting every object."""
     assert choose_keys(objects, candidates) == _chosen_by_counting(objects, candidates)
+
+
+def _escaped(key: str, which: list[bool]) -> str:
+    """``key`` with the characters ``which`` marks written as ``\\uXXXX`` escapes."""
+    return "".join(f"\\u{ord(c):04x}" if which[i % len(which)] else c for i, c in enumerate(key))
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    layout=st.sampled_from(JSON_LAYOUTS),
+    records=st.lists(
+        st.tuples(
+            st.lists(st.booleans(), min_size=1, max_size=6),  # which signature keys to write
+            st.lists(st.booleans(), min_size=1, max_size=4),  # which characters to escape
+            st.sampled_from(["x", 3, None, {"v": 1}]),
+        ),
+        min_size=1,
+        max_size=6,
+    ),
+)
+def test_json_layouts_pruned_by_their_keys_score_as_their_expressions(
+    layout: JsonLayout, records: list[tuple[list[bool], list[bool], Any]]
+) -> None:
+    """Lines that write some of a layout's signature keys, some spelled with ``\\u`` escapes:
+    the layouts ruled out by the keys' literals score what their expressions give."""
+    lines = []
+    for keep, escape, value in records:
+        keys = [k for i, k in enumerate(layout.signature) if keep[i % len(keep)]]
+        body = ", ".join(f'"{_escaped(k, escape)}": {json.dumps(value)}' for k in keys)
+        lines.append("{" + body + ', "extra": 1}')
+    fmts = every_format(lines)
+    series = pl.Series("line", lines, dtype=pl.String)
+    assert list(_shares(fmts, series).items()) == list(_shares(fmts, series, prune=False).items())
+
+
+def test_a_json_key_an_escape_other_than_u_can_spell_gives_no_literal() -> None:
+    """``"a/b"`` can be written ``"a\\/b"``: such a layout's keys give no formula."""
+    from logagent.formats.detect import _signed_keys
+    from logagent.formats.needs import AllOf, OneOf
+
+    assert _signed_keys(["v", "log.level"]) == AllOf(
+        (OneOf(('"v"', "\\u")), OneOf(('"log.level"', "\\u")))
+    )
+    assert _signed_keys(["v", "a/b"]) is None
+    assert _signed_keys(['a"b']) is None
+    assert _signed_keys([]) is None
