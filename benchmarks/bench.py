@@ -278,7 +278,8 @@ def startup(repeat: int) -> None:
     one = DATA / "one_line.log"
     one.write_text('1.2.3.4 - - [01/Dec/2026:10:00:00 +0000] "GET /a/1 HTTP/1.1" 503 12 "-" "x"\n')
     bare = measure("python -c pass", [py, "-c", "pass"], lambda out: [], repeat)
-    core = [py, "-c", "import polars, numpy"]
+    # with one OpenBLAS thread, as the CLI starts (cli/startup.py): the floor of its imports
+    core = [py, "-c", "import os; os.environ['OPENBLAS_NUM_THREADS'] = '1'; import polars, numpy"]
     libs = measure("import polars, numpy", core, lambda out: [], repeat)
     helped = measure("logagent --help", [py, "-m", "logagent", "--help"], lambda out: [], repeat)
     la = [py, "-m", "logagent", "analyze", str(one), "--json", "--quiet", "--llm", "off"]

@@ -52,6 +52,13 @@ CRON_IMPORTS = (
     "import logagent.cli.cron, logagent.config, logagent.cron.runner, logagent.engine.exact, "
     "logagent.report.markdown, logagent.sources.slices"
 )
+#: the CLI's own start-up around those imports (cli/startup.py: one BLAS thread, the collector
+#: off and the classes' code from the cache while importing)
+CLI_START = (
+    "from logagent.cli.startup import defer_collection, imports_done, single_blas_thread\n"
+    "single_blas_thread(); defer_collection('cron')\n"
+)
+CLI_DONE = "\nimports_done()"
 AWK_5XX = '$9 ~ /^5[0-9][0-9]$/ { split($7, p, "?"); n[p[1]]++ } END { for (k in n) print n[k], k }'
 
 
@@ -167,16 +174,18 @@ def run(big: Path, slice_mb: float, repeat: int) -> int:
         t0 = time.perf_counter()
         truth = baseline(big, new)
         awk_s = time.perf_counter() - t0
-        # each ends as the CLI does (os._exit: no interpreter teardown), so floor and run compare
+        # each starts and ends as the CLI does (one OpenBLAS thread: cli/startup.py; os._exit:
+        # no interpreter teardown), so floor and run compare
+        start = "import os; os.environ.setdefault('OPENBLAS_NUM_THREADS', '1')\n"
         leave = "\nimport os; os._exit(0)"
         floor = {
-            "python -c pass": timed([sys.executable, "-c", "pass" + leave], repeat),
-            "import polars": timed([sys.executable, "-c", "import polars" + leave], repeat),
+            "python -c pass": timed([sys.executable, "-c", start + "pass" + leave], repeat),
+            "import polars": timed([sys.executable, "-c", start + "import polars" + leave], repeat),
             "import polars, numpy, nanoarrow": timed(
-                [sys.executable, "-c", "import polars, numpy, nanoarrow" + leave], repeat
+                [sys.executable, "-c", start + "import polars, numpy, nanoarrow" + leave], repeat
             ),
             "every module a cron run imports": timed(
-                [sys.executable, "-c", CRON_IMPORTS + leave], repeat
+                [sys.executable, "-c", CLI_START + CRON_IMPORTS + CLI_DONE + leave], repeat
             ),
         }
     finally:
