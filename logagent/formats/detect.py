@@ -209,8 +209,8 @@ _PLAIN_KEY = re.compile(r"[A-Za-z0-9_@$.-]+")
 def _signed_keys(keys: Sequence[str]) -> Need | None:
     """A JSON layout's record holds each of ``keys`` at its top level (``JsonLayout.raw``), so
     its line writes each as ``"key"``, or spells it with a ``\\u`` escape; None when a key
-    could be written another way."""
-    if not keys or not all(_PLAIN_KEY.fullmatch(k) for k in keys):
+    could be written another way, or is a JSONPath (``$…``: ``JsonLayout`` reads it as one)."""
+    if not keys or not all(_PLAIN_KEY.fullmatch(k) and not k.startswith("$") for k in keys):
         return None
     return AllOf(tuple(OneOf((f'"{k}"', "\\u")) for k in keys))
 

@@ -329,21 +329,24 @@ def _escaped(key: str, which: list[bool]) -> str:
             st.lists(st.booleans(), min_size=1, max_size=6),  # which signature keys to write
             st.lists(st.booleans(), min_size=1, max_size=4),  # which characters to escape
             st.sampled_from(["x", 3, None, {"v": 1}]),
+            st.sampled_from(["", " ", "\t", "  "]),  # blanks around the colon and the braces
         ),
         min_size=1,
         max_size=6,
     ),
 )
 def test_json_layouts_pruned_by_their_keys_score_as_their_expressions(
-    layout: JsonLayout, records: list[tuple[list[bool], list[bool], Any]]
+    layout: JsonLayout, records: list[tuple[list[bool], list[bool], Any, str]]
 ) -> None:
     """Lines that write some of a layout's signature keys, some spelled with ``\\u`` escapes:
     the layouts ruled out by the keys' literals score what their expressions give."""
     lines = []
-    for keep, escape, value in records:
+    for keep, escape, value, blank in records:
         keys = [k for i, k in enumerate(layout.signature) if keep[i % len(keep)]]
-        body = ", ".join(f'"{_escaped(k, escape)}": {json.dumps(value)}' for k in keys)
-        lines.append("{" + body + ', "extra": 1}')
+        body = ", ".join(f'"{_escaped(k, escape)}"{blank}:{blank}{json.dumps(value)}' for k in keys)
+        dropped = [k for k in layout.signature if k not in keys]  # as values and nested only
+        rest = f'"extra": {json.dumps(dropped)}, "in": {json.dumps(dict.fromkeys(dropped, 1))}'
+        lines.append("{" + blank + body + (", " if body else "") + rest + blank + "}")
     fmts = every_format(lines)
     series = pl.Series("line", lines, dtype=pl.String)
     assert list(_shares(fmts, series).items()) == list(_shares(fmts, series, prune=False).items())
@@ -358,5 +361,6 @@ def test_a_json_key_an_escape_other_than_u_can_spell_gives_no_literal() -> None:
         (OneOf(('"v"', "\\u")), OneOf(('"log.level"', "\\u")))
     )
     assert _signed_keys(["v", "a/b"]) is None
+    assert _signed_keys(["$.msg", "time"]) is None  # a JSONPath, not a key written so
     assert _signed_keys(['a"b']) is None
     assert _signed_keys([]) is None
