@@ -18,7 +18,6 @@ with UNRECOGNIZED_FORMAT when nothing parses.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -41,7 +40,7 @@ from logagent.formats.extract import CONTINUATION
 from logagent.formats.generic import GENERIC_DISCOUNT
 from logagent.formats.generic import NAME as GENERIC
 from logagent.formats.jsonaccess import JSON_ACCESS_LAYOUTS
-from logagent.formats.jsonl import JsonFormat, auto_mapping
+from logagent.formats.jsonl import PLAIN_KEY, JsonFormat, auto_mapping
 from logagent.formats.jsonlayouts import JsonLayout
 from logagent.formats.needs import AllOf, Need, OneOf, any_of, holds, pattern_needs, searcher
 from logagent.formats.proxies import PROXY_LAYOUTS
@@ -201,16 +200,11 @@ def literal_needs(fmt: object) -> Need | None:
     return None
 
 
-#: A JSON key no escape can spell but ``\\uXXXX`` (``\\"``, ``\\\\``, ``\\/`` and the control
-#: escapes write none of these characters).
-_PLAIN_KEY = re.compile(r"[A-Za-z0-9_@$.-]+")
-
-
 def _signed_keys(keys: Sequence[str]) -> Need | None:
     """A JSON layout's record holds each of ``keys`` at its top level (``JsonLayout.raw``), so
     its line writes each as ``"key"``, or spells it with a ``\\u`` escape; None when a key
     could be written another way, or is a JSONPath (``$…``: ``JsonLayout`` reads it as one)."""
-    if not keys or not all(_PLAIN_KEY.fullmatch(k) and not k.startswith("$") for k in keys):
+    if not keys or not all(PLAIN_KEY.fullmatch(k) and not k.startswith("$") for k in keys):
         return None
     return AllOf(tuple(OneOf((f'"{k}"', "\\u")) for k in keys))
 

@@ -70,6 +70,9 @@ KEY_CANDIDATES: dict[str, tuple[str, ...]] = {
 OBJECT_FIRST, OBJECT_INSIDE = ("starts", "{"), ("holds", "{")
 #: The blanks JSON allows around a value (and ``json.loads`` skips).
 JSON_SPACE = " \t\n\r"
+#: A JSON key of these characters is written ``"key"`` or with a ``\uXXXX`` escape: no other
+#: escape (``\"``, ``\\``, ``\/``, the control ones) writes any of them.
+PLAIN_KEY = re.compile(r"[A-Za-z0-9_@$.-]+")
 
 
 @dataclass(frozen=True)
