@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING
 
 import polars as pl
 
-from logagent.formats.app import COMPONENT, LEVEL, MESSAGE, AppFormat
+from logagent.formats.app import COMPONENT, LEVEL, MESSAGE, AppFormat, AppRegexFormat
 from logagent.formats.base import PATH, STATUS, Stages, staged_fields
 from logagent.formats.extract import CONTINUATION
 from logagent.formats.levels import DEBUG, ERROR, FATAL, INFO, TRACE, WARN
@@ -143,8 +143,13 @@ class AppAsAccess:
         """The application format's stages and columns as this view parses them (the
         timeline's time reads the same: ``windowed.time_of``). Ranking components by a
         level threshold needs no message text, only whether a record has one: a keyed
-        format then reads the message only where a line has no level."""
-        if isinstance(self.app, KeyedFields) and self.templates is None and not self.every_level:
+        format then reads the message only where a line has no level, and a regex format
+        copies no message out of its line."""
+        if (
+            isinstance(self.app, KeyedFields | AppRegexFormat)
+            and self.templates is None
+            and not self.every_level
+        ):
             return self.app.staged_fields(line, message_text=False)
         return staged_fields(self.app, line)
 
