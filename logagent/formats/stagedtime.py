@@ -37,11 +37,24 @@ class StagedTime:
 
 
 def time_over(time: TimeOf, line: pl.Expr, stages: Stages) -> pl.Expr:
-    """``time(line)``, over the helper columns of ``stages`` when they hold what it needs."""
+    """``time(line)``, over the helper columns of ``stages`` when they hold what it needs:
+    each helper the staged time reads, directly or through other helpers, made by the same
+    expression, and no input it reads (the line) overwritten. Only those: a view that
+    parses the same stamps but keeps other columns otherwise (an error-types view keeps
+    the message text, the time window's view built before it does not) shares the time."""
     if isinstance(time, StagedTime):
         need, expr = time.staged(line)
+        want = {name: e for stage in need for name, e in stage.items()}
         have = {name: e for stage in stages for name, e in stage.items()}
-        if all(n in have and have[n].meta.eq(e) for stage in need for n, e in stage.items()):
+        read, todo = set(), set(expr.meta.root_names())
+        while todo:  # the helpers the time reads, through the helpers they read
+            name = todo.pop()
+            if name in want and name not in read:
+                read.add(name)
+                todo.update(want[name].meta.root_names())
+            elif name not in want and name in have:  # an input a stage overwrites
+                return time(line)
+        if all(n in have and have[n].meta.eq(want[n]) for n in read):
             return expr
     return time(line)
 

@@ -248,6 +248,34 @@ def test_the_timeline_time_reads_the_stages_of_the_view_or_selection(every_level
         assert time_over(time, line, stages).meta.eq(time.staged(line)[1]), type(fmt).__name__
 
 
+@pytest.mark.parametrize("name", ["log4j", "python", "hadoop"])
+def test_an_error_types_view_shares_the_time_of_the_view_the_window_was_built_on(
+    name: str,
+) -> None:
+    """--since/--until with error types: the window's time is built on the ranking view of a
+    regex format (no message text), then the view gets its templates (message text kept).
+    The time reads the same stamp helpers in both, so it is taken from the stages, not parsed
+    again from the line (a review measured 12.4 -> 13.8 s on 55 MB of log4j); a helper it
+    reads made otherwise, or the line overwritten, and it is parsed from the line. (A JSON
+    format's time also reads whether a line has a message, which the two views read
+    differently: it is parsed again there, as before.)"""
+    app = build_any_format(name, [])
+    ranked = AppAsAccess(app)  # type: ignore[arg-type]
+    templates = TemplateSet(templates=(), pilot_messages=0, pilot_other=0)
+    typed = replace(ranked, component="svc", templates=templates)
+    line = pl.col("line")
+    time = time_of(ranked)
+    assert isinstance(time, StagedTime)
+    stages, _ = staged_fields(typed, line)
+    own = {n: e for stage in staged_fields(ranked, line)[0] for n, e in stage.items()}
+    assert any(not e.meta.eq(own[n]) for stage in stages for n, e in stage.items() if n in own)
+    assert time_over(time, line, stages).meta.eq(time.staged(line)[1])
+    stamp = next(n for stage in stages for n in stage if n.endswith("_stamp"))
+    rewritten = [{n: pl.lit("x") if n == stamp else e for n, e in s.items()} for s in stages]
+    for changed in (rewritten, [*stages[:1], {"line": pl.lit("x")}, *stages[1:]]):
+        assert time_over(time, line, changed).meta.eq(time.plain(line))
+
+
 MEMBER_KEY = st.sampled_from(
     ["time", "level", "logger", "message", "msg", "lvl", "x/y", "@t", "$", "-"]
 )
