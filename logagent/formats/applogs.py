@@ -7,7 +7,8 @@ every engine. Builders taking ``year`` are for timestamps written without one.
 
 from __future__ import annotations
 
-from logagent.formats.app import YEAR, AppRegexFormat, YearOf
+from logagent.formats.app import AppRegexFormat
+from logagent.formats.apptimes import YEAR, YearOf
 
 _D4 = r"[0-9]{4}-[0-9]{2}-[0-9]{2}"
 _HMS = r"[0-9]{2}:[0-9]{2}:[0-9]{2}"

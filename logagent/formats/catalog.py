@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import TypeAlias
 
 from logagent.errors import FormatError
-from logagent.formats.app import AppFormat, YearOf
+from logagent.formats.app import AppFormat
 from logagent.formats.applogs import (
     APACHE_ERROR,
     HADOOP,
@@ -24,6 +24,7 @@ from logagent.formats.applogs import (
     logcat,
     syslog3164,
 )
+from logagent.formats.apptimes import YearOf
 from logagent.formats.base import Format
 from logagent.formats.custom import CustomFormat
 from logagent.formats.generic import NAME as GENERIC

@@ -25,7 +25,8 @@ import polars as pl
 
 from logagent.errors import FormatError
 from logagent.formats.access import COMBINED, COMMON, AccessFormat
-from logagent.formats.app import MESSAGE, AppRegexFormat, YearOf
+from logagent.formats.app import MESSAGE, AppRegexFormat
+from logagent.formats.apptimes import YearOf
 from logagent.formats.base import STATUS, Format, RegexFormat
 from logagent.formats.catalog import (
     ACCESS_NAMES,

@@ -31,8 +31,8 @@ from logagent.formats.app import (
     TIME,
     TS,
     message_head,
-    parse_times,
 )
+from logagent.formats.apptimes import parse_times
 from logagent.formats.levels import normalize_level
 from logagent.formats.serverlogs import ISO_TIMES
 

@@ -26,9 +26,8 @@ from logagent.formats.app import (
     NO_COMPONENT,
     TIME,
     TS,
-    parse_times,
-    staged_times,
 )
+from logagent.formats.apptimes import parse_times, staged_times
 from logagent.formats.base import Stages
 from logagent.formats.jsonl import OBJECT_FIRST, PLAIN_KEY, choose_keys, has_key, object_of
 from logagent.formats.levels import normalize_level

@@ -11,7 +11,7 @@ import polars as pl
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from logagent.formats.app import YEAR, one_blank, parse_times, staged_times
+from logagent.formats.apptimes import YEAR, one_blank, parse_times, staged_times
 from logagent.formats.structured import TIME_FORMATS
 
 STAMPS = st.sampled_from(

@@ -12,8 +12,8 @@ import pytest
 from hypothesis import assume, example, given, settings
 from hypothesis import strategies as st
 
-from logagent.formats.app import _strptime, staged_times
 from logagent.formats.applogs import LOG4J
+from logagent.formats.apptimes import _strptime, staged_times
 from logagent.formats.stampchars import NO_COMMA, reads_comma
 from logagent.formats.structured import TIME_FORMATS
 

@@ -167,7 +167,7 @@ def test_yearless_stamps_take_the_reference_year_or_the_one_before() -> None:
 
     import polars as pl
 
-    from logagent.formats.app import parse_times
+    from logagent.formats.apptimes import parse_times
 
     stamps = pl.Series("ts", ["Dec 25 10:00:00", "Dec  3 11:00:00", "Nov 30 09:00:00", "x"])
     fmt = ("{year} %b %d %H:%M:%S",)
