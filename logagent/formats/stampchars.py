@@ -9,13 +9,13 @@ costs ~50 (1.15 M ERROR lines of the 1 GB log4j benchmark: 0.39 s CPU of failure
 A Polars ``strptime`` (``exact``, the default) reads the whole stamp: each
 character is read by a literal of the format or by one of its conversions. The
 conversions in ``NO_COMMA`` read only digits, signs, letters, dots, colons,
-the literals of their composites, blanks or ``Z`` (chrono's readers and Polars' own fast path):
-a format made of those and of literals other than ``,`` cannot read a stamp
-that holds a comma, so it is not tried on one. Any other conversion (``%Z``
-skips every non-blank character, ``%+`` reads RFC 3339 loosely, ``%c``, a
-two-digit year) or a ``%`` with none after it: the format may read a comma
-(``reads_comma``). What Polars reads is checked, not assumed: the property test
-puts commas into stamps of formats built from these conversions.
+the literals of their composites, blanks or ``Z`` (chrono's readers and
+Polars' own fast path): a format made of those and of literals other than
+``,`` cannot read a stamp that holds a comma, so it is not tried on one. Any
+other conversion (``%Z`` skips every non-blank character, ``%+`` reads RFC 3339
+loosely, ``%c``, a two-digit year) or a ``%`` with none after it: the format may
+read a comma (``reads_comma``). What Polars reads is checked, not assumed: the
+property test puts commas into stamps of formats built from these conversions.
 """
 
 from __future__ import annotations
