@@ -20,8 +20,8 @@ from logagent.counters import Accumulator, Tally, tally_batch
 from logagent.engine.checkpoint import Checkpoint, Fingerprint
 from logagent.evidence.race import Estimate
 from logagent.evidence.rates import RateEntry
-from logagent.formats import Format
-from logagent.formats.extract import Scanned, extract_scanned, scan
+from logagent.formats import Format, quick
+from logagent.formats.extract import Scanned, count_quick, extract_scanned, scan
 from logagent.formats.routes import RouteRule
 from logagent.formats.selected import Selected
 from logagent.log import get_logger
@@ -242,6 +242,8 @@ class ParsePool:
         self._on_records = on_records
         self._all_units, self._track_units, self._keyed = all_units, track_units, keyed
         self._scans: list[Scanned] = []
+        quick_ok = not (keyed or all_units or errors_only)
+        self._quick = quick.quick_pattern(fmt) if quick_ok else None
         self._units = self._bytes = self._truncated = 0  # never keep a batch: its buffer is large
 
     def fresh(self) -> ParsePool:
@@ -278,6 +280,8 @@ class ParsePool:
         line count."""
         if scanned is None:
             scanned = self.scan(batch)
+        if self._quick is not None:
+            scanned = count_quick(scanned, self._quick, self._fmt.min_line_bytes)
         self._scans.append(scanned)
         self._units += len(batch.units)
         self._bytes += batch.bytes_read

@@ -18,7 +18,7 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import numpy.typing as npt
@@ -79,12 +79,28 @@ class Lines:
 
 @dataclass(frozen=True)
 class Scanned:
-    """The lines of one batch that need parsing, each with its unit, and the batch's line count."""
+    """The lines of one batch that need parsing, each with its unit, and the batch's line count.
+
+    ``counted``: the status counts of the batch's lines already counted unparsed
+    (``count_quick``), which are then no longer in ``text``.
+    """
 
     text: pl.Series
     units: I64
     lines: int
     invalid_utf8: int
+    counted: pl.DataFrame | None = None
+
+
+def count_quick(scanned: Scanned, pattern: str, min_line_bytes: int) -> Scanned:
+    """``scanned`` with the lines ``pattern`` takes (``quick.split``) counted, not kept: a pool
+    of status questions keeps only the few lines left to parse, batch after batch, and parses
+    them once (``ParsePool``), where every batch of ~40,000 lines had paid for a parse call
+    and a tally of its ~200 leftovers."""
+    if scanned.counted is not None:
+        return scanned
+    part = quick.split(scanned.text, scanned.units, pattern, min_line_bytes)
+    return replace(scanned, text=quick.owned(part.rest), units=part.rest_units, counted=part.counts)
 
 
 def scan(batch: Batch, fmt: Format, *, errors_only: bool) -> Scanned:
@@ -137,12 +153,18 @@ def extract_scanned(
     """
     text = pl.concat([s.text for s in scans]) if len(scans) > 1 else scans[0].text
     units = np.concatenate([s.units for s in scans]) if len(scans) > 1 else scans[0].units
-    parsed = len(text)
-    # A line whose record holds its status alone is counted by it unparsed (formats/quick.py).
+    # A line whose record holds its status alone is counted by it unparsed (formats/quick.py),
+    # here or already by the pool (``count_quick``).
+    counts = [s.counted for s in scans if s.counted is not None]
     pattern = None if keyed or all_units or errors_only else quick.quick_pattern(fmt)
-    counted = quick.split(text, units, pattern, fmt.min_line_bytes) if pattern else None
-    if counted is not None:
-        text, units = counted.rest, counted.rest_units
+    if counts and pattern is None:
+        raise ValueError("lines were counted unparsed for a question that needs them parsed")
+    parsed = len(text) + sum(int(c[quick.N].sum()) for c in counts)
+    if pattern is not None and len(counts) < len(scans):
+        part = quick.split(text, units, pattern, fmt.min_line_bytes)
+        text, units = part.rest, part.rest_units
+        counts.append(part.counts)
+    counted = pl.concat(counts) if counts else None  # summed with the records (``_with_counted``)
     stages, fields = _staged(fmt)
     if not keyed:  # nothing reads the path: Polars then never computes it
         fields = {**fields, PATH: pl.lit(ANY_ROUTE, dtype=pl.String)}
@@ -174,14 +196,14 @@ def extract_scanned(
     # (1 GB --full with the timeline: 1.26 s against 1.07 s without; now 1.10 against 1.07).
     out_keys = [ROUTE if k == PATH else k for k in keys]
     done = routed.group_by(out_keys).agg(pl.col(N).sum()).collect()
-    if counted is not None and len(counted.counts):
+    if counted is not None and len(counted):
         raw = getattr(fmt, "raw_keys", False)
         route = ANY_ROUTE if raw else _route_of_any(tuple(rules) if rules is not None else None)
-        done = _with_counted(done, counted.counts, out_keys, route)
+        done = _with_counted(done, counted, out_keys, route)
     return Extracted(
         records=done.lazy(),
         valid=base.select(
-            (ok.sum() + (counted.counted if counted else 0)).alias("valid"),
+            (ok.sum() + (int(counted[quick.N].sum()) if counted is not None else 0)).alias("valid"),
             cont.sum().alias(CONTINUATION),
             (ok & ~inside).sum().alias(OUTSIDE),
         ),

@@ -29,6 +29,8 @@ from logagent.formats.parallel import collect, slices
 from logagent.sources.batches import I64
 
 _QUICK, _CODE, N = "_quick", "_code", "n"
+#: The most bytes of lines ``owned`` copies out of their batch.
+OWN_BYTES = 1 << 20
 #: The counts' columns (the records' status and count types).
 COUNTS_SCHEMA: dict[str, pl.DataType] = {STATUS: pl.Int32(), N: pl.Int64()}
 
@@ -60,21 +62,28 @@ def split(text: pl.Series, units: I64, pattern: str, min_line_bytes: int) -> Spl
     line = pl.col("line")
     quick = line.str.contains(pattern) & (line.str.len_bytes() >= min_line_bytes)
     code = line.cast(pl.Binary).bin.slice(line.str.find('" ', literal=True) + 2, 3)
+    # read for a quick line only: three ASCII digits (another line's three bytes may cut a
+    # character, which Polars refuses to cast to a string, strict or not)
+    status = pl.when(quick).then(code).cast(pl.String).cast(pl.Int32)
     plans = [
         pl.LazyFrame({"line": text.slice(lo, hi - lo)}).select(
-            quick.alias(_QUICK), code.alias(_CODE)
+            quick.alias(_QUICK), status.alias(_CODE)
         )
         for lo, hi in slices(len(text))
     ]
     found = pl.concat(collect(plans))
     flags = found[_QUICK]
-    codes = found.filter(flags).group_by(_CODE).len()
-    counts = pl.DataFrame(
-        {
-            STATUS: [int(c) for c in codes[_CODE].to_list()],
-            N: codes["len"].to_list(),
-        },
-        schema=COUNTS_SCHEMA,
-    )
+    codes = found[_CODE].drop_nulls().value_counts(name=N)
+    counts = codes.rename({_CODE: STATUS}).cast(COUNTS_SCHEMA)  # type: ignore[arg-type]
     keep = ~flags
     return Split(counts, text.filter(keep), units[keep.to_numpy()])
+
+
+def owned(rest: pl.Series) -> pl.Series:
+    """``rest`` (a ``Split.rest``) with bytes of its own when it is short: Polars' filter keeps
+    the views into the batch's buffer, which a pool holding the lines would keep from being
+    read into again (``sources.buffers``). A long rest (over ``OWN_BYTES``) is left as it is:
+    a pool holds it only until ``ParsePool.due``, as it held every line before."""
+    if not len(rest) or rest.str.len_bytes().sum() > OWN_BYTES:
+        return rest
+    return pl.Series(rest.name, rest.to_list(), dtype=pl.String)

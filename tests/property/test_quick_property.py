@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import dataclasses
 import re
+import sys
+from pathlib import Path
 
 import numpy as np
 import polars as pl
@@ -19,12 +21,16 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from logagent.counters import Accumulator
+from logagent.engine.run import ParsePool
 from logagent.formats.access import COMBINED, COMMON, AccessFormat
 from logagent.formats.bucketed import Bucketed
-from logagent.formats.extract import Scanned, extract_scanned
-from logagent.formats.quick import quick_pattern
+from logagent.formats.extract import Scanned, count_quick, extract_scanned
+from logagent.formats.quick import OWN_BYTES, quick_pattern
 from logagent.formats.routes import DEFAULT_RULES, RouteRule
 from logagent.formats.windowed import Windowed, time_of
+from logagent.sources import Order, iter_seekable_batches, open_source, plan_units, unit_order
+from logagent.testing import combined_line
 from tests.property.test_access_fast_property import _reference, lines
 
 # Lines the quick count takes: plain, ASCII status, blank-free request start; and l_min.
@@ -74,13 +80,22 @@ def test_a_line_the_quick_regex_takes_is_a_plain_record_with_that_status(
 RULES = [None, list(DEFAULT_RULES), [RouteRule("segment", r"[^/]+", "{segment}")]]
 
 
-def _extract(
-    fmt: object, batch: list[str], units: list[int], rules: list[RouteRule] | None = None
-) -> tuple[list[dict], dict]:
-    scanned = Scanned(
+def _scanned(batch: list[str], units: list[int]) -> Scanned:
+    return Scanned(
         pl.Series("line", batch, dtype=pl.String), np.asarray(units, dtype=np.int64), len(batch), 0
     )
-    ex = extract_scanned([scanned], fmt, errors_only=False, rules=rules, keyed=False)  # type: ignore[arg-type]
+
+
+def _extract(
+    fmt: object,
+    batch: list[str],
+    units: list[int],
+    rules: list[RouteRule] | None = None,
+    scans: list[Scanned] | None = None,
+) -> tuple[list[dict], dict]:
+    """Records and line counters of a status question over ``batch`` (or over ``scans``)."""
+    scans = scans if scans is not None else [_scanned(batch, units)]
+    ex = extract_scanned(scans, fmt, errors_only=False, rules=rules, keyed=False)  # type: ignore[arg-type]
     records = ex.records.collect()
     keys = [c for c in records.columns if c != "n"]
     records = records.group_by(keys).agg(pl.col("n").sum()).sort(keys, nulls_last=True)
@@ -114,3 +129,91 @@ def test_a_format_that_needs_more_than_the_status_has_no_quick_count() -> None:
     assert quick_pattern(Windowed(COMBINED, time, None, None)) is None  # every record's time
     # a pattern that is not head + request + status + tail: no claim about its lines
     assert dataclasses.replace(COMBINED, pattern=COMBINED.pattern + "x").quick_status is None
+
+
+@pytest.mark.parametrize("fmt", [COMBINED, COMMON], ids=lambda f: f.name)
+@settings(max_examples=150, deadline=None)
+@given(batches=st.lists(st.lists(LINES, max_size=15), min_size=1, max_size=5), data=st.data())
+def test_lines_counted_batch_by_batch_extract_as_one_full_parse(
+    fmt: AccessFormat, batches: list[list[str]], data: st.DataObject
+) -> None:
+    """A status pool counts each batch's quick lines as it comes (``count_quick``) and parses
+    the lines left of several batches at once: the same records, valid, malformed and parsed
+    lines as the full parse of every line, whichever batches were counted first."""
+    scans, every, every_unit = [], [], []
+    for batch in batches:
+        units = data.draw(st.lists(st.integers(0, 3), min_size=len(batch), max_size=len(batch)))
+        scanned = _scanned(batch, units)
+        if data.draw(st.booleans()):
+            scanned = count_quick(scanned, fmt.quick_status or "", fmt.min_line_bytes)
+            assert scanned.counted is not None
+            assert len(scanned.text) + int(scanned.counted["n"].sum()) == len(batch)
+        scans.append(scanned)
+        every += batch
+        every_unit += units
+    rules = data.draw(st.sampled_from(RULES))
+    full = _extract(_no_quick(fmt), every, every_unit, rules)
+    assert _extract(fmt, [], [], rules, scans=scans) == full
+
+
+def test_lines_counted_unparsed_are_refused_where_the_question_needs_them_parsed() -> None:
+    line = '1.2.3.4 - - [10/Oct/2000:13:55:36 -0700] "GET /a HTTP/1.1" 200 12 "-" "ua"'
+    scanned = count_quick(_scanned([line], [0]), COMBINED.quick_status or "", 50)
+    assert scanned.counted is not None and scanned.counted.rows() == [(200, 1)]
+    with pytest.raises(ValueError, match="counted unparsed"):
+        extract_scanned([scanned], COMBINED, errors_only=False, rules=None, keyed=True)
+
+
+def _status_file(path: Path, lines: int) -> Path:
+    """A combined log of mostly quick lines, with 5xx lines and junk for the full parse."""
+    rows = []
+    for i in range(lines):
+        if i % 97 == 0:
+            rows.append("junk " * (i % 7))
+        else:
+            rows.append(combined_line(f"/p/{i % 13}", [200, 404, 503, 302][i % 4]))
+    path.write_text("\n".join(rows) + "\n")
+    return path
+
+
+def _pool_read(path: Path, fmt: AccessFormat, *, pooled: bool) -> tuple[dict, int, list[int]]:
+    """A status pool's tallies over ``path`` in small batches: flushed when due (``pooled``)
+    or after every batch; with the flushes made and the references to each batch's buffer
+    once the pool had it."""
+    source = open_source(str(path))
+    held = []
+    flushes = 0
+    try:
+        plan = plan_units([source.size or 0], 4096)
+        order = unit_order(plan.total_units, Order.SEQUENTIAL, 0)
+        pool = ParsePool(fmt, errors_only=False, rules=None, keyed=False, track_units=False)
+        acc = Accumulator()
+        for batch in iter_seekable_batches([source], plan, order, batch_units=4, cap=1 << 16):
+            pool.add(batch)
+            data = batch.data
+            del batch
+            if not pooled or pool.due():
+                acc.add(pool.flush())
+                flushes += 1
+            held.append(sys.getrefcount(data))  # this name's, the call's, the buffer pool's
+            del data
+        acc.add(pool.flush())
+    finally:
+        source.close()
+    snap = acc.snapshot()
+    counts = {(r, s): n for r, s, n in snap.counts.iter_rows()}
+    return {"counts": counts, **snap.scalars()}, flushes, held
+
+
+def test_a_status_pool_keeps_only_the_lines_left_to_parse(tmp_path: Path) -> None:
+    """Batches of mostly quick lines: the pool keeps their few leftovers, copied out of the
+    batch's buffer (free for the next read), and parses them once; the tally is the full
+    parse's, batch by batch."""
+    path = _status_file(tmp_path / "a.log", 6000)
+    pooled, flushes, held = _pool_read(path, COMBINED, pooled=True)
+    full, batches, _ = _pool_read(path, _no_quick(COMBINED), pooled=False)
+    assert pooled == full
+    assert pooled["lines"] == 6000 and pooled["parsed"] == 6000 and pooled["malformed"] > 0
+    assert batches > 10 and flushes == 0  # every leftover waited for the last flush
+    assert held == [3] * batches  # a batch's buffer: held by nothing the pool kept of it
+    assert path.stat().st_size < OWN_BYTES  # no batch's leftovers too long to be copied
