@@ -32,7 +32,8 @@ from logagent.counters.tally import UNIT, N
 from logagent.evidence import share
 from logagent.evidence.matrix import F64, unit_counts
 from logagent.formats import Format
-from logagent.formats.extract import extract_scanned, line_ends, line_starts, scan
+from logagent.formats.batchlines import line_ends, line_starts
+from logagent.formats.extract import extract_scanned, scan
 from logagent.result import QuestionKind
 from logagent.routermem.router import ShareView
 from logagent.sources import Batch

@@ -11,7 +11,7 @@ each piece is scanned at once with StringZilla's SIMD ``count``/``find``
 
 The lines are framed by ``framing.iter_pieces``, exactly as a batch is (long
 lines cut to ``cap``, a final newline added), so the line count and the
-candidate lines are the ones ``formats.extract.candidate_lines`` finds in the
+candidate lines are the ones ``formats.batchlines.candidate_lines`` finds in the
 same batch. Positions are those the batch's own buffer would have had.
 
 Without StringZilla (a platform with no wheel) ``prescan_for`` says None and

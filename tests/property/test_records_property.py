@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from logagent.formats.applogs import LOG4J
-from logagent.formats.extract import all_lines, line_ends
+from logagent.formats.batchlines import all_lines, line_ends
 from logagent.formats.records import fold_query, fold_records
 from logagent.sources import Order, open_source, plan_units, unit_order
 from logagent.sources.batches import iter_seekable_batches

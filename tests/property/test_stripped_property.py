@@ -1,6 +1,6 @@
 """The line arrays the parsers read equal Polars' own newline, CR and byte-order-mark strips.
 
-``extract._stripped`` moves each line's bounds instead of copying the lines
+``batchlines._stripped`` moves each line's bounds instead of copying the lines
 three times; this checks it against the three ``strip_*`` calls it replaced,
 for every line and for chosen lines, on awkward UTF-8 text.
 """
@@ -12,7 +12,7 @@ import polars as pl
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from logagent.formats.extract import _stripped, line_ends, line_starts
+from logagent.formats.batchlines import _stripped, line_ends, line_starts
 from logagent.sources.locate import string_series
 
 PIECE = st.one_of(

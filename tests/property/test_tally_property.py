@@ -86,7 +86,7 @@ def test_prefilter_keeps_every_5xx_record(lines: list[str]) -> None:
 @given(n_good=st.integers(0, 40), n_err=st.integers(0, 40), bad_utf8=st.booleans())
 def test_rare_and_dense_candidate_paths_agree(n_good: int, n_err: int, bad_utf8: bool) -> None:
     """Finding candidates one by one or via all newlines gives the same lines, units and counts."""
-    from logagent.formats.extract import _rare_candidates, candidate_lines
+    from logagent.formats.batchlines import _rare_candidates, candidate_lines
 
     lines = [combined_line(f"/g/{i}", 200).encode() for i in range(n_good)]
     lines += [combined_line(f"/e/{i}", 503).encode() for i in range(n_err)]
