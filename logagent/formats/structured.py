@@ -161,7 +161,7 @@ class JsonAppFormat(KeyedFields):
             return super().staged_raw(line)
         shape, flat, doc = (f"_app_{self.name}_{n}" for n in ("shape", "flat", "doc"))
         shaped = pl.when(pl.col(shape)).then(line)  # counted only where the shape is flat
-        once = [shaped.str.count_matches(f'"{k}"', literal=True) <= 1 for k in keys]
+        once = [key_count(shaped, k) <= 1 for k in keys]
         as_text = pl.Struct(dict.fromkeys(keys, pl.String))
         first: Stages = [
             {shape: line.str.contains(FLAT_OBJECT)},
@@ -197,6 +197,13 @@ class LogfmtFormat(KeyedFields):
         """Each mapped key's value as written; only a line of key=value pairs is a record."""
         get = {k: logfmt_value(line, v) for k, v in self.mapping.items()}
         return get, line.str.contains(LOGFMT_LINE)
+
+
+def key_count(line: pl.Expr, key: str) -> pl.Expr:
+    """How many times ``line`` writes ``"key"`` (non-overlapping), for a ``PLAIN_KEY``. As a
+    regex: Polars' literal count runs a two-way search a line (~90 ns a key on the ERROR
+    lines of a JSON app log), its regex count a memchr prefilter (~55 ns)."""
+    return line.str.count_matches(re.escape(f'"{key}"'))
 
 
 def staged_of(

@@ -30,7 +30,7 @@ from logagent.formats.detect import every_format
 from logagent.formats.jsonlayouts import JSON_LAYOUTS, JsonLayout
 from logagent.formats.selected import Selected
 from logagent.formats.stagedtime import StagedTime, time_over
-from logagent.formats.structured import JsonAppFormat, LogfmtFormat
+from logagent.formats.structured import JsonAppFormat, LogfmtFormat, key_count
 from logagent.formats.windowed import Windowed, time_of
 from logagent.templates.mining import TemplateSet
 
@@ -367,3 +367,17 @@ def test_a_flat_json_line_is_decoded_once_and_the_others_by_path() -> None:
     assert not any(
         "_flat" in name for stage in staged_fields(nested, pl.col("line"))[0] for name in stage
     )
+
+
+#: Pieces of a line around a key: "K" stands for the key written ``"key"``.
+PIECES = st.sampled_from(['"', "K", ":", "\\", " ", "é", "$", "-", "@", "a"])
+
+
+@settings(max_examples=200, deadline=None)
+@given(key=st.text("aZ09_@$-", min_size=1, max_size=4), parts=st.lists(PIECES, max_size=20))
+def test_a_key_is_counted_as_often_as_the_line_writes_it(key: str, parts: list[str]) -> None:
+    """``key_count`` (a regex count) counts ``"key"`` as Python's ``str.count`` does, for the
+    plain keys the one-parse read allows (regex characters such as ``$`` and ``-`` too)."""
+    line = "".join(f'"{key}"' if p == "K" else p for p in parts)
+    got = pl.select(key_count(pl.lit(line), key)).item()
+    assert got == line.count(f'"{key}"'), (key, line)
