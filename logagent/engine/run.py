@@ -290,7 +290,7 @@ class ParsePool:
 
     def due(self) -> bool:
         """Whether enough lines wait to make a parse worth its fixed cost."""
-        waiting = sum(int(s.text.len()) for s in self._scans)
+        waiting = sum(s.weight for s in self._scans)
         return waiting >= self.MIN_LINES or len(self._scans) >= self.MAX_BATCHES
 
     def flush(self) -> Tally:

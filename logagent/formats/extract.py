@@ -64,7 +64,8 @@ class Scanned:
     """The lines of one batch that need parsing, each with its unit, and the batch's line count.
 
     ``counted``: the status counts of the batch's lines already counted unparsed
-    (``count_quick``), which are then no longer in ``text``.
+    (``count_quick``), which are then no longer in ``text``; ``in_buffer``: whether ``text``
+    is views into the batch's buffer (which it then keeps from being read into again).
     """
 
     text: pl.Series
@@ -72,17 +73,31 @@ class Scanned:
     lines: int
     invalid_utf8: int
     counted: pl.DataFrame | None = None
+    in_buffer: bool = True
+
+    @property
+    def weight(self) -> int:
+        """The lines a pool counts this scan for (``ParsePool.due``): those it holds, or,
+        while they hold the batch's buffer, every line of the batch (a pool then parses
+        as soon as it did when it held every line: a buffer per few batches)."""
+        return self.lines if self.in_buffer and self.counted is not None else len(self.text)
 
 
 def count_quick(scanned: Scanned, pattern: str, min_line_bytes: int) -> Scanned:
     """``scanned`` with the lines ``pattern`` takes (``quick.split``) counted, not kept: a pool
     of status questions keeps only the few lines left to parse, batch after batch, and parses
     them once (``ParsePool``), where every batch of ~40,000 lines had paid for a parse call
-    and a tally of its ~200 leftovers."""
+    and a tally of its ~200 leftovers. The lines left are copied out of the batch's buffer;
+    too many to copy (``quick.OWN_BYTES``), they stay in it, and the pool parses them as soon
+    as it would have parsed every line (``Scanned.weight``)."""
     if scanned.counted is not None:
         return scanned
     part = quick.split(scanned.text, scanned.units, pattern, min_line_bytes)
-    return replace(scanned, text=quick.owned(part.rest), units=part.rest_units, counted=part.counts)
+    rest = quick.owned(part.rest)
+    text, in_buffer = (part.rest, True) if rest is None else (rest, False)
+    return replace(
+        scanned, text=text, units=part.rest_units, counted=part.counts, in_buffer=in_buffer
+    )
 
 
 def scan(batch: Batch, fmt: Format, *, errors_only: bool) -> Scanned:

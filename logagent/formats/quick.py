@@ -79,11 +79,10 @@ def split(text: pl.Series, units: I64, pattern: str, min_line_bytes: int) -> Spl
     return Split(counts, text.filter(keep), units[keep.to_numpy()])
 
 
-def owned(rest: pl.Series) -> pl.Series:
-    """``rest`` (a ``Split.rest``) with bytes of its own when it is short: Polars' filter keeps
-    the views into the batch's buffer, which a pool holding the lines would keep from being
-    read into again (``sources.buffers``). A long rest (over ``OWN_BYTES``) is left as it is:
-    a pool holds it only until ``ParsePool.due``, as it held every line before."""
-    if not len(rest) or rest.str.len_bytes().sum() > OWN_BYTES:
-        return rest
+def owned(rest: pl.Series) -> pl.Series | None:
+    """``rest`` (a ``Split.rest``) with bytes of its own, or None when it is too long to copy
+    (over ``OWN_BYTES``). Polars' filter keeps the views into the batch's buffer, which a
+    pool holding the lines would keep from being read into again (``sources.buffers``)."""
+    if rest.str.len_bytes().sum() > OWN_BYTES:
+        return None
     return pl.Series(rest.name, rest.to_list(), dtype=pl.String)
