@@ -211,20 +211,29 @@ def test_a_staged_selection_equals_its_fields(index: int) -> None:
 
 def test_ranking_components_reads_the_message_only_where_a_line_has_no_level() -> None:
     """A level threshold needs no message text: the message key is read on the lines
-    without a level only (one JSON read fewer on the others), while error types, which
-    group messages, read it on every line."""
+    without a level only (one JSON read fewer on the others, and no message decoded with
+    the other keys of a flat line), while error types, which group messages, read it on
+    every line."""
     fmt = build_any_format("jsonapp", [])
     lines = ['{"level":"error","logger":"a","message":"m1"}', '{"logger":"b","message":"m2"}']
 
-    def messages(view: AppAsAccess) -> list[str | None]:
+    def helpers(view: AppAsAccess) -> pl.DataFrame:
         stages, _ = view.app_stages(pl.col("line"))
         frame = pl.LazyFrame({"line": lines})
         for stage in stages:
             frame = frame.with_columns(**stage)
-        return frame.collect()["_app_jsonapp_message"].to_list()
+        return frame.collect()
+
+    def messages(view: AppAsAccess) -> list[str | None]:
+        return helpers(view)["_app_jsonapp_message"].to_list()
+
+    def decoded(view: AppAsAccess) -> set[str]:  # the keys of the one JSON parse a line
+        return set(helpers(view)["_app_jsonapp_doc"].struct.fields)
 
     ranked = AppAsAccess(fmt)  # type: ignore[arg-type]
     assert messages(ranked) == [None, "m2"]
+    assert "message" not in decoded(ranked)  # nor decoded with the other keys
+    assert decoded(AppAsAccess(fmt, every_level=True)) >= {"level", "logger", "message"}  # type: ignore[arg-type]
     plain, staged = _both(ranked, lines)
     assert staged.equals(plain) and staged["status"].to_list() == [501, 200]
     assert messages(AppAsAccess(fmt, every_level=True)) == ["m1", "m2"]  # type: ignore[arg-type]
