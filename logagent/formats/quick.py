@@ -15,7 +15,9 @@ a quote in the user field, Unicode digits, invalid records).
 
 It applies where such a line's record holds nothing but its status: no key,
 no unit, no bucket, no time window (``quick_pattern``). The counts are the
-ones the full parse gives (``tests/property/test_quick_property.py``).
+ones the full parse gives (``tests/property/test_quick_property.py``). A
+parse pool counts each batch so as it arrives and keeps only the lines left
+(``extract.count_quick``), copied out of the batch's buffer (``owned``).
 """
 
 from __future__ import annotations

@@ -286,7 +286,7 @@ def test_an_error_types_view_shares_the_time_of_the_view_the_window_was_built_on
 
 
 MEMBER_KEY = st.sampled_from(
-    ["time", "level", "logger", "message", "msg", "lvl", "x/y", "@t", "$", "-"]
+    ["time", "level", "logger", "message", "msg", "lvl", "x/y", "@t", "$", "-", "m.t"]
 )
 PLAIN_TEXT = st.text(alphabet='ab "\\/\tlevel-$@é', max_size=8)
 FLAT_VALUE = st.one_of(  # mostly what a flat line holds, so most lines are flat
@@ -332,6 +332,8 @@ DECODED = [
     *(f for f in FIXED if isinstance(f, JsonAppFormat)),
     JsonAppFormat(mapping={"level": "$", "component": "-", "message": "@t"}),
     JsonAppFormat(mapping={"level": "lvl", "component": "x/y", "message": "@t"}),
+    # only the message's key is no plain one: a level ranking decodes the others alone
+    JsonAppFormat(mapping={"level": "level", "component": "logger", "message": "m.t"}),
 ]
 
 
@@ -340,6 +342,7 @@ DECODED = [
 @example(['{"x/y":"a","x\\/y":"b","@t":"m"}', '{"logger":12345678901234567890123,"level":"E"}'])
 @example(['{"lev\\u0065l":"W","level":"E","message":"\\ud800"}'])
 @example(['{"logger":-0,"level":"E"}', '{"level":"E","message":"a\tb\x01"}'])
+@example(['{"message":"m","message":null}', '{"logger":"a","message":null,"message":"m"}'])
 def test_json_keys_decoded_in_one_parse_equal_their_paths(lines: list[str | None]) -> None:
     """The lines a JSON app format decodes in one parse (``JsonAppFormat.staged_raw``)
     read as the per-key ``json_path_match`` reads them, whatever repeats, escapes, numbers
