@@ -143,11 +143,13 @@ def scanned_ahead(
     of the main thread's time)."""
     dense = not pool.selective  # a scan keeps (about) every line
     for batch in batches:
-        short = batch.size < AHEAD_BYTES_PER_LINE * batch.lines
-        if short and dense:
+        if dense and batch.size < AHEAD_BYTES_PER_LINE * batch.lines:
             yield batch, None
             continue
         scanned = pool.scan(batch)
+        # a selective scan's count: found by its newline search where it made one (the lines
+        # of a batch are counted only when asked, ``Batch.lines``)
+        short = not dense and batch.size < AHEAD_BYTES_PER_LINE * scanned.lines
         if short and len(scanned.text) * AHEAD_BYTES_PER_LINE > batch.size:
             dense = True  # this one is held already; the pool scans the next ones
         yield batch, scanned

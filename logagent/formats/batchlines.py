@@ -98,7 +98,8 @@ def candidate_lines(batch: Batch, prefilter: re.Pattern[bytes]) -> tuple[Lines, 
     if hits is None and (batch.utf8 if batch.utf8 is not None else is_utf8(data, size)):
         text_pattern = polars_pattern(prefilter)
         if text_pattern is not None:  # no literal to find: Rust's regex tests each line
-            return _matching_lines(batch, text_pattern), batch.lines
+            lines = _matching_lines(batch, text_pattern)
+            return lines, batch.lines  # known from its newline search: not counted again
     if hits is None:
         found = [m.start() for m in prefilter.finditer(data, 0, size)]
         hits = np.asarray(found, dtype=np.int64)
@@ -117,6 +118,7 @@ def candidate_lines(batch: Batch, prefilter: re.Pattern[bytes]) -> tuple[Lines, 
 def _matching_lines(batch: Batch, pattern: str) -> Lines:
     """The lines of a UTF-8 batch that ``pattern`` (a Polars regex) matches, decoded."""
     ends = line_ends(batch.data, batch.size)
+    batch.know_lines(len(ends))
     text = _string_lines(batch.data, ends)
     index = np.flatnonzero(_contains(text, pattern))
     starts = line_starts(ends)[index]

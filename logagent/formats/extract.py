@@ -110,6 +110,7 @@ def scan(batch: Batch, fmt: Format, *, errors_only: bool) -> Scanned:
         lines, count = decode_lines(raw, starts), batch.lines
     elif prefilter is None:
         ends = line_ends(batch.data, batch.size)
+        batch.know_lines(len(ends))
         lines, count = all_lines(batch, ends), len(ends)
     else:
         lines, count = candidate_lines(batch, prefilter)

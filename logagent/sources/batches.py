@@ -90,12 +90,26 @@ class Batch:
     units: I64
     bytes_read: int
     lines_truncated: int
-    lines: int
+    #: The line count (``lines``), None until it is counted: a scan that finds every newline
+    #: anyway gives it (``know_lines``) instead of a second pass over the batch.
+    newlines: int | None
     lines_skipped: int = 0
     utf8: bool | None = None  # whether data[:size] is valid UTF-8 (None: not checked)
     #: Read by a prescan (``sources.prescan``): only the candidate lines (raw bytes, each with
     #: its start position), and ``data`` is empty; ``lines`` still counts every line.
     found: tuple[list[bytes], I64] | None = None
+
+    @property
+    def lines(self) -> int:
+        """The lines of ``data[:size]`` (its newlines), counted at the first asking."""
+        if self.newlines is None:
+            self.know_lines(count_newlines(self.data, self.size, utf8=self.utf8))
+        assert self.newlines is not None
+        return self.newlines
+
+    def know_lines(self, count: int) -> None:
+        """The line count, found by the caller (``len(line_ends(...))``): kept, not counted."""
+        object.__setattr__(self, "newlines", count)  # a cache: the batch stays as it was read
 
     def units_of(self, positions: I64) -> I64:
         """Global unit index of the lines starting at these buffer positions."""
@@ -121,7 +135,7 @@ def make_batch(
     return Batch(
         data=data,
         size=size,
-        lines=count_newlines(data, size, utf8=utf8),  # Polars' SIMD count, GIL-free
+        newlines=None,  # counted when asked: a scan of every line finds them anyway
         utf8=utf8,
         piece_pos=pos,
         piece_offset=np.fromiter((p.offset for p, _ in pieces), np.int64, len(pieces)),
@@ -341,7 +355,7 @@ def _gathered_batch(sources: Sequence[Source], plan: UnitPlan, units: I64, *, ca
     return Batch(
         data=got.data,
         size=got.size,
-        lines=count_newlines(got.data, got.size, utf8=utf8),
+        newlines=count_newlines(got.data, got.size, utf8=utf8),
         utf8=utf8,
         piece_pos=np.asarray(got.piece_pos, dtype=np.int64),
         piece_offset=np.asarray(got.piece_offset, dtype=np.int64),
@@ -391,7 +405,7 @@ def _found_batch(found: Found, units: I64, base: int, unit_size: int, nbytes: in
     return Batch(
         data=b"",
         size=0,
-        lines=found.lines,
+        newlines=found.lines,
         piece_pos=np.asarray(found.piece_pos, dtype=np.int64),
         piece_offset=np.asarray(found.piece_offset, dtype=np.int64),
         piece_base=np.full(n, base, dtype=np.int64),

@@ -22,7 +22,8 @@ class _Pool:
         self.scanned.append(batch)
         if self.kept is None:
             return f"lines of {batch.size}"  # type: ignore[attr-defined]
-        return SimpleNamespace(text=[""] * self.kept[batch.size])  # type: ignore[attr-defined]
+        kept = [""] * self.kept[batch.size]  # type: ignore[attr-defined]
+        return SimpleNamespace(text=kept, lines=batch.lines)  # type: ignore[attr-defined]
 
 
 def test_only_batches_of_long_enough_lines_are_scanned_ahead() -> None:
