@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal
 from annotated_types import Ge, Gt, Le, Lt
 
 from logagent.errors import ConfigError
+from logagent.formats.jsonl import readable_key
 from logagent.formats.routes import DEFAULT_RULES
 from logagent.model import (
     After,
@@ -163,7 +164,7 @@ class CheckpointSettings(Model):
 class FormatSettings(Model):
     """Format options; ``json`` maps field names (status, path, ts, level, latency) to keys."""
 
-    json_keys: dict[str, str] = field(default_factory=dict)
+    json_keys: dict[str, Annotated[str, After(readable_key)]] = field(default_factory=dict)
     custom_dir: str = "configs/formats"  # custom format files (*.toml), used when it exists
 
 

@@ -23,7 +23,7 @@ import polars as pl
 from logagent.formats.access import AccessFormat
 from logagent.formats.app import COMPONENT, LEVEL, MESSAGE, TS, AppRegexFormat, group_names
 from logagent.formats.base import PATH, STATUS, RegexFormat
-from logagent.formats.jsonl import JsonFormat
+from logagent.formats.jsonl import JsonFormat, jsonpath
 from logagent.formats.jsonlayouts import JsonLayout
 from logagent.formats.structured import JsonAppFormat, LogfmtFormat, logfmt_value
 from logagent.formats.zeektsv import ZeekTsvFormat
@@ -131,10 +131,6 @@ def getter(fmt: object, name: str, base: dict[str, pl.Expr], line: pl.Expr) -> p
     return pl.lit(None, dtype=pl.String)
 
 
-def _jsonpath(key: str) -> str:
-    return "$" + "".join(f"['{part}']" for part in key.split("."))
-
-
 def clf_value(line: pl.Expr, name: str) -> pl.Expr:
     """Field ``name`` of a ``combined``/``common`` line: the strict regex, else the greedy
     reading (``access.AccessFormat``)."""
@@ -188,10 +184,10 @@ def _plain_head(line: pl.Expr, name: str) -> pl.Expr:
 def _json_value(line: pl.Expr, key: str) -> pl.Expr:
     """The value of ``key``: nested (``a.b`` = ``{"a": {"b": …}}``), else a key written with
     its dots (Zeek's ``id.orig_h``, ECS's flat ``log.level``)."""
-    nested = line.str.json_path_match(_jsonpath(key))
+    nested = line.str.json_path_match(jsonpath(key))
     if "." not in key:
         return nested
-    return pl.coalesce(nested, line.str.json_path_match(f"$['{key}']"))
+    return pl.coalesce(nested, line.str.json_path_match(jsonpath(key, nested=False)))
 
 
 def is_named_key(name: str) -> bool:

@@ -94,18 +94,35 @@ class JsonFormat:
 
     def fields(self, line: pl.Expr) -> dict[str, pl.Expr]:
         """The mapped keys of each object; a non-object gets a null status."""
-        path = line.str.json_path_match(_jsonpath(self.mapping[PATH]))
+        path = line.str.json_path_match(jsonpath(self.mapping[PATH]))
         if self.mapping[PATH].rsplit(".", 1)[-1] == "request":  # "GET /x HTTP/1.1"
             path = path.str.extract(r"^[A-Za-z]+ (\S+)", 1).fill_null(path)
-        status = line.str.json_path_match(_jsonpath(self.mapping[STATUS]))
+        status = line.str.json_path_match(jsonpath(self.mapping[STATUS]))
         return {
             PATH: path,
             STATUS: status.cast(pl.Float64, strict=False).cast(pl.Int32, strict=False),
         }
 
 
-def _jsonpath(key: str) -> str:
-    return "$" + "".join(f"['{part}']" for part in key.split("."))
+def jsonpath(key: str, *, nested: bool = True) -> str:
+    """The JSONPath of ``key``: each dotted part a member (``nested``), else the key as
+    written. A part holding a ``'`` is quoted with ``"`` (Polars' JSONPath refuses ``\\'``
+    pairs and ``''``); one that cannot be named (both quotes, or a backslash: Polars' JSONPath
+    matches no such key, and a trailing one fails to compile) is ``ValueError``."""
+    parts = key.split(".") if nested else [key]
+    return "$" + "".join(_member(part) for part in parts)
+
+
+def _member(part: str) -> str:
+    if "\\" in part or ("'" in part and '"' in part):
+        raise ValueError(f"the JSON key {part!r} cannot be read (a backslash, or both quotes)")
+    return f'["{part}"]' if "'" in part else f"['{part}']"
+
+
+def readable_key(key: str) -> str:
+    """``key`` if ``jsonpath`` can name it, for a setting's check (else ``ValueError``)."""
+    jsonpath(key)
+    return key
 
 
 def choose_keys(

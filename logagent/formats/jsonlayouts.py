@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 import polars as pl
 
 from logagent.formats.app import COMPONENT, LEVEL, MESSAGE, TS, message_head
-from logagent.formats.jsonl import OBJECT_FIRST
+from logagent.formats.jsonl import OBJECT_FIRST, jsonpath
 from logagent.formats.structured import KeyedFields
 
 _INNER_LEVEL = (
@@ -63,7 +63,7 @@ class JsonLayout(KeyedFields):
 
 def _path(key: str) -> str:
     """A JSONPath: ``$…`` as given, else the key taken literally (ECS writes "log.level")."""
-    return key if key.startswith("$") else f"$['{key}']"
+    return key if key.startswith("$") else jsonpath(key, nested=False)
 
 
 def _inner_level(message: pl.Expr) -> pl.Expr:

@@ -29,7 +29,14 @@ from logagent.formats.app import (
 )
 from logagent.formats.apptimes import parse_times, staged_times
 from logagent.formats.base import Stages
-from logagent.formats.jsonl import OBJECT_FIRST, PLAIN_KEY, choose_keys, has_key, object_of
+from logagent.formats.jsonl import (
+    OBJECT_FIRST,
+    PLAIN_KEY,
+    choose_keys,
+    has_key,
+    jsonpath,
+    object_of,
+)
 from logagent.formats.levels import normalize_level
 
 #: Well-known keys per field, most specific first (dotted: nested JSON objects).
@@ -143,7 +150,7 @@ class JsonAppFormat(KeyedFields):
 
     def raw(self, line: pl.Expr) -> tuple[dict[str, pl.Expr], pl.Expr]:
         """Each mapped key's value as written; a line that is no JSON object is no record."""
-        get = {k: line.str.json_path_match(_jsonpath(v)) for k, v in self.mapping.items()}
+        get = {k: line.str.json_path_match(jsonpath(v)) for k, v in self.mapping.items()}
         return get, line.str.starts_with("{")
 
     def staged_raw(
@@ -185,9 +192,9 @@ class JsonAppFormat(KeyedFields):
             return {
                 k: pl.when(pl.col(flat))
                 .then(pl.col(doc).struct.field(v))
-                .otherwise(rest.str.json_path_match(_jsonpath(v)))
+                .otherwise(rest.str.json_path_match(jsonpath(v)))
                 if k in decoded
-                else text.str.json_path_match(_jsonpath(v))
+                else text.str.json_path_match(jsonpath(v))
                 for k, v in self.mapping.items()
             }
 
@@ -265,10 +272,6 @@ def fields_of(
         ),
         MESSAGE: pl.when(ok).then((message if message is not None else pl.lit("")).fill_null("")),
     }
-
-
-def _jsonpath(key: str) -> str:
-    return "$" + "".join(f"['{part}']" for part in key.split("."))
 
 
 def logfmt_value(line: pl.Expr, key: str) -> pl.Expr:
