@@ -157,12 +157,13 @@ def extract_scanned(
     pattern = None if keyed or all_units or errors_only else quick.quick_pattern(fmt)
     if counts and pattern is None:
         raise ValueError("lines were counted unparsed for a question that needs them parsed")
-    parsed = len(text) + sum(int(c[quick.N].sum()) for c in counts)
     if pattern is not None and len(counts) < len(scans):
         part = quick.split(text, units, pattern, fmt.min_line_bytes)
         text, units = part.rest, part.rest_units
         counts.append(part.counts)
     counted = pl.concat(counts) if counts else None  # summed with the records (``_with_counted``)
+    unparsed = int(counted[quick.N].sum()) if counted is not None else 0
+    parsed = len(text) + unparsed  # every line is counted unparsed or parsed below
     stages, fields = _staged(fmt)
     if not keyed:  # nothing reads the path: Polars then never computes it
         fields = {**fields, PATH: pl.lit(ANY_ROUTE, dtype=pl.String)}
@@ -201,7 +202,7 @@ def extract_scanned(
     return Extracted(
         records=done.lazy(),
         valid=base.select(
-            (ok.sum() + (int(counted[quick.N].sum()) if counted is not None else 0)).alias("valid"),
+            (ok.sum() + unparsed).alias("valid"),
             cont.sum().alias(CONTINUATION),
             (ok & ~inside).sum().alias(OUTSIDE),
         ),

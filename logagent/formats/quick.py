@@ -45,11 +45,6 @@ class Split:
     rest: pl.Series
     rest_units: I64
 
-    @property
-    def counted(self) -> int:
-        """How many lines were counted unparsed."""
-        return int(self.counts[N].sum())
-
 
 def quick_pattern(fmt: object) -> str | None:
     """``fmt``'s quick-status regex, if it has one (``AccessFormat``; ``Bucketed`` passes

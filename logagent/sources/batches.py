@@ -355,7 +355,7 @@ def _gathered_batch(sources: Sequence[Source], plan: UnitPlan, units: I64, *, ca
     return Batch(
         data=got.data,
         size=got.size,
-        newlines=count_newlines(got.data, got.size, utf8=utf8),
+        newlines=None,  # counted when asked, as ``make_batch``'s
         utf8=utf8,
         piece_pos=np.asarray(got.piece_pos, dtype=np.int64),
         piece_offset=np.asarray(got.piece_offset, dtype=np.int64),
