@@ -4,7 +4,12 @@ EDGE vs PURE: :mod:`logagent.samples.generate` (re-exported here as
 :func:`generate`), :mod:`logagent.samples.__main__` (CLI) and
 :mod:`logagent.samples.build_samples` are EDGE modules - they write files.
 ``routes``, ``plan``, ``fields``, ``render``, ``junk`` and ``truth`` are
-PURE: they build columns, lines and counts in memory only.
+PURE: they build columns, lines and counts in memory only. So are the parts
+of the committed access-log samples that ``build_samples`` writes:
+``access_records`` (the shared record type and helpers), ``access_shop_visits``
+and ``access_shop`` (the shop behind nginx), ``access_docs`` (the Apache docs
+site), ``access_api`` (the JSON API service) and ``access_expected`` (the
+independent parse that gives each sample's expected answers).
 
 ``generate(path, scenario=..., size_mb=..., seed=..., fmt="combined")``
 writes a log of about ``size_mb`` * 10**6 bytes and ``<path>.truth.json``::
