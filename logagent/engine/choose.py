@@ -1,0 +1,126 @@
+"""Which format the run reads its inputs with: detected among all, or the one named.
+
+Detection runs on the format sample (``sources.sample``); an input the overall
+format reads too little of gets its own detection, and inputs of different
+access formats are read together by ``FirstOf``. The engine (``core``) calls
+:func:`choose_format` once per run, and again through the detection cascade
+(``cascade``) when the sampled spots parse nothing; :func:`build_options` is
+what building a format needs besides the sample.
+
+EDGE through the run: custom formats are read from their directory, and the
+clock (for year-less stamps) is ``RunEnv``'s.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import polars as pl
+
+from logagent.engine.run import Run
+from logagent.engine.views import stamp_reference
+from logagent.errors import ConfigError
+from logagent.formats.catalog import ACCESS_NAMES, APP_NAMES, AnyFormat, build_any_format, is_app
+from logagent.formats.custom import load_custom_formats
+from logagent.formats.detect import Detection, app_share, detect_all
+from logagent.formats.mixed import FirstOf
+
+PER_INPUT_SHARE = 0.5  # an input the run's format reads less of than this is detected alone
+
+
+def choose_format(
+    run: Run, sample: list[str], samples: list[list[str]]
+) -> tuple[Detection, AnyFormat]:
+    """Detect the format among all (access, app, custom), or build the one named.
+
+    Each input is checked on its own sample: an input the overall format does
+    not read gets its own detection, and inputs of different formats are read
+    together by ``FirstOf`` (never one format for all, which would drop the
+    others' records).
+    """
+    name = run.settings.analysis.format
+    build = build_options(run)
+    keys, year, custom = build["json_keys"], build["year"], build["custom"]
+    if name == "auto":
+        detection = detect_all(sample, json_keys=keys, year=year, custom=custom)
+        fmt = build_any_format(detection.best, sample, json_keys=keys, year=year, custom=custom)
+        if len(samples) > 1:
+            mixed = _per_input(run, detection, fmt, samples, keys=keys, year=year, custom=custom)
+            if mixed is not None:
+                return mixed
+        if detection.ambiguous:
+            (best, top), (second, score) = detection.scores[:2]
+            run.warnings.append(
+                f"format detection is ambiguous: {best} parses {top:.1%} of sampled lines, "
+                f"{second} {score:.1%}; name one with --format"
+            )
+        return detection, fmt
+    fmt = build_any_format(name, sample, json_keys=keys, year=year, custom=custom)
+    share = app_share(fmt, pl.Series("line", sample, dtype=pl.String))
+    return Detection(((name, share),), len(sample)), fmt
+
+
+def build_options(run: Run) -> dict[str, Any]:
+    """What building a format needs besides the sample: JSON keys, a year, custom formats."""
+    settings = run.settings
+    return {
+        "json_keys": settings.formats.json_keys,
+        # year-less stamps (syslog): the window's reference (app.YearOf: now, the year before
+        # for a stamp that would lie ahead; or the end of --year, which places all in it)
+        "year": stamp_reference(run),
+        "custom": load_custom_formats(
+            settings.formats.custom_dir, reserved=(*ACCESS_NAMES, *APP_NAMES)
+        ),
+    }
+
+
+def _per_input(
+    run: Run,
+    detection: Detection,
+    fmt: AnyFormat,
+    samples: list[list[str]],
+    **build: Any,
+) -> tuple[Detection, AnyFormat] | None:
+    """None if the overall format reads every input; else each input's own, read together."""
+    chosen: dict[str, AnyFormat] = {detection.best: fmt}
+    per_path: list[tuple[str, str]] = []
+    for source, lines in zip(run.sources, samples, strict=True):
+        own = detection.best
+        if lines and _share(fmt, lines) < PER_INPUT_SHARE:
+            found = detect_all(
+                lines, json_keys=build["keys"], year=build["year"], custom=build["custom"]
+            )
+            if found.confidence >= PER_INPUT_SHARE:
+                own = found.best
+                if own not in chosen:
+                    chosen[own] = build_any_format(
+                        own,
+                        lines,
+                        json_keys=build["keys"],
+                        year=build["year"],
+                        custom=build["custom"],
+                    )
+        per_path.append((source.path, own))
+    if len(chosen) == 1:
+        return None
+    kinds = {is_app(f) for f in chosen.values()}
+    listing = ", ".join(f"{path} is {name}" for path, name in per_path)
+    if len(kinds) > 1:
+        raise ConfigError(
+            f"the inputs hold different kinds of log ({listing}): access and application logs "
+            "answer different questions; analyze them separately"
+        )
+    if any(is_app(f) for f in chosen.values()):
+        raise ConfigError(
+            f"the inputs are application logs of different formats ({listing}); "
+            "analyze each format separately or name one with --format"
+        )
+    mixed = FirstOf(tuple(chosen.values()))  # type: ignore[arg-type]  # access formats
+    share = _share(mixed, [line for each in samples for line in each])
+    run.warnings.append(f"inputs of different formats, each read under its own: {listing}")
+    scores = ((mixed.name, share), *detection.scores)
+    return Detection(scores, detection.sample_lines), mixed
+
+
+def _share(fmt: Any, lines: list[str]) -> float:
+    return app_share(fmt, pl.Series("line", lines, dtype=pl.String))

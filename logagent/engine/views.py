@@ -1,0 +1,202 @@
+"""How the run counts the format it chose: as access records, in a window, on a timeline.
+
+:func:`counted_format` wraps the chosen format for the question: an app log
+is read as access records of its levels (``AppAsAccess``), ``--by``/``--where``
+select fields, ``--since``/``--until`` narrow each plain file to its window by
+bisection and filter records by time (``Windowed``), error-types mines and
+freezes the component's templates, and records carry their time bucket
+(``--bucket``) when the format has timestamps. :func:`stamp_reference` is the
+time year-less stamps are placed by (``choose`` builds formats with it too).
+
+EDGE through the run: a window's bisection and the error-types pilot read the
+sources, and the clock is ``RunEnv``'s.
+"""
+
+from __future__ import annotations
+
+import datetime
+from collections.abc import Callable
+from dataclasses import replace
+from typing import Any
+
+import polars as pl
+
+from logagent.engine.run import Run
+from logagent.errors import ConfigError
+from logagent.formats import Format
+from logagent.formats.adapter import THRESHOLDS, AppAsAccess, literal_prefilter
+from logagent.formats.base import STATUS
+from logagent.formats.catalog import AnyFormat, is_app
+from logagent.formats.levelfilter import level_prefilter
+from logagent.formats.selected import selection_of
+from logagent.formats.windowed import Windowed, line_kind, time_of
+from logagent.log import get_logger
+from logagent.questions import SELECT_KINDS, check_fits, counts_events
+from logagent.result import Question, QuestionKind
+from logagent.sources.window import WindowView
+from logagent.timeline import bucket_span, bucket_width, bucketed
+from logagent.timewindow import Window, line_time_for, parse_window, window_for_source
+
+log = get_logger("logagent.engine")
+
+
+def counted_format(run: Run, found: AnyFormat, sample: list[str]) -> Format:
+    """The chosen format as the run counts it; notes the app log, selection and question's key."""
+    run.app_log = is_app(found)
+    fmt = _within_window(run, _as_access(run.question, found, sample), sample)
+    run.selection = selection_of(fmt)
+    if run.selection is not None:  # the field the engine chose (route or component) is said
+        run.question = run.question.model_copy(update={"by": run.selection.by})
+    if run.question.kind is QuestionKind.ERROR_TYPES:
+        fmt = _with_templates(run, fmt, sample)
+    return _with_timeline(run, fmt, sample)
+
+
+def _as_access(question: Question, fmt: AnyFormat, sample: list[str]) -> Format:
+    """The format as the engine counts it; a question that does not fit it is a usage error."""
+    app = is_app(fmt)
+    check_fits(question.kind, fmt_name=fmt.name, app=app)
+    if question.kind in SELECT_KINDS:  # --by/--where: the format's fields, checked
+        from logagent.engine.selection import select
+
+        view = AppAsAccess(fmt, every_level=True) if app else fmt  # type: ignore[arg-type]
+        return select(question, fmt, view, sample)  # type: ignore[arg-type]
+    if app:
+        if question.kind is QuestionKind.STATUS:  # on an app log: the distribution of levels
+            return AppAsAccess(fmt, level=question.level, every_level=True)  # type: ignore[arg-type]
+        levels = THRESHOLDS.get(question.level, ())
+        return AppAsAccess(
+            fmt,  # type: ignore[arg-type]  # is_app: an AppFormat
+            level=question.level,
+            error_prefilter=level_prefilter(fmt, levels),  # JSON logs: only candidate lines
+        )
+    return fmt  # type: ignore[return-value]  # not app: an access Format
+
+
+def _with_templates(run: Run, fmt: Format, sample: list[str]) -> Format:
+    """error-types: mine the component's templates on a seed-independent pilot, then freeze."""
+    base = fmt.inner if isinstance(fmt, Windowed) else fmt
+    assert isinstance(base, AppAsAccess) and run.question.key is not None  # checked before
+    key = run.question.key
+    run.known_keys = _components(base, sample)
+    from logagent.errortypes import mine_pilot, read_pilot_lines  # drain3: only for error types
+
+    templates = mine_pilot(read_pilot_lines(run.sources, sample), fmt, base.app, key)
+    run.warnings.append(
+        f"error types: {len(templates.templates)} templates of `{key}` mined from "
+        f"{templates.pilot_messages} events read at evenly spaced places, then frozen; "
+        "messages none of them covers count as OTHER"
+    )
+    typed = replace(
+        base, component=key, templates=templates, error_prefilter=literal_prefilter(key)
+    )
+    return replace(fmt, inner=typed) if isinstance(fmt, Windowed) else typed
+
+
+def _components(fmt: AppAsAccess, sample: list[str]) -> list[str]:
+    """The components the sample's records name, most frequent first (for "did you mean")."""
+    from logagent.formats.app import COMPONENT
+
+    lines = pl.DataFrame({"line": sample}, schema={"line": pl.String})
+    found = lines.select(fmt.app.fields(pl.col("line"))[COMPONENT].alias("c")).drop_nulls()
+    counted = found.group_by("c").len().sort(["len", "c"], descending=[True, False])
+    return [str(c) for c in counted["c"].to_list() if c not in ("", "-")]
+
+
+def _within_window(run: Run, fmt: Format, sample: list[str]) -> Format:
+    """With --since/--until: narrow each plain file to its window by bisection, filter by time.
+
+    The sources of the run are replaced by views of their windows' byte ranges;
+    records are filtered by time in any case (a range includes a tolerance,
+    and a stream or an unordered file is read whole).
+    """
+    q = run.question
+    if q.since is None and q.until is None:
+        return fmt
+    now = run.env.wall_clock()
+    since, until = parse_window(q.since, q.until, now=now)
+    reference = stamp_reference(run)
+    time = time_of(fmt, reference=reference)
+    if time is None:
+        raise ConfigError(
+            f"--since/--until: no timestamp is known for format {fmt.name}", format=fmt.name
+        )
+    _check_stamps_read(fmt, time, sample)
+    kind = line_kind(fmt.name)
+    windows = []
+    for i, source in enumerate(run.sources):
+        if kind is None or source.compression is not None or not source.seekable:
+            why = "the format's line stamps are unknown" if kind is None else "it is a stream"
+            window = Window(since, until, "filter", (0, source.size or 0), 0, reason=why)
+        else:
+            line_time = line_time_for(kind, reference=reference)
+            window = window_for_source(source, line_time, since=since, until=until)
+        if window.method == "bisection":
+            run.sources[i] = WindowView.of(source, *window.byte_range)
+        elif window.warning:
+            run.warnings.append(f"{source.path}: {window.warning}")
+        windows.append({"path": source.path, **window.to_dict()})
+    run.window = windows[0] if len(windows) == 1 else _merged_windows(windows)
+    log.info("window", windows=windows)
+    return Windowed(fmt, time, since, until)
+
+
+def _check_stamps_read(fmt: Format, time: Callable[[pl.Expr], pl.Expr], sample: list[str]) -> None:
+    """A window needs times: if no sampled record's stamp can be read, say so (every record
+    would otherwise be dropped as outside it, and "nothing in the window" would be false)."""
+    line = pl.col("line")
+    frame = pl.DataFrame({"line": sample}, schema={"line": pl.String})
+    record = fmt.fields(line)[STATUS].is_not_null()
+    records, timed = frame.select(
+        record.sum().alias("records"), (record & time(line).is_not_null()).sum().alias("timed")
+    ).row(0)
+    if records and not timed:
+        raise ConfigError(
+            f"--since/--until: logagent reads no timestamp in the {records:,} sampled records of "
+            f"{fmt.name}, so it cannot place them in a window; leave the window out, or name a "
+            "format (or a custom one) that parses their stamps",
+            format=fmt.name,
+        )
+
+
+def _with_timeline(run: Run, fmt: Format, sample: list[str]) -> Format:
+    """Records carry their time bucket (``--bucket``) when the format has timestamps."""
+    time = fmt.time if isinstance(fmt, Windowed) else time_of(fmt, reference=stamp_reference(run))
+    if time is None:
+        return fmt
+    q = run.question
+    window: tuple[datetime.datetime | None, ...] = (None, None)
+    if q.since or q.until:
+        window = parse_window(q.since, q.until, now=run.env.wall_clock())
+    try:
+        run.bucket_s = bucket_width(run.settings.analysis.bucket, time, sample, window)
+    except ValueError as exc:
+        raise ConfigError(str(exc)) from exc
+    if run.bucket_s is None:
+        return fmt
+    run.bucket_span = bucket_span(run.bucket_s, time, sample, window)
+    # A question that parses every line stamps its 5xx lines only (the timeline counts
+    # those); one that parses only its candidates stamps them all (they are nearly all
+    # events, and the extra stage would cost an app log's JSON keys a second parse); cron
+    # keeps every record by its bucket (on_records).
+    every_line = not counts_events(q.kind)
+    return bucketed(fmt, time, run.bucket_s, events_only=every_line and run.env.on_records is None)
+
+
+def stamp_reference(run: Run) -> datetime.datetime:
+    """The time year-less stamps (syslog, glog) are placed by: now, or the end of ``--year``."""
+    year = run.settings.analysis.year
+    if year is None:
+        return run.env.wall_clock()
+    return datetime.datetime(year, 12, 31, 23, 59, 59, tzinfo=datetime.UTC)
+
+
+def _merged_windows(windows: list[dict[str, Any]]) -> dict[str, Any]:
+    """One description of several inputs' windows: bounds, method(s) and each input's."""
+    methods = sorted({w["method"] for w in windows})
+    return {
+        "since": windows[0]["since"],
+        "until": windows[0]["until"],
+        "method": methods[0] if len(methods) == 1 else "mixed",
+        "sources": windows,
+    }
