@@ -36,8 +36,9 @@ from logagent.formats.catalog import AnyFormat
 from logagent.formats.detect import Detection, any_record, every_format
 from logagent.formats.extract import scan
 from logagent.result import RecuseCode, Result
-from logagent.sources.batches import iter_seekable_batches, plan_units
+from logagent.sources.batches import plan_units
 from logagent.sources.permute import Order, unit_order
+from logagent.sources.readers import iter_seekable_batches
 
 #: Records found by the cascade that are enough to detect their format on.
 ENOUGH = 32

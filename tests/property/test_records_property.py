@@ -14,7 +14,7 @@ from logagent.formats.applogs import LOG4J
 from logagent.formats.batchlines import all_lines, line_ends
 from logagent.formats.records import fold_query, fold_records
 from logagent.sources import Order, open_source, plan_units, unit_order
-from logagent.sources.batches import iter_seekable_batches
+from logagent.sources.readers import iter_seekable_batches
 from logagent.sources.records import compile_start
 
 START = b"2024-01-02 03:04:05,678 "

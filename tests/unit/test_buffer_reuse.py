@@ -13,8 +13,9 @@ import pytest
 
 from logagent.engine import tallied
 from logagent.sources import buffers
-from logagent.sources.batches import Batch, iter_seekable_batches, plan_units
+from logagent.sources.batches import Batch, plan_units
 from logagent.sources.files import open_source
+from logagent.sources.readers import iter_seekable_batches
 
 
 def _counting_pool(monkeypatch: Any) -> list[int]:
@@ -28,7 +29,9 @@ def _counting_pool(monkeypatch: Any) -> list[int]:
 
     pool = buffers.BufferPool()
     monkeypatch.setattr(buffers, "bytearray", counted, raising=False)
+    # both modules take their buffers from the pool: make_batch joins, the readers read
     monkeypatch.setattr("logagent.sources.batches.POOL", pool)
+    monkeypatch.setattr("logagent.sources.readers.POOL", pool)
     return made
 
 

@@ -13,8 +13,9 @@ import zstandard
 
 from logagent.errors import InputCorrupt, InputIsDirectory, InputNotFound
 from logagent.sources import open_source, resolve_paths
-from logagent.sources.batches import choose_unit_size, iter_stream_batches
+from logagent.sources.batches import choose_unit_size
 from logagent.sources.files import ForwardReader
+from logagent.sources.readers import iter_stream_batches
 
 DATA = b"".join(b"line %d\n" % i for i in range(5000))
 
