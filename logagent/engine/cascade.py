@@ -135,7 +135,7 @@ def after_spots(
 ) -> Result | tuple[Detection, AnyFormat]:
     """The spots parsed nothing: search random units; recuse only on a proof (or a full read)."""
     from logagent.engine.fullread import draw_seed
-    from logagent.engine.outcome import recused
+    from logagent.engine.recusal import recused
 
     draw_seed(run)
     found = search(run, sample, build)

@@ -19,8 +19,9 @@ from logagent.config import Settings, memory_budget_bytes
 from logagent.counters import Accumulator
 from logagent.engine.checkpoint import Checkpoint, CheckpointError, Fingerprint, fingerprint
 from logagent.engine.choose import build_options, choose_format
-from logagent.engine.outcome import finish, recused, unrecognized
+from logagent.engine.outcome import finish
 from logagent.engine.reading import doomed, random_units_ahead, read_all
+from logagent.engine.recusal import recused, unrecognized
 from logagent.engine.run import Run, RunEnv
 from logagent.engine.views import counted_format
 from logagent.errors import ConfigError

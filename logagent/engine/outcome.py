@@ -1,7 +1,9 @@
 """Building the result of a run from what it read (the engine's last step).
 
 Pure given the run's state: counts, evidence and decisions in, a ``Result``
-with its template report out.
+with its template report out. A run that cannot answer is recused
+(``recusal``); the input, progress and report every result carries are
+``resultparts``.
 """
 
 from __future__ import annotations
@@ -9,40 +11,31 @@ from __future__ import annotations
 from logagent.counters import Tally
 from logagent.engine.answers import answer, rate_answer, sampled_answer, sketch_note
 from logagent.engine.healthy import negligible_alpha
+from logagent.engine.recusal import no_such_key, recused
+from logagent.engine.resultparts import input_info, progress_of, with_report
 from logagent.engine.run import Run
 from logagent.formats.adapter import metric_for
 from logagent.formats.catalog import FORMAT_NOTES, NO_LEVEL
 from logagent.formats.detect import Detection
-from logagent.log import get_logger
 from logagent.questions import (
     APP_KINDS,
-    SELECT_KINDS,
     app_answer,
     candidates_text,
     level_distribution,
     selected_answer,
     selection_metric,
 )
-from logagent.report.markdown import render
 from logagent.result import (
-    Answer,
-    DecisionRecord,
-    InputInfo,
     Negligible,
     Progress,
-    Question,
     QuestionKind,
-    Recuse,
     RecuseCode,
-    Report,
     Result,
     Saving,
     Status,
 )
 from logagent.sources.permute import Order, Ordering, unit_order
 from logagent.timeline import timeline_answer
-
-log = get_logger("logagent.engine")
 
 
 def finish(run: Run, detection: Detection, unit_size: int, units_total: int | None) -> Result:
@@ -67,8 +60,8 @@ def finish(run: Run, detection: Detection, unit_size: int, units_total: int | No
     elif q.kind is QuestionKind.STATUS and run.app_log:
         ans = level_distribution(ans)
         _warn_layout(run, detection)  # a level distribution of inferred levels says so
-    info = _input_info(run, detection, unit_size)
-    progress = _progress(run, tally, units_total)
+    info = input_info(run, detection, unit_size)
+    progress = progress_of(run, tally, units_total)
     _warn_counts(run, tally, detection.best if detection else "")
     if run.partial and not tally.units and _stopped_by_memory(run):
         detail = "the memory budget was exhausted before any unit was counted"
@@ -148,7 +141,7 @@ def finish(run: Run, detection: Detection, unit_size: int, units_total: int | No
             "no timeline: the records read carry no time stamp the format can read, so only "
             "the total of matching events is answered"
         )
-    return _with_report(
+    return with_report(
         Result(
             question=q,
             input=info,
@@ -253,195 +246,3 @@ def _warn_counts(run: Run, tally: Tally, layout: str = "") -> None:
             f"{tally.continuation} {lines} continue multi-line records (stack traces); they "
             "belong to the record they follow and are not counted on their own"
         )
-
-
-def _input_info(run: Run, detection: Detection | None, unit_size: int | None) -> InputInfo:
-    seekable = all(s.seekable for s in run.sources)
-    return InputInfo(
-        paths=[s.path for s in run.sources],
-        bytes_total=sum(s.size or 0 for s in run.sources) if seekable else None,
-        format=detection.best if detection else None,
-        format_confidence=round(detection.confidence, 6) if detection else None,
-        format_scores={n: round(v, 6) for n, v in detection.scores} if detection else {},
-        seekable=seekable,
-        unit_size=unit_size,
-        compression=[s.compression for s in run.sources],
-        reading=run.reading,
-        window=run.window,
-    )
-
-
-def _progress(run: Run, tally: Tally, units_total: int | None) -> Progress:
-    total = sum(s.size or 0 for s in run.sources)
-    seekable = all(s.seekable for s in run.sources)
-    if seekable:
-        # at most 1: a main phase after a unit-size pilot may read some bytes twice
-        fraction = min(1.0, tally.bytes_read / total) if total else 1.0
-    else:
-        fraction = 0.0 if run.partial or run.settled else 1.0  # a stream's total is unknown
-    return Progress(
-        units_read=tally.units,
-        units_total=units_total,
-        fraction_read=round(fraction, 6),
-        bytes_read=tally.bytes_read,
-        lines_read=tally.lines,
-        lines_parsed=tally.parsed,
-        malformed_lines=tally.malformed,
-        malformed_scope="prefiltered_lines" if run.prefiltered else "all_lines",
-        invalid_utf8_lines=tally.invalid_utf8,
-        truncated_lines=tally.truncated,
-        elapsed_s=round(run.env.clock() - run.started, 4),
-        cpu_s=round(run.env.cpu_clock() - run.cpu_started, 4),
-        peak_rss_bytes=run.env.peak_rss(),
-    )
-
-
-def unrecognized(
-    run: Run, detection: Detection, sample: list[str], *, named: bool = False
-) -> Result:
-    """Recuse without reading the rest: the sample parses in no known format (``named``: in
-    the format the user named, which read every line of a small input)."""
-    examples = "; ".join(repr(line[:120]) for line in sample[:3])
-    detail = (
-        f"only {detection.confidence:.2%} of {detection.sample_lines} sampled lines parse in any "
-        f"known format (best guess: {detection.best}); examples: {examples}"
-    )
-    if named:
-        detail = (
-            f"--format {detection.best} reads none of the {detection.sample_lines} lines of the "
-            f"input; examples: {examples}"
-        )
-    if _looks_utf16(sample):
-        detail += "; the text looks UTF-16 encoded: convert it first (iconv -f UTF-16 -t UTF-8)"
-    return recused(run, detection, RecuseCode.UNRECOGNIZED_FORMAT, detail)
-
-
-def _looks_utf16(sample: list[str]) -> bool:
-    """Many NULs between ASCII letters: what UTF-16 text decoded as UTF-8 looks like."""
-    text = "".join(sample[:50])
-    return len(text) > 20 and text.count("\x00") > len(text) // 4
-
-
-_SUGGESTIONS = {
-    RecuseCode.EMPTY_INPUT: "check the path, or wait until the log has content",
-    RecuseCode.UNRECOGNIZED_FORMAT: (
-        "see which format parses it with `logagent detect FILE`, then name it with --format "
-        "(`logagent formats` lists them; a custom regex format goes in configs/formats/)"
-    ),
-    RecuseCode.NO_MATCHING_EVENTS: "nothing to rank: ask --question status for the status mix",
-    RecuseCode.INPUT_UNREADABLE: (
-        "check that the file is complete and readable (gzip -t / zstd -t for compressed "
-        "files), or pass the uncompressed log"
-    ),
-    RecuseCode.MEMORY_EXHAUSTED: (
-        "give the run more memory with --memory-budget, or lower --line-cap"
-    ),
-}
-
-
-def recused(
-    run: Run,
-    detection: Detection | None,
-    code: RecuseCode,
-    detail: str,
-    *,
-    progress: Progress | None = None,
-    info: InputInfo | None = None,
-    suggestion: str | None = None,
-) -> Result:
-    tally = run.acc.snapshot()
-    progress = progress or _progress(run, tally, None)
-    attempted = _attempted(run, detection, progress)
-    levelless = detection.best if detection and detection.best in NO_LEVEL else None
-    if suggestion is None and levelless and run.question.kind in APP_KINDS:
-        suggestion = (
-            f"{levelless} records carry no level: rank one of their fields instead "
-            "(--by FIELD --where COND; logagent detect names the layout)"
-        )
-    if suggestion is None:
-        suggestion = _suggestion(run.question, code)
-    recuse = Recuse(reason_code=code, detail=detail, suggestion=suggestion, attempted=attempted)
-    run.decisions.append(
-        DecisionRecord(
-            units_read=progress.units_read,
-            fraction_read=progress.fraction_read,
-            action="RECUSE",
-            reason=code.value,
-            detail=detail,
-        )
-    )
-    log.info("recuse", reason_code=code.value, detail=detail)
-    return _with_report(
-        Result(
-            question=run.question,
-            input=info or _input_info(run, detection, None),
-            status=Status.RECUSED,
-            answer=Answer(),
-            progress=progress,
-            decisions=run.decisions,
-            recuse=recuse,
-            warnings=run.warnings,
-        )
-    )
-
-
-def _suggestion(question: Question, code: RecuseCode) -> str:
-    """What to do next; an application log has no status mix to point at."""
-    if code is RecuseCode.NO_MATCHING_EVENTS and question.kind in APP_KINDS:
-        if question.level == "error":
-            return "nothing at ERROR or above: ask --level warn to count WARN records too"
-        return "nothing at WARN or above in scope: check the time window or the file"
-    if code is RecuseCode.NO_MATCHING_EVENTS and question.kind in SELECT_KINDS:
-        if not question.where:
-            return (
-                f"no record holds a value of {question.by or 'the field'}: check that the "
-                "format is the one detected (logagent detect), or rank another field"
-            )
-        return (
-            "no record meets every --where: check the conditions' fields and values, or ask "
-            f"--by {question.by or 'FIELD'} alone to see the values every record holds"
-        )
-    return _SUGGESTIONS.get(code, "")
-
-
-def no_such_key(run: Run, detection: Detection | None, known: list[str]) -> Result:
-    """error-types --key K where no record names K: say so, with the closest names seen."""
-    import difflib
-
-    key = run.question.key or ""
-    # a short name (RMContainerAllocator for org.apache...rm.RMContainerAllocator), then typos
-    short = {k.rsplit(".", 1)[-1].rsplit("$", 1)[-1]: k for k in known}
-    named = [k for s, k in short.items() if s == key]
-    typos = [short[s] for s in difflib.get_close_matches(key, list(short), n=3, cutoff=0.6)]
-    whole = difflib.get_close_matches(key, known, n=3, cutoff=0.5)
-    close = list(dict.fromkeys([*named, *whole, *typos]))[:3]
-    hint = f"did you mean {', '.join(f'`{c}`' for c in close)}? " if close else ""
-    listing = ", ".join(f"`{k}`" for k in known[:10])
-    seen = f"components in a sample of the log: {listing}" if known else "no component was seen"
-    return recused(
-        run,
-        detection,
-        RecuseCode.NO_MATCHING_EVENTS,
-        f"no {metric_for(run.question.level)[:-1]} of component `{key}` in the input, and no "
-        "record in a sample of the log names it",
-        suggestion=f"{hint}{seen}; or leave out --key to break down the top component",
-    )
-
-
-def _attempted(run: Run, detection: Detection | None, progress: Progress) -> str:
-    """What the run did before recusing, in words a user can check."""
-    if progress.lines_read:
-        done = f"read {progress.fraction_read:.1%} of the input ({progress.lines_read:,} lines)"
-    elif detection:
-        done = f"sampled {detection.sample_lines:,} lines from {len(run.sources)} input(s)"
-    else:
-        sizes = [s.size for s in run.sources if s.size is not None]
-        known = f", {sum(sizes):,} bytes in all" if len(sizes) == len(run.sources) else ""
-        done = f"opened {len(run.sources)} input(s){known}; no line could be read"
-    if detection:
-        done += "; formats tried: " + ", ".join(f"{n} {s:.1%}" for n, s in detection.scores)
-    return done
-
-
-def _with_report(result: Result) -> Result:
-    return result.model_copy(update={"report": Report(source="template", markdown=render(result))})

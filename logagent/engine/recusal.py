@@ -1,0 +1,178 @@
+"""Recusing: the structured "cannot answer" result, with a reason code and a way on.
+
+``recused`` builds the RECUSED result (and traces the decision) for any
+reason; ``unrecognized`` says the sample parses in no known format,
+``no_such_key`` that error-types was asked of a component no record names.
+Each carries a detail, a suggestion of what to do next, and what the run
+attempted. Pure given the run's state, as ``outcome``.
+"""
+
+from __future__ import annotations
+
+from logagent.engine.resultparts import input_info, progress_of, with_report
+from logagent.engine.run import Run
+from logagent.formats.adapter import metric_for
+from logagent.formats.catalog import NO_LEVEL
+from logagent.formats.detect import Detection
+from logagent.log import get_logger
+from logagent.questions import APP_KINDS, SELECT_KINDS
+from logagent.result import (
+    Answer,
+    DecisionRecord,
+    InputInfo,
+    Progress,
+    Question,
+    Recuse,
+    RecuseCode,
+    Result,
+    Status,
+)
+
+log = get_logger("logagent.engine")
+
+
+def unrecognized(
+    run: Run, detection: Detection, sample: list[str], *, named: bool = False
+) -> Result:
+    """Recuse without reading the rest: the sample parses in no known format (``named``: in
+    the format the user named, which read every line of a small input)."""
+    examples = "; ".join(repr(line[:120]) for line in sample[:3])
+    detail = (
+        f"only {detection.confidence:.2%} of {detection.sample_lines} sampled lines parse in any "
+        f"known format (best guess: {detection.best}); examples: {examples}"
+    )
+    if named:
+        detail = (
+            f"--format {detection.best} reads none of the {detection.sample_lines} lines of the "
+            f"input; examples: {examples}"
+        )
+    if _looks_utf16(sample):
+        detail += "; the text looks UTF-16 encoded: convert it first (iconv -f UTF-16 -t UTF-8)"
+    return recused(run, detection, RecuseCode.UNRECOGNIZED_FORMAT, detail)
+
+
+def _looks_utf16(sample: list[str]) -> bool:
+    """Many NULs between ASCII letters: what UTF-16 text decoded as UTF-8 looks like."""
+    text = "".join(sample[:50])
+    return len(text) > 20 and text.count("\x00") > len(text) // 4
+
+
+_SUGGESTIONS = {
+    RecuseCode.EMPTY_INPUT: "check the path, or wait until the log has content",
+    RecuseCode.UNRECOGNIZED_FORMAT: (
+        "see which format parses it with `logagent detect FILE`, then name it with --format "
+        "(`logagent formats` lists them; a custom regex format goes in configs/formats/)"
+    ),
+    RecuseCode.NO_MATCHING_EVENTS: "nothing to rank: ask --question status for the status mix",
+    RecuseCode.INPUT_UNREADABLE: (
+        "check that the file is complete and readable (gzip -t / zstd -t for compressed "
+        "files), or pass the uncompressed log"
+    ),
+    RecuseCode.MEMORY_EXHAUSTED: (
+        "give the run more memory with --memory-budget, or lower --line-cap"
+    ),
+}
+
+
+def recused(
+    run: Run,
+    detection: Detection | None,
+    code: RecuseCode,
+    detail: str,
+    *,
+    progress: Progress | None = None,
+    info: InputInfo | None = None,
+    suggestion: str | None = None,
+) -> Result:
+    tally = run.acc.snapshot()
+    progress = progress or progress_of(run, tally, None)
+    attempted = _attempted(run, detection, progress)
+    levelless = detection.best if detection and detection.best in NO_LEVEL else None
+    if suggestion is None and levelless and run.question.kind in APP_KINDS:
+        suggestion = (
+            f"{levelless} records carry no level: rank one of their fields instead "
+            "(--by FIELD --where COND; logagent detect names the layout)"
+        )
+    if suggestion is None:
+        suggestion = _suggestion(run.question, code)
+    recuse = Recuse(reason_code=code, detail=detail, suggestion=suggestion, attempted=attempted)
+    run.decisions.append(
+        DecisionRecord(
+            units_read=progress.units_read,
+            fraction_read=progress.fraction_read,
+            action="RECUSE",
+            reason=code.value,
+            detail=detail,
+        )
+    )
+    log.info("recuse", reason_code=code.value, detail=detail)
+    return with_report(
+        Result(
+            question=run.question,
+            input=info or input_info(run, detection, None),
+            status=Status.RECUSED,
+            answer=Answer(),
+            progress=progress,
+            decisions=run.decisions,
+            recuse=recuse,
+            warnings=run.warnings,
+        )
+    )
+
+
+def _suggestion(question: Question, code: RecuseCode) -> str:
+    """What to do next; an application log has no status mix to point at."""
+    if code is RecuseCode.NO_MATCHING_EVENTS and question.kind in APP_KINDS:
+        if question.level == "error":
+            return "nothing at ERROR or above: ask --level warn to count WARN records too"
+        return "nothing at WARN or above in scope: check the time window or the file"
+    if code is RecuseCode.NO_MATCHING_EVENTS and question.kind in SELECT_KINDS:
+        if not question.where:
+            return (
+                f"no record holds a value of {question.by or 'the field'}: check that the "
+                "format is the one detected (logagent detect), or rank another field"
+            )
+        return (
+            "no record meets every --where: check the conditions' fields and values, or ask "
+            f"--by {question.by or 'FIELD'} alone to see the values every record holds"
+        )
+    return _SUGGESTIONS.get(code, "")
+
+
+def no_such_key(run: Run, detection: Detection | None, known: list[str]) -> Result:
+    """error-types --key K where no record names K: say so, with the closest names seen."""
+    import difflib
+
+    key = run.question.key or ""
+    # a short name (RMContainerAllocator for org.apache...rm.RMContainerAllocator), then typos
+    short = {k.rsplit(".", 1)[-1].rsplit("$", 1)[-1]: k for k in known}
+    named = [k for s, k in short.items() if s == key]
+    typos = [short[s] for s in difflib.get_close_matches(key, list(short), n=3, cutoff=0.6)]
+    whole = difflib.get_close_matches(key, known, n=3, cutoff=0.5)
+    close = list(dict.fromkeys([*named, *whole, *typos]))[:3]
+    hint = f"did you mean {', '.join(f'`{c}`' for c in close)}? " if close else ""
+    listing = ", ".join(f"`{k}`" for k in known[:10])
+    seen = f"components in a sample of the log: {listing}" if known else "no component was seen"
+    return recused(
+        run,
+        detection,
+        RecuseCode.NO_MATCHING_EVENTS,
+        f"no {metric_for(run.question.level)[:-1]} of component `{key}` in the input, and no "
+        "record in a sample of the log names it",
+        suggestion=f"{hint}{seen}; or leave out --key to break down the top component",
+    )
+
+
+def _attempted(run: Run, detection: Detection | None, progress: Progress) -> str:
+    """What the run did before recusing, in words a user can check."""
+    if progress.lines_read:
+        done = f"read {progress.fraction_read:.1%} of the input ({progress.lines_read:,} lines)"
+    elif detection:
+        done = f"sampled {detection.sample_lines:,} lines from {len(run.sources)} input(s)"
+    else:
+        sizes = [s.size for s in run.sources if s.size is not None]
+        known = f", {sum(sizes):,} bytes in all" if len(sizes) == len(run.sources) else ""
+        done = f"opened {len(run.sources)} input(s){known}; no line could be read"
+    if detection:
+        done += "; formats tried: " + ", ".join(f"{n} {s:.1%}" for n, s in detection.scores)
+    return done
