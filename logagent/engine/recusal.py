@@ -4,7 +4,8 @@
 reason; ``unrecognized`` says the sample parses in no known format,
 ``no_such_key`` that error-types was asked of a component no record names.
 Each carries a detail, a suggestion of what to do next, and what the run
-attempted. Pure given the run's state, as ``outcome``.
+attempted. EDGE through the run: ``recused`` traces its decision in the run
+(``run.decisions``) and logs it; the rest is computed from the run's state.
 """
 
 from __future__ import annotations
@@ -84,6 +85,8 @@ def recused(
     info: InputInfo | None = None,
     suggestion: str | None = None,
 ) -> Result:
+    """The RECUSED result for ``code``: the detail, a suggestion (``suggestion``, else one
+    for the code), what the run attempted and its progress so far, the decision traced."""
     tally = run.acc.snapshot()
     progress = progress or progress_of(run, tally, None)
     attempted = _attempted(run, detection, progress)

@@ -1,8 +1,8 @@
 """What every result of a run says besides its answer: input, progress, template report.
 
-Pure given the run's state (its clocks and peak RSS are read through
-``RunEnv``); shared by a finished run (``outcome``) and a recused one
-(``recusal``).
+EDGE through the run: its clocks and peak RSS are read through ``RunEnv``
+(tests replace them); the rest is computed from the run's state. Shared by a
+finished run (``outcome``) and a recused one (``recusal``).
 """
 
 from __future__ import annotations

@@ -3,11 +3,12 @@
 Seekable inputs are planned up front as units of ``unit_size`` bytes with one
 global numbering (source after source). They are read either in file order or
 in a seeded uniformly random permutation of all units; a batch is the next
-``batch_units`` units of that order (``batch_bounds``), read with positional
-reads and joined into one buffer (``make_batch``) so extraction runs once per
-batch. Streams follow, read forwards in batches of the same byte size; their
-units are numbered as they are met. The reads are ``sources.readers``; a batch's
-buffer comes from the process's pool (``buffers.POOL``).
+``batch_units`` units of that order (``batch_bounds``), whose lines are joined
+into one buffer (``make_batch``) so extraction runs once per batch. Streams
+follow in batches of the same byte size; their units are numbered as they are
+met. The reads themselves (positional for units, forwards for streams) are
+``sources.readers``; a batch's buffer comes from the process's pool
+(``buffers.POOL``).
 
 With ``record_start`` (application formats with multi-line records) a unit
 holds whole records instead of lines: see ``sources.records``.
