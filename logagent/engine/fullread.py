@@ -19,6 +19,7 @@ from logagent.engine.loops import reapply_steps, take_step
 from logagent.engine.run import ParsePool, ProgressEvent, Run
 from logagent.engine.sampled import FullReadGuard
 from logagent.errors import InputCorrupt
+from logagent.formats.batchlines import line_ends_at_most
 from logagent.formats.extract import Scanned
 from logagent.log import get_logger
 from logagent.questions import counts_events
@@ -141,12 +142,22 @@ def scanned_ahead(
     lines ahead too until a scan keeps one line in less than ``AHEAD_BYTES_PER_LINE`` bytes
     of its batch (the ERROR lines of a log4j log of ~125-byte lines: the scan was a third
     of the main thread's time)."""
-    dense = not pool.selective  # a scan keeps (about) every line
+    every = not pool.selective  # a scan keeps every line (and searches every newline)
+    dense = every  # a scan keeps (about) every line
     for batch in batches:
-        if dense and batch.size < AHEAD_BYTES_PER_LINE * batch.lines:
+        ends = None
+        if every and batch.newlines is None:
+            # the scan's own newline search decides, stopped once too many are found (the
+            # lines had been counted first, a second pass over the batch: 0.25 s a GB of
+            # -q status in the reader thread)
+            ends = line_ends_at_most(batch.data, batch.size, batch.size // AHEAD_BYTES_PER_LINE)
+            if ends is None:
+                yield batch, None
+                continue
+        elif dense and batch.size < AHEAD_BYTES_PER_LINE * batch.lines:
             yield batch, None
             continue
-        scanned = pool.scan(batch)
+        scanned = pool.scan(batch, ends)
         # a selective scan's count: found by its newline search where it made one (the lines
         # of a batch are counted only when asked, ``Batch.lines``)
         short = not dense and batch.size < AHEAD_BYTES_PER_LINE * scanned.lines

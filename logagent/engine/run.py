@@ -271,9 +271,10 @@ class ParsePool:
         """Whether a scan keeps only a prefilter's candidate lines (errors-only questions)."""
         return self._errors_only and self._fmt.error_prefilter is not None
 
-    def scan(self, batch: Batch) -> Scanned:
-        """The lines of ``batch`` this pool parses (pure: a reader thread may call it)."""
-        return scan(batch, self._fmt, errors_only=self._errors_only)
+    def scan(self, batch: Batch, ends: I64 | None = None) -> Scanned:
+        """The lines of ``batch`` this pool parses (pure: a reader thread may call it);
+        ``ends``: its newline positions when the caller found them (``extract.scan``)."""
+        return scan(batch, self._fmt, errors_only=self._errors_only, ends=ends)
 
     def add(self, batch: Batch, scanned: Scanned | None = None) -> int:
         """Add one batch, scanned here unless ``scanned`` (``scan``) is given; returns its

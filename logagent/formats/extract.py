@@ -100,16 +100,21 @@ def count_quick(scanned: Scanned, pattern: str, min_line_bytes: int) -> Scanned:
     )
 
 
-def scan(batch: Batch, fmt: Format, *, errors_only: bool) -> Scanned:
-    """Find the lines of ``batch`` the question needs (all, or 5xx candidates) and their units."""
+def scan(batch: Batch, fmt: Format, *, errors_only: bool, ends: I64 | None = None) -> Scanned:
+    """Find the lines of ``batch`` the question needs (all, or 5xx candidates) and their units.
+
+    ``ends``: the batch's newline positions, found by the caller (``line_ends``), for a
+    question that needs every line (``ValueError`` for one that needs candidates only)."""
     prefilter = fmt.error_prefilter if errors_only else None
+    if ends is not None and (prefilter is not None or batch.found is not None):
+        raise ValueError("newline positions are given for a scan of every line only")
     if batch.found is not None:  # prescanned by the reader: only its candidate lines are left
         if prefilter is None:
             raise ValueError("a prescanned batch holds only the lines of an errors-only question")
         raw, starts = batch.found
         lines, count = decode_lines(raw, starts), batch.lines
     elif prefilter is None:
-        ends = line_ends(batch.data, batch.size)
+        ends = line_ends(batch.data, batch.size) if ends is None else ends
         batch.know_lines(len(ends))
         lines, count = all_lines(batch, ends), len(ends)
     else:

@@ -17,6 +17,7 @@ from logagent.engine.fullread import scanned_ahead
 from logagent.engine.run import ParsePool
 from logagent.formats.access import COMBINED
 from logagent.formats.adapter import THRESHOLDS, AppAsAccess
+from logagent.formats.batchlines import line_ends
 from logagent.formats.catalog import build_any_format
 from logagent.formats.extract import scan
 from logagent.formats.levelfilter import level_prefilter
@@ -110,3 +111,32 @@ def test_a_selective_read_ahead_counts_by_its_newline_search(
         kept += len(scanned.text)
     assert lines == 3000 and kept == 1000  # ERROR and FATAL
     assert asked == []
+
+
+def test_a_read_ahead_of_every_line_counts_no_batch_apart_from_its_scan(
+    tmp_path: Path, monkeypatch: Any
+) -> None:
+    """``-q status`` reads every line: the read ahead's short-line test is the scan's own
+    newline search, handed on to the scan (the batches had been counted first)."""
+    path = tmp_path / "a.log"
+    path.write_text("".join(combined_line(f"/p/{i}", 200) + "\n" for i in range(2000)))
+    pool = ParsePool(COMBINED, errors_only=False, rules=None)
+    assert not pool.selective
+    asked = _counts(monkeypatch)
+    lines = 0
+    for batch, scanned in scanned_ahead(_batches(path), pool):
+        assert scanned is not None  # ~200-byte lines: every batch is scanned ahead
+        assert batch.lines == scanned.lines == bytes(batch.data[: batch.size]).count(b"\n")
+        assert len(scanned.text) == scanned.lines
+        lines += scanned.lines
+    assert lines == 2000 and asked == []
+
+
+def test_newline_positions_are_taken_for_a_scan_of_every_line_only(tmp_path: Path) -> None:
+    path = tmp_path / "a.log"
+    path.write_text("".join(combined_line(f"/p/{i}", 503) + "\n" for i in range(50)))
+    batch = next(_batches(path))
+    ends = line_ends(batch.data, batch.size)
+    with pytest.raises(ValueError, match="every line"):  # 5xx candidates: a prefilter's scan
+        scan(batch, COMBINED, errors_only=True, ends=ends)
+    assert scan(batch, COMBINED, errors_only=False, ends=ends).lines == len(ends)

@@ -6,44 +6,83 @@ from __future__ import annotations
 
 from types import SimpleNamespace
 
+import numpy as np
+
 from logagent.engine.fullread import AHEAD_BYTES_PER_LINE, scanned_ahead
+from logagent.formats.batchlines import line_ends, line_ends_at_most
 
 
 class _Pool:
     def __init__(self, kept: dict[int, int] | None = None) -> None:
         self.scanned: list[object] = []
+        self.ends: list[object] = []  # the newline positions each scan was handed
         self.kept = kept  # selective: lines a scan keeps, by batch size
 
     @property
     def selective(self) -> bool:
         return self.kept is not None
 
-    def scan(self, batch: object) -> object:
+    def scan(self, batch: object, ends: object = None) -> object:
         self.scanned.append(batch)
+        self.ends.append(ends)
         if self.kept is None:
             return f"lines of {batch.size}"  # type: ignore[attr-defined]
         kept = [""] * self.kept[batch.size]  # type: ignore[attr-defined]
         return SimpleNamespace(text=kept, lines=batch.lines)  # type: ignore[attr-defined]
 
 
+def _batch(lines: list[bytes], *, counted: bool = False) -> SimpleNamespace:
+    """A batch of these lines, its line count known only if ``counted`` (no ``lines``
+    attribute otherwise: a test fails if the code counts them apart from its scan)."""
+    data = b"".join(lines)
+    batch = SimpleNamespace(data=data, size=len(data), newlines=len(lines) if counted else None)
+    if counted:
+        batch.lines = len(lines)
+    return batch
+
+
 def test_only_batches_of_long_enough_lines_are_scanned_ahead() -> None:
     per_line = AHEAD_BYTES_PER_LINE
-    typical = SimpleNamespace(size=200 * 1000, lines=1000)  # access log lines: ~200 B
-    blank = SimpleNamespace(size=2 * 1000, lines=1000)  # blank or tiny lines
-    edge = SimpleNamespace(size=per_line * 10, lines=10)
-    below = SimpleNamespace(size=per_line * 10 - 1, lines=10)
-    empty = SimpleNamespace(size=0, lines=0)
+    line = b"x" * (per_line - 1) + b"\n"  # exactly AHEAD_BYTES_PER_LINE bytes
+    typical = _batch([b"x" * 199 + b"\n"] * 1000)  # access log lines: ~200 B
+    blank = _batch([b"x\n"] * 1000)  # blank or tiny lines
+    edge = _batch([line] * 10)
+    below = _batch([line] * 9 + [line[1:]])  # one byte short of AHEAD_BYTES_PER_LINE a line
+    empty = _batch([])
+    counted_typical = _batch([b"x" * 199 + b"\n"] * 1000, counted=True)
+    counted_blank = _batch([b"x\n"] * 1000, counted=True)
+    batches = [typical, blank, edge, below, empty, counted_typical, counted_blank]
     pool = _Pool()
-    out = list(scanned_ahead(iter([typical, blank, edge, below, empty]), pool))  # type: ignore[arg-type]
-    assert [b for b, _ in out] == [typical, blank, edge, below, empty]  # every batch, in order
+    out = list(scanned_ahead(iter(batches), pool))  # type: ignore[arg-type]
+    assert [b for b, _ in out] == batches  # every batch, in order
     assert [s for _, s in out] == [
         f"lines of {typical.size}",
         None,  # scanned by the pool when added, in the main thread
         f"lines of {edge.size}",
         None,
         "lines of 0",
+        f"lines of {counted_typical.size}",
+        None,
     ]
-    assert pool.scanned == [typical, edge, empty]
+    assert pool.scanned == [typical, edge, empty, counted_typical]
+    # an uncounted batch's scan is handed the newline search that decided (not searched
+    # again); a counted one's scan searches itself
+    for batch, ends in zip(pool.scanned, pool.ends, strict=True):
+        if batch is counted_typical:
+            assert ends is None
+            continue
+        assert isinstance(ends, np.ndarray)
+        want = np.flatnonzero(np.frombuffer(batch.data, dtype=np.uint8) == 10)
+        assert np.array_equal(ends, want)
+
+
+def test_a_newline_search_stops_past_the_most_asked() -> None:
+    data = b"ab\n" * 5 + b"c" * (3 << 20) + b"\n" * 3  # over one search step, newlines at both ends
+    every = np.flatnonzero(np.frombuffer(data, dtype=np.uint8) == 10)
+    assert np.array_equal(line_ends_at_most(data, len(data), len(every)), every)
+    assert line_ends_at_most(data, len(data), len(every) - 1) is None
+    assert line_ends_at_most(data, 10, 5) is not None and line_ends_at_most(data, 10, 2) is None
+    assert np.array_equal(line_ends(data, len(data)), every)
 
 
 def test_a_prefiltered_pool_scans_short_lines_ahead_until_a_scan_keeps_many() -> None:
@@ -62,3 +101,4 @@ def test_a_prefiltered_pool_scans_short_lines_ahead_until_a_scan_keeps_many() ->
     assert [b for b, _ in out] == short
     assert [s is not None for _, s in out] == [True, True, True, False]
     assert pool.scanned == short[:3]
+    assert pool.ends == [None] * 3  # a prefilter's scan finds its own lines
