@@ -56,21 +56,24 @@ def line_ends_at_most(data: Buffer, size: int, most: int) -> I64 | None:
     """``line_ends(data, size)``, or None as soon as more than ``most`` newlines are found
     (a caller that must not hold the positions of many short lines stops early)."""
     buf = np.frombuffer(data, dtype=np.uint8, count=size)
-    if size <= NEWLINE_STEP:
-        small: I64 = np.flatnonzero(buf == 10)
-        return small if len(small) <= most else None
-    scratch = np.empty(NEWLINE_STEP, dtype=np.bool_)
+    scratch = np.empty(min(size, NEWLINE_STEP), dtype=np.bool_)
     parts = []
     found = 0
     for lo in range(0, size, NEWLINE_STEP):
         piece = buf[lo : lo + NEWLINE_STEP]
         hit = scratch[: len(piece)]
         np.equal(piece, 10, out=hit)
-        parts.append(np.flatnonzero(hit) + lo)
-        found += len(parts[-1])
-        if found > most:
-            return None
-    ends: I64 = np.concatenate(parts)
+        if most < size:  # counted before placed: past ``most``, no position is held
+            found += int(np.count_nonzero(hit))
+            if found > most:
+                return None
+        at = np.flatnonzero(hit)
+        at += lo
+        parts.append(at)
+    if len(parts) == 1:
+        one: I64 = parts[0]
+        return one
+    ends: I64 = np.concatenate(parts) if parts else np.empty(0, dtype=np.int64)
     return ends
 
 

@@ -140,3 +140,5 @@ def test_newline_positions_are_taken_for_a_scan_of_every_line_only(tmp_path: Pat
     with pytest.raises(ValueError, match="every line"):  # 5xx candidates: a prefilter's scan
         scan(batch, COMBINED, errors_only=True, ends=ends)
     assert scan(batch, COMBINED, errors_only=False, ends=ends).lines == len(ends)
+    half = ends[: len(ends) // 2]  # the positions given are the ones used, not searched again
+    assert len(scan(batch, COMBINED, errors_only=False, ends=half).text) == len(half) > 0

@@ -4,6 +4,7 @@ themselves (``engine.fullread.scanned_ahead``)."""
 
 from __future__ import annotations
 
+import tracemalloc
 from types import SimpleNamespace
 
 import numpy as np
@@ -83,6 +84,19 @@ def test_a_newline_search_stops_past_the_most_asked() -> None:
     assert line_ends_at_most(data, len(data), len(every) - 1) is None
     assert line_ends_at_most(data, 10, 5) is not None and line_ends_at_most(data, 10, 2) is None
     assert np.array_equal(line_ends(data, len(data)), every)
+
+
+def test_a_stopped_newline_search_held_no_position() -> None:
+    """The read ahead's test must not hold what it guards against: the positions of a
+    batch of blank lines (8 bytes each, 8 times the batch) are counted, never placed."""
+    blank = b"\n" * (16 << 20)
+    tracemalloc.start()
+    try:
+        assert line_ends_at_most(blank, len(blank), len(blank) // AHEAD_BYTES_PER_LINE) is None
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 4 << 20  # the 1 MiB scratch; placing one step's positions took 8 MiB more
 
 
 def test_a_prefiltered_pool_scans_short_lines_ahead_until_a_scan_keeps_many() -> None:
