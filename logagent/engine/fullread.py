@@ -158,6 +158,7 @@ def scanned_ahead(
             yield batch, None
             continue
         scanned = pool.scan(batch, ends)
+        ends = None  # the scan holds what it needs: not kept while the batch waits
         # a selective scan's count: found by its newline search where it made one (the lines
         # of a batch are counted only when asked, ``Batch.lines``)
         short = not dense and batch.size < AHEAD_BYTES_PER_LINE * scanned.lines
