@@ -146,7 +146,7 @@ def scanned_ahead(
     dense = every  # a scan keeps (about) every line
     for batch in batches:
         ends = None
-        if every and batch.newlines is None:
+        if every:
             # the scan's own newline search decides, stopped once too many are found (the
             # lines had been counted first, a second pass over the batch: 0.25 s a GB of
             # -q status in the reader thread)
