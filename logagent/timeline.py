@@ -31,10 +31,16 @@ from logagent.result import Timeline, TimelineBucket
 from logagent.sources.permute import Ordering
 
 
-def bucket_width(
-    setting: str, time: TimeOf, sample: Sequence[str], window: tuple[datetime | None, ...]
-) -> int | None:
-    """Seconds per bucket: the setting's, or (auto) one fitted to the window or the sample."""
+def sample_times(time: TimeOf, sample: Sequence[str]) -> pl.Series:
+    """The sample's times, one per line (null where a line has none): parsed once for both
+    ``bucket_width`` and ``bucket_span`` (each parsed them itself: ~2 ms a run)."""
+    lines = pl.DataFrame({"line": list(sample)}, schema={"line": pl.String})
+    return lines.select(representable(time(pl.col("line"))).alias("t"))["t"]
+
+
+def bucket_width(setting: str, times: pl.Series, window: tuple[datetime | None, ...]) -> int | None:
+    """Seconds per bucket: the setting's, or (auto) one fitted to the window or to the sample's
+    ``times`` (``sample_times``)."""
     if setting == "off":
         return None
     fixed = parse_bucket(setting)
@@ -43,7 +49,7 @@ def bucket_width(
     since, until = window
     if since is not None and until is not None:
         return choose_bucket_s((until - since).total_seconds())
-    span = _sample_span(time, sample)
+    span = _span(times)
     if span is None:
         return None  # no line of the sample has a time: no timeline
     first, last = span
@@ -52,12 +58,12 @@ def bucket_width(
 
 
 def bucket_span(
-    bucket_s: int, time: TimeOf, sample: Sequence[str], window: tuple[datetime | None, ...]
+    bucket_s: int, times: pl.Series, window: tuple[datetime | None, ...]
 ) -> tuple[int, int] | None:
-    """The first and last bucket start of the input's time range (from the detection sample,
-    which spans each seekable file from start to end), within the window: a sampled run
-    shows these buckets even if no unit it read holds an event there."""
-    epochs = _frame(time, sample).select(pl.col("t").dt.epoch("s"))["t"]
+    """The first and last bucket start of the input's time range (from the detection sample's
+    ``times``: the sample spans each seekable file from start to end), within the window: a
+    sampled run shows these buckets even if no unit it read holds an event there."""
+    epochs = times.dt.epoch("s")
     first, last = epochs.min(), epochs.max()
     if not isinstance(first, int) or not isinstance(last, int):
         return None
@@ -71,15 +77,8 @@ def bucket_span(
     return first // bucket_s * bucket_s, last // bucket_s * bucket_s
 
 
-def _frame(time: TimeOf, sample: Sequence[str]) -> pl.DataFrame:
-    """The sample's times, one per line (null where a line has none)."""
-    lines = pl.DataFrame({"line": list(sample)}, schema={"line": pl.String})
-    return lines.select(representable(time(pl.col("line"))).alias("t"))
-
-
-def _sample_span(time: TimeOf, sample: Sequence[str]) -> tuple[datetime, datetime] | None:
-    stamps = _frame(time, sample)["t"]
-    first, last = stamps.min(), stamps.max()
+def _span(times: pl.Series) -> tuple[datetime, datetime] | None:
+    first, last = times.min(), times.max()
     if not isinstance(first, datetime) or not isinstance(last, datetime):
         return None
     return first, last

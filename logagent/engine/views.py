@@ -34,7 +34,7 @@ from logagent.log import get_logger
 from logagent.questions import SELECT_KINDS, check_fits, counts_events
 from logagent.result import Question, QuestionKind
 from logagent.sources.window import WindowView
-from logagent.timeline import bucket_span, bucket_width, bucketed
+from logagent.timeline import bucket_span, bucket_width, bucketed, sample_times
 from logagent.timewindow import Window, line_time_for, parse_window, window_for_source
 
 log = get_logger("logagent.engine")
@@ -168,13 +168,17 @@ def _with_timeline(run: Run, fmt: Format, sample: list[str]) -> Format:
     window: tuple[datetime.datetime | None, ...] = (None, None)
     if q.since or q.until:
         window = parse_window(q.since, q.until, now=run.env.wall_clock())
+    setting = run.settings.analysis.bucket
+    if setting == "off":
+        return fmt
+    times = sample_times(time, sample)  # once: the width (auto) and the span both read them
     try:
-        run.bucket_s = bucket_width(run.settings.analysis.bucket, time, sample, window)
+        run.bucket_s = bucket_width(setting, times, window)
     except ValueError as exc:
         raise ConfigError(str(exc)) from exc
     if run.bucket_s is None:
         return fmt
-    run.bucket_span = bucket_span(run.bucket_s, time, sample, window)
+    run.bucket_span = bucket_span(run.bucket_s, times, window)
     # A question that parses every line stamps its 5xx lines only (the timeline counts
     # those); one that parses only its candidates stamps them all (they are nearly all
     # events, and the extra stage would cost an app log's JSON keys a second parse); cron
