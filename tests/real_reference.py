@@ -356,6 +356,8 @@ SAMPLES = {
     "openstack_nova.log": "oslo",
     "apache13_error.log": "apache_error",
     "linux_syslog.log": "syslog3164",
+    "macos_syslog.log": "syslog3164",
+    "macos_keystone.log": "syslog3164",
     "elasticsearch.log": "elasticsearch",
     "postgres.log": "postgres",
     "mysql_error.log": "mysql",

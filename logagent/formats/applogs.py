@@ -26,6 +26,12 @@ _LOGGER = r"(?P<component>[A-Za-z_$][A-Za-z0-9_$.\-]*)"
 
 
 _SYSLOG_HEAD = r"^(?:<(?P<pri>[0-9]{1,3})>)?(?P<ts>" + _BSD + "|" + _D4 + "T" + _HMS + r"[^ ]*) "
+#: An indented line continues the record before it: macOS's syslogd and ASL indent a
+#: message's further lines with tabs ("Configuration Notice:" and its details), which were
+#: malformed records (lnav's macOS samples: 10 of 17 lines). Any other line still starts a
+#: record, so a line of junk stays malformed. (CR and LF: the reader cuts units on this in
+#: bytes, where a blank line's first byte is one; the parser sees no such byte.)
+_SYSLOG_START = r"[^ \t\r\n]"
 _NAME = r"[^ :\[\]]+"
 _DETAIL = r"(?: \([^()]*\))?: ?(?P<message>.*)$"  # launchd's "(...)" after the pid, the colon
 #: The program after the optional host, tried in order: one word (an optional [pid]); up to
@@ -48,7 +54,9 @@ def syslog3164(year: YearOf = None) -> AppRegexFormat:
         time_formats=(f"{YEAR} %b %d %H:%M:%S%.f", *_ISO_TIMES),
         year=year,
         level_words=True,
-        description="syslog RFC 3164 (BSD): component = program; level from <PRI> or message words",
+        record_start=_SYSLOG_START,
+        description="syslog RFC 3164 (BSD): component = program; level from <PRI> or message "
+        "words; indented lines continue a record (macOS)",
         example="Oct 11 22:14:15 web01 sshd[4721]: error: maximum authentication attempts",
     )
 

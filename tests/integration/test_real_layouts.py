@@ -199,3 +199,22 @@ def test_cri_is_not_also_read_as_syslog(name: str) -> None:
     found = detect_all(lines, year=2024)
     assert found.best == "cri" and not found.ambiguous
     assert dict(found.scores)["syslog3164"] < 0.5
+
+
+def test_macos_indented_lines_continue_their_syslog_record() -> None:
+    """macOS syslogd writes a record's further lines indented with tabs: they belong to the
+    record (no malformed line), while a line of junk still starts a (malformed) record."""
+    from logagent import Question, analyze, load_settings
+    from logagent.result import QuestionKind
+    from logagent.testing import fake_env
+
+    question = Question(kind=QuestionKind.STATUS, top=100)
+    settings = load_settings(analysis={"full": True, "format": "syslog3164"})
+    mac = analyze([str(DIR / "macos_syslog.log")], question, settings, fake_env())
+    lines = (DIR / "macos_syslog.log").read_text(encoding="utf-8").splitlines()
+    indented = sum(line.startswith("\t") for line in lines)
+    assert indented == 10 and mac.progress.malformed_lines == 0
+    assert {e.key: e.count for e in mac.answer.top} == {"INFO": len(lines) - indented}
+    junk = analyze([str(DIR / "syslog.log")], question, settings, fake_env())
+    # its junk line, its cut last line (the blank line continues the record before it)
+    assert junk.progress.malformed_lines == 2
