@@ -234,7 +234,7 @@ def _literal_hits(data: Buffer, cuts: list[int], literals: tuple[bytes, ...]) ->
     found = pl.concat_list([pl.col("c").str.find_many([lit.decode()]) for lit in literals])
     hits = (
         chunks.select("base", hit=found)
-        .explode("hit")
+        .explode("hit", empty_as_null=True)  # an empty list is a null row, dropped below
         .select(pl.col("hit").cast(pl.Int64) + pl.col("base"))
         .drop_nulls()
         .collect()

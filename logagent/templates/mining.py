@@ -160,7 +160,11 @@ def _freeze(
     first = _first_match(ordered, distinct["masked"])
     hits = distinct.with_columns(t=first).filter(pl.col("t").is_not_null())
     sums = hits.group_by("t").agg(pl.col("n").sum())
-    quotes = hits.explode("examples").group_by("t").agg(pl.col("examples").unique().sort())
+    quotes = (
+        hits.explode("examples", empty_as_null=True)
+        .group_by("t")
+        .agg(pl.col("examples").unique().sort())
+    )
     stats = sums.join(quotes, on="t", how="left")
     counts = {row[0]: (row[1], row[2] or []) for row in stats.iter_rows()}
     kept = sorted(counts, key=lambda t: (-counts[t][0], t))[: cfg.max_templates]
