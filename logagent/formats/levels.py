@@ -3,7 +3,9 @@
 Levels become one of ``FATAL``, ``ERROR``, ``WARN``, ``INFO``, ``DEBUG``,
 ``TRACE`` (null when a record has no level or an unknown one). What maps where:
 
-* words, any case: FATAL/CRITICAL/CRIT/EMERG/ALERT/PANIC -> FATAL;
+* words, any case: FATAL/CRITICAL/CRIT/EMERG/ALERT/PANIC/FAILURE -> FATAL (FAILURE is
+  Blue Gene/L's level of a hardware failure, the last of its levels, after FATAL: it is
+  FATAL here, the most severe level there is);
   ERROR/ERR/SEVERE -> ERROR; WARN/WARNING -> WARN; INFO/NOTICE -> INFO;
   DEBUG/FINE/CONFIG -> DEBUG; TRACE/FINER/FINEST/VERBOSE/trace1..8 -> TRACE;
 * one letter (glog/klog ``E0102``, logback ``%.-1level``): F E W I D T;
@@ -26,7 +28,10 @@ ERROR_LEVELS = (FATAL, ERROR)
 
 _WORDS: dict[str, tuple[str, ...]] = {
     # FTL, WRN, INF, DBG, VRB: Serilog's short levels; V and A: Android's verbose and assert
-    FATAL: ("FATAL", "CRITICAL", "CRIT", "EMERG", "EMERGENCY", "ALERT", "PANIC", "F", "FTL", "A"),
+    FATAL: (
+        *("FATAL", "CRITICAL", "CRIT", "EMERG", "EMERGENCY", "ALERT", "PANIC", "F", "FTL", "A"),
+        "FAILURE",  # Blue Gene/L's RAS log: a hardware failure
+    ),
     ERROR: ("ERROR", "ERR", "SEVERE", "E"),
     WARN: ("WARN", "WARNING", "W", "WRN"),
     # AUDIT: OpenStack oslo.log; NOTE/SYSTEM: MySQL; LOG: PostgreSQL

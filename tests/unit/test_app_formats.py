@@ -277,3 +277,11 @@ def test_later_patterns_run_only_where_earlier_ones_do_not_match() -> None:
             assert got[MESSAGE][row] == (values.get(MESSAGE) or ""), (fmt.name, line)
             if values.get(COMPONENT):
                 assert got[COMPONENT][row] == values[COMPONENT].strip(), (fmt.name, line)
+
+
+def test_failure_is_fatal_in_the_level_vocabulary() -> None:
+    """FAILURE (Blue Gene/L's hardware failure) normalizes to FATAL, in any case."""
+    from logagent.formats.levels import normalize_level
+
+    got = pl.select(normalize_level(pl.lit(pl.Series(["FAILURE", "failure", "FAIL"]))))
+    assert got.to_series().to_list() == ["FATAL", "FATAL", None]
