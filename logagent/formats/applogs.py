@@ -34,15 +34,16 @@ _SYSLOG_HEAD = r"^(?:<(?P<pri>[0-9]{1,3})>)?(?P<ts>" + _BSD + "|" + _D4 + "T" + 
 _SYSLOG_START = r"[^ \t\r\n]"
 _NAME = r"[^ :\[\]]+"
 _DETAIL = r"(?: \([^()]*\))?: ?(?P<message>.*)$"  # launchd's "(...)" after the pid, the colon
-#: The program after the optional host, tried in order: one word (an optional [pid]); up to
-#: three words when a [pid] follows (macOS "Microsoft Word[96]:"); a word and its version
-#: ("syslogd 1.4.1:"). Several words without a pid are not taken: "ERROR db pool:" of other
-#: layouts would read as a program.
-_SYSLOG_PROGRAMS = (
-    rf"(?:{_NAME} )?(?P<component>{_NAME})(?:\[[0-9]+\])?" + _DETAIL,
-    rf"(?:{_NAME} )?(?P<component>{_NAME}(?: {_NAME}){{1,2}})\[[0-9]+\]" + _DETAIL,
-    rf"(?:{_NAME} )?(?P<component>{_NAME} [0-9][0-9.]*)" + _DETAIL,
+#: The program, tried in order: one word (an optional [pid]); up to three words when a [pid]
+#: follows (macOS "Microsoft Word[96]:"); a word and its version ("syslogd 1.4.1:"). Several
+#: words without a pid are not taken: "ERROR db pool:" of other layouts would read as a
+#: program. syslog3164 allows a host before it.
+_PROGRAMS = (
+    rf"(?P<component>{_NAME})(?:\[[0-9]+\])?" + _DETAIL,
+    rf"(?P<component>{_NAME}(?: {_NAME}){{1,2}})\[[0-9]+\]" + _DETAIL,
+    rf"(?P<component>{_NAME} [0-9][0-9.]*)" + _DETAIL,
 )
+_SYSLOG_PROGRAMS = tuple(rf"(?:{_NAME} )?" + program for program in _PROGRAMS)
 
 
 def syslog3164(year: YearOf = None) -> AppRegexFormat:
