@@ -203,3 +203,30 @@ def logcat(year: YearOf = None) -> AppRegexFormat:
         description="Android logcat (threadtime): level letter, component = tag",
         example="03-17 16:13:38.811  1702  2395 D WindowManager: printFreezingDisplayLogs",
     )
+
+
+#: The head of the loghub supercomputer logs (Oliner & Stearley, DSN 2007): the alert
+#: category (``-``, or BGL's ``KERNDTLB``, Thunderbird's ``VAPI``), the epoch seconds, the
+#: date ``2005.06.03`` and the node.
+_ALERT, _EPOCH = r"^(?:-|[A-Z][A-Z0-9_]*) ", r"[0-9]{9,10}"
+_DATED_NODE = r" [0-9]{4}\.[0-9]{2}\.[0-9]{2} [^ ]+ "
+_BGL_STAMP = r"[0-9]{4}-[0-9]{2}-[0-9]{2}-[0-9]{2}\.[0-9]{2}\.[0-9]{2}\.[0-9]{1,9}"
+
+#: Blue Gene/L RAS log: the head, the full stamp, the node again, the type (``RAS``, or
+#: ``NULL`` on DISCOVERY lines), the component and the level. FAILURE (a hardware failure)
+#: is FATAL, SEVERE is ERROR (``levels``). The stamp is the machine's local time
+#: (Pacific: 7 h before the epoch field), read as UTC as every stamp without a zone is.
+BGL = AppRegexFormat(
+    name="bgl",
+    patterns=(
+        _ALERT + _EPOCH + _DATED_NODE + r"(?P<ts>" + _BGL_STAMP + r") [^ ]+ [A-Z_]+ "
+        r"(?P<component>[A-Z_]+) "
+        r"(?P<level>INFO|WARNING|SEVERE|ERROR|FAILURE|FATAL)(?: (?P<message>.*))?$",
+    ),
+    min_line_bytes=60,
+    time_formats=("%Y-%m-%d-%H.%M.%S%.f",),
+    description="Blue Gene/L RAS log (loghub BGL): component = KERNEL, APP, MMCS...; "
+    "FAILURE is FATAL, SEVERE ERROR",
+    example="- 1117838570 2005.06.03 R02-M1-N0-C:J12-U11 2005-06-03-15.42.50.675872 "
+    "R02-M1-N0-C:J12-U11 RAS KERNEL INFO instruction cache parity error corrected",
+)

@@ -16,6 +16,7 @@ from logagent.errors import FormatError
 from logagent.formats.app import AppFormat
 from logagent.formats.applogs import (
     APACHE_ERROR,
+    BGL,
     HADOOP,
     LOG4J,
     PYTHON,
@@ -58,9 +59,12 @@ ACCESS_NAMES = (
     *(f.name for f in (*PROXY_LAYOUTS, *W3C_LAYOUTS)),
 )
 SERVER_LAYOUTS = (KAFKA, ZOOKEEPER, OSLO, ELASTICSEARCH, POSTGRES, MYSQL, NGINX_ERROR, ZAP, CRI)
-_FIXED: dict[str, AppFormat] = {f.name: f for f in (*SERVER_LAYOUTS, *JSON_LAYOUTS)}
+#: The loghub supercomputer logs: a head no other layout reads, then their own fields.
+HPC_LAYOUTS = (BGL,)
+_FIXED: dict[str, AppFormat] = {f.name: f for f in (*SERVER_LAYOUTS, *HPC_LAYOUTS, *JSON_LAYOUTS)}
 APP_NAMES = (
     *(f.name for f in SERVER_LAYOUTS),
+    *(f.name for f in HPC_LAYOUTS),
     "hadoop",
     "log4j",
     "python",
@@ -124,7 +128,7 @@ DESCRIPTIONS: dict[str, str] = {
     "syslog3164": syslog3164().description,
     "jsonapp": JsonAppFormat().description,
     "logfmt": LogfmtFormat().description,
-    **{f.name: f.description for f in (*SERVER_LAYOUTS, *JSON_LAYOUTS, ZEEK_TSV)},
+    **{f.name: f.description for f in (*SERVER_LAYOUTS, *HPC_LAYOUTS, *JSON_LAYOUTS, ZEEK_TSV)},
     GENERIC: describe_generic(),
 }
 

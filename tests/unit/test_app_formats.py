@@ -279,6 +279,37 @@ def test_later_patterns_run_only_where_earlier_ones_do_not_match() -> None:
                 assert got[COMPONENT][row] == values[COMPONENT].strip(), (fmt.name, line)
 
 
+def test_blue_gene_l_ras_levels_components_and_stamp() -> None:
+    """BGL (loghub): the component field, FAILURE as FATAL, SEVERE as ERROR, a NULL type, no
+    message; its microsecond stamp is the time; a line of another shape is no record."""
+    from logagent.formats.app import TIME
+    from logagent.formats.applogs import BGL
+
+    head = (
+        "- 1117838570 2005.06.03 R02-M1-N0-C:J12-U11 2005-06-03-15.42.50.675872 R02-M1-N0-C:J12-U11"
+    )
+    lines = [
+        f"{head} RAS KERNEL INFO instruction cache parity error corrected",
+        f"KERNDTLB {head[2:]} RAS KERNEL FATAL data TLB error interrupt",
+        f"{head} RAS HARDWARE FAILURE node card failure",
+        f"{head} NULL DISCOVERY SEVERE Can not get assembly information for node card",
+        f"{head} RAS MMCS WARNING",
+        f"{head} RAS KERNEL NOTICE a level BGL does not write",
+        "- 1131566461 2005.11.09 dn228 Nov 9 12:01:01 dn228/dn228 crond[2916]: (root) CMD",
+    ]
+    assert fields(BGL, lines) == [
+        ("INFO", "KERNEL", "instruction cache parity error corrected"),
+        ("FATAL", "KERNEL", "data TLB error interrupt"),
+        ("FATAL", "HARDWARE", "node card failure"),
+        ("ERROR", "DISCOVERY", "Can not get assembly information for node card"),
+        ("WARN", "MMCS", ""),
+        (None, None, None),
+        (None, None, None),
+    ]
+    time = parse_app(BGL, pl.Series("line", lines[:1]))[TIME][0]
+    assert str(time) == "2005-06-03 15:42:50.675872+00:00"
+
+
 def test_failure_is_fatal_in_the_level_vocabulary() -> None:
     """FAILURE (Blue Gene/L's hardware failure) normalizes to FATAL, in any case."""
     from logagent.formats.levels import normalize_level

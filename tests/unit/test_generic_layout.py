@@ -58,8 +58,9 @@ VARIANTS = {
         "Baz",
         "ERROR",
     ),
-    "level after five fields (BGL)": (
-        [f"- 11178385{i:02d} 2005.06.03 R02-M1-N0 2005-06-03-15.42.{i:02d}.675872 R02-M1-N0 RAS "
+    # BGL's head without its alert field: the bgl layout reads BGL itself, generic this one
+    "level after five fields (BGL-like)": (
+        [f"11178385{i:02d} 2005.06.03 R02-M1-N0 2005-06-03-15.42.{i:02d}.675872 R02-M1-N0 RAS "
          f"KERNEL {lv} instruction cache parity error corrected" for
          i, lv in enumerate(["FATAL", "INFO", "WARNING", "INFO"] * 5)],
         "instruction cache parity error",
