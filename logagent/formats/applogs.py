@@ -230,3 +230,22 @@ BGL = AppRegexFormat(
     example="- 1117838570 2005.06.03 R02-M1-N0-C:J12-U11 2005-06-03-15.42.50.675872 "
     "R02-M1-N0-C:J12-U11 RAS KERNEL INFO instruction cache parity error corrected",
 )
+
+#: Thunderbird (loghub): the head, then a syslog line whose host is one word (``dn228/dn228``,
+#: ``src@eadmin1``, ``local@tbird-admin1``) and whose program is read as syslog3164 reads it
+#: (``_PROGRAMS``); no severity is written, so the level comes from the message's words.
+#: The time is the epoch field, not the syslog stamp: that stamp is local (Pacific, 8 h
+#: before the epoch in November) and has no year (``Nov 9``, a 2005 log: a guessed year
+#: would be today's), where the epoch is UTC and exact to the second (Polars reads ``%s``).
+_THUNDERBIRD_HEAD = _ALERT + r"(?P<ts>" + _EPOCH + r")" + _DATED_NODE + _BSD + r" [^ ]+ "
+THUNDERBIRD = AppRegexFormat(
+    name="thunderbird",
+    patterns=tuple(_THUNDERBIRD_HEAD + program for program in _PROGRAMS),
+    min_line_bytes=44,
+    time_formats=("%s",),
+    level_words=True,
+    description="Thunderbird syslog (loghub): component = program; level from message words; "
+    "time = the epoch field (UTC)",
+    example="- 1131566461 2005.11.09 dn228 Nov 9 12:01:01 dn228/dn228 crond[2916]: (root) CMD "
+    "(run-parts /etc/cron.hourly)",
+)

@@ -21,6 +21,7 @@ from logagent.formats.applogs import (
     LOG4J,
     PYTHON,
     SYSLOG5424,
+    THUNDERBIRD,
     golog,
     logcat,
     syslog3164,
@@ -60,7 +61,7 @@ ACCESS_NAMES = (
 )
 SERVER_LAYOUTS = (KAFKA, ZOOKEEPER, OSLO, ELASTICSEARCH, POSTGRES, MYSQL, NGINX_ERROR, ZAP, CRI)
 #: The loghub supercomputer logs: a head no other layout reads, then their own fields.
-HPC_LAYOUTS = (BGL,)
+HPC_LAYOUTS = (BGL, THUNDERBIRD)
 _FIXED: dict[str, AppFormat] = {f.name: f for f in (*SERVER_LAYOUTS, *HPC_LAYOUTS, *JSON_LAYOUTS)}
 APP_NAMES = (
     *(f.name for f in SERVER_LAYOUTS),
@@ -100,11 +101,10 @@ NO_LEVEL = frozenset({"zeek", ZEEK_TSV.name})
 _KIND_NOTE = (
     "lines that name no component are ranked by their error kind (the head of the message) instead"
 )
+_WORDS_NOTE = "levels were inferred from words in the message (error, failed, warning...)"
 FORMAT_NOTES: dict[str, str] = {
-    "syslog3164": (
-        "levels were inferred from words in the message (error, failed, warning...) on lines "
-        "without a <PRI>: syslog wrote no severity there"
-    ),
+    "syslog3164": f"{_WORDS_NOTE} on lines without a <PRI>: syslog wrote no severity there",
+    THUNDERBIRD.name: f"{_WORDS_NOTE}: Thunderbird's syslog lines carry no severity",
     "zeek": "Zeek logs carry no level: level questions do not apply to them",
     ZEEK_TSV.name: "Zeek logs carry no level: level questions do not apply to them",
     GENERIC: (

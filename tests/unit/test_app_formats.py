@@ -310,6 +310,41 @@ def test_blue_gene_l_ras_levels_components_and_stamp() -> None:
     assert str(time) == "2005-06-03 15:42:50.675872+00:00"
 
 
+def test_thunderbird_programs_word_levels_and_epoch_time() -> None:
+    """Thunderbird (loghub): the host is one field, the program is read as syslog3164 reads it
+    (a [pid], a path, a version), the level comes from the message's words, and the time is
+    the epoch field (UTC), not the local, year-less syslog stamp; other shapes are no record."""
+    from logagent.formats.app import TIME
+    from logagent.formats.applogs import THUNDERBIRD
+
+    head = "- 1131566461 2005.11.09 dn228 Nov 9 12:01:01"
+    lines = [
+        f"{head} dn228/dn228 crond(pam_unix)[2915]: session closed for user root",
+        f"{head} local@tbird-admin1 /apps/sbin/gmetad[1682]: data_thread() got not answer",
+        f"{head} local@tbird-admin1 ide0: Wait for ready failed before probe !",
+        f"VAPI {head[2:]} src@tbird-sm1 ib_sm.x[24904]: Warning: port down",
+        f"{head} src@aadmin1 syslogd 1.4.1: kernel panic",
+        f"{head} src@aadmin1 dhcpd: DHCPDISCOVER from 00:11:43:e3:ba:c3 via eth1",
+        f"{head} local@tbird-admin1 megaraid cmm: #38#-rh1 (Release Date: Fri Dec 10 2004)",
+        "Nov  9 12:01:01 dn228 crond[2916]: (root) CMD (run-parts /etc/cron.hourly)",
+        "- 1117838570 2005.06.03 R02-M1-N0-C:J12-U11 2005-06-03-15.42.50.675872 "
+        "R02-M1-N0-C:J12-U11 RAS KERNEL INFO instruction cache parity error corrected",
+    ]
+    assert fields(THUNDERBIRD, lines) == [
+        ("INFO", "crond(pam_unix)", "session closed for user root"),
+        ("INFO", "/apps/sbin/gmetad", "data_thread() got not answer"),
+        ("ERROR", "ide0", "Wait for ready failed before probe !"),
+        ("WARN", "ib_sm.x", "Warning: port down"),
+        ("FATAL", "syslogd 1.4.1", "kernel panic"),
+        ("INFO", "dhcpd", "DHCPDISCOVER from 00:11:43:e3:ba:c3 via eth1"),
+        (None, None, None),  # two words without a [pid] are no program, and no host is left
+        (None, None, None),
+        (None, None, None),
+    ]
+    time = parse_app(THUNDERBIRD, pl.Series("line", lines[:1]))[TIME][0]
+    assert str(time) == "2005-11-09 20:01:01+00:00"  # the stamp says 12:01:01, Pacific
+
+
 def test_failure_is_fatal_in_the_level_vocabulary() -> None:
     """FAILURE (Blue Gene/L's hardware failure) normalizes to FATAL, in any case."""
     from logagent.formats.levels import normalize_level

@@ -117,9 +117,11 @@ def test_apache13_lines_without_module_rank_by_error_kind() -> None:
     assert "error kind" in FORMAT_NOTES["apache_error"]
 
 
-def test_syslog_note_says_levels_are_inferred() -> None:
-    """Syslog without severities: the result's note says levels were inferred from words."""
-    assert "inferred" in FORMAT_NOTES["syslog3164"]
+@pytest.mark.parametrize("layout", ["syslog3164", "thunderbird"])
+def test_syslog_note_says_levels_are_inferred(layout: str) -> None:
+    """Syslog without severities (Thunderbird's too): the result's note says levels were
+    inferred from words."""
+    assert "inferred" in FORMAT_NOTES[layout]
 
 
 def test_detect_exits_3_with_the_best_guess_on_an_unknown_layout(tmp_path: Path) -> None:
