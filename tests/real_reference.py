@@ -108,6 +108,30 @@ def syslog(line: str) -> Reading:
     return "INFO", m[1]
 
 
+#: Blue Gene/L's RAS levels as it writes them; FAILURE (a hardware failure) comes after FATAL.
+BGL_LEVELS = {"INFO": "INFO", "WARNING": "WARN", "SEVERE": "ERROR", "ERROR": "ERROR",
+              "FATAL": "FATAL", "FAILURE": "FATAL"}  # fmt: skip
+
+
+def bgl(line: str) -> Reading:
+    """``alert epoch date node stamp node type COMPONENT LEVEL message``, split on spaces; the
+    stamp is ``YYYY-MM-DD-HH.MM.SS.ffffff``."""
+    parts = line.split(" ", 9)
+    if len(parts) < 9 or not parts[1].isdigit() or parts[8] not in BGL_LEVELS:
+        return None
+    if not re.fullmatch(r"\d{4}-\d\d-\d\d-\d\d\.\d\d\.\d\d\.\d+", parts[4]):
+        return None
+    return BGL_LEVELS[parts[8]], parts[7]
+
+
+def thunderbird(line: str) -> Reading:
+    """``alert epoch date node``, then a syslog line with its host, read by ``syslog``."""
+    parts = line.split(" ", 4)
+    if len(parts) < 5 or not parts[1].isdigit() or not re.fullmatch(r"\d{4}\.\d\d\.\d\d", parts[2]):
+        return None
+    return syslog(parts[4])
+
+
 def elasticsearch(line: str) -> Reading:
     if not re.match(r"\[\d{4}-\d\d-\d\dT", line):
         return None
@@ -295,6 +319,8 @@ READERS: dict[str, Callable[[str], Reading]] = {
     "oslo": oslo,
     "apache_error": apache_error,
     "syslog3164": syslog,
+    "bgl": bgl,
+    "thunderbird": thunderbird,
     "elasticsearch": elasticsearch,
     "postgres": postgres,
     "mysql": mysql,
@@ -322,6 +348,8 @@ SAMPLES = {
     "linux_syslog.log": "syslog3164",
     "macos_syslog.log": "syslog3164",
     "macos_keystone.log": "syslog3164",
+    "bgl.log": "bgl",
+    "thunderbird.log": "thunderbird",
     "elasticsearch.log": "elasticsearch",
     "postgres.log": "postgres",
     "mysql_error.log": "mysql",
