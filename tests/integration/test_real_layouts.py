@@ -6,12 +6,14 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from collections import Counter
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.real_reference import SAMPLES, reference, zeek_reference
+from tests.real_reference import READERS, SAMPLES, reference, zeek_reference
 
 ROOT = Path(__file__).resolve().parents[2]
 DIR = ROOT / "sample_logs"
@@ -124,8 +126,6 @@ def test_zeek_fields_full_and_early_stop_equal_the_reference(
 
 def _levels(text: str, fmt: str) -> dict[str, int]:
     """Records per level, by the independent reader (no level: ``(no level)``)."""
-    from tests.real_reference import READERS
-
     out: dict[str, int] = {}
     for line in text.split("\n"):
         found = READERS[fmt](line.removesuffix("\r")) if line.strip() else None
@@ -218,3 +218,33 @@ def test_macos_indented_lines_continue_their_syslog_record() -> None:
     junk = analyze([str(DIR / "syslog.log")], question, settings, fake_env())
     # its junk line, its cut last line (the blank line continues the record before it)
     assert junk.progress.malformed_lines == 2
+
+
+def _hpc_time(line: str, fmt: str) -> datetime:
+    """A BGL or Thunderbird record's time, read with datetime: BGL's written stamp (local, read
+    as UTC as the layout reads every stamp without a zone), Thunderbird's epoch field."""
+    parts = line.split(" ")
+    if fmt == "bgl":
+        return datetime.strptime(parts[4], "%Y-%m-%d-%H.%M.%S.%f").replace(tzinfo=UTC)
+    return datetime.fromtimestamp(int(parts[1]), UTC)
+
+
+@pytest.mark.parametrize(
+    "name", sorted(n for n, f in SAMPLES.items() if f in ("bgl", "thunderbird"))
+)
+def test_hpc_time_window_counts_the_reference_records_inside_it(name: str) -> None:
+    """--since/--until on BGL and Thunderbird: the levels of the records whose time (``_hpc_time``:
+    Thunderbird's epoch, not its Pacific syslog stamp) lies in the window, as the reference reads
+    them; Thunderbird's window is found by bisection on that epoch field."""
+    fmt = SAMPLES[name]
+    lines = [ln.removesuffix("\r") for ln in (DIR / name).read_text().split("\n") if ln.strip()]
+    records = [(found[0], _hpc_time(ln, fmt)) for ln in lines if (found := READERS[fmt](ln))]
+    times = sorted({t for _, t in records})
+    since, until = times[len(times) // 4], times[(3 * len(times)) // 4]
+    want = Counter(level for level, t in records if since <= t <= until)
+    code, out = by_field(
+        name, "-q", "status", "--since", since.isoformat(), "--until", until.isoformat()
+    )
+    assert code == 0 and out["status"] == "exact", out.get("recuse")
+    assert counts(out) == dict(want)
+    assert out["input"]["window"]["method"] == ("bisection" if fmt == "thunderbird" else "filter")
