@@ -214,19 +214,20 @@ _BGL_STAMP = r"[0-9]{4}-[0-9]{2}-[0-9]{2}-[0-9]{2}\.[0-9]{2}\.[0-9]{2}\.[0-9]{1,
 
 #: Blue Gene/L RAS log: the head, the full stamp, the node again, the type (``RAS``, or
 #: ``NULL`` on DISCOVERY lines), the component and the level. FAILURE (a hardware failure)
-#: is FATAL, SEVERE is ERROR (``levels``). The stamp is the machine's local time
-#: (Pacific: 7 h before the epoch field), read as UTC as every stamp without a zone is.
+#: is FATAL, SEVERE is ERROR (``levels``). The time is the epoch field, as Thunderbird's: the
+#: written stamp is the machine's local time (Pacific, 7 h before the epoch) without a zone,
+#: where the epoch is UTC, and the first number of the line, which --since/--until bisect on.
 BGL = AppRegexFormat(
     name="bgl",
     patterns=(
-        _ALERT + _EPOCH + _DATED_NODE + r"(?P<ts>" + _BGL_STAMP + r") [^ ]+ [A-Z_]+ "
+        _ALERT + r"(?P<ts>" + _EPOCH + r")" + _DATED_NODE + _BGL_STAMP + r" [^ ]+ [A-Z_]+ "
         r"(?P<component>[A-Z_]+) "
         r"(?P<level>INFO|WARNING|SEVERE|ERROR|FAILURE|FATAL)(?: (?P<message>.*))?$",
     ),
     min_line_bytes=60,
-    time_formats=("%Y-%m-%d-%H.%M.%S%.f",),
+    time_formats=("%s",),
     description="Blue Gene/L RAS log (loghub BGL): component = KERNEL, APP, MMCS...; "
-    "FAILURE is FATAL, SEVERE ERROR",
+    "FAILURE is FATAL, SEVERE ERROR; time = the epoch field (UTC)",
     example="- 1117838570 2005.06.03 R02-M1-N0-C:J12-U11 2005-06-03-15.42.50.675872 "
     "R02-M1-N0-C:J12-U11 RAS KERNEL INFO instruction cache parity error corrected",
 )

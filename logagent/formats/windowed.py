@@ -34,8 +34,8 @@ EXTRA_KINDS = {
     "hadoop": "iso8601",
     "syslog5424": "iso8601",
     "syslog3164": "syslog",
-    # Its time is the epoch field, the first number of each line (bgl's written stamp is a
-    # kind of its own: filter only)
+    # Their time is the epoch field, the first number of each line
+    "bgl": "epoch",
     "thunderbird": "epoch",
     # Access layouts whose head stamp the bisection can probe (haproxy, cloudfront: filter only).
     "envoy": "iso8601",

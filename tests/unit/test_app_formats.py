@@ -307,7 +307,8 @@ def test_blue_gene_l_ras_levels_components_and_stamp() -> None:
         (None, None, None),
     ]
     time = parse_app(BGL, pl.Series("line", lines[:1]))[TIME][0]
-    assert str(time) == "2005-06-03 15:42:50.675872+00:00"
+    # the epoch field (UTC), not the written stamp (15:42:50.675872, Pacific without a zone)
+    assert str(time) == "2005-06-03 22:42:50+00:00"
 
 
 def test_thunderbird_programs_word_levels_and_epoch_time() -> None:
