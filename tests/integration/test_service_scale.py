@@ -208,8 +208,8 @@ def test_sigterm_lets_short_jobs_finish_and_checkpoints_long_ones(
     refused = httpx.post(url, content=log_2mb.read_bytes(), timeout=60)
     assert refused.status_code == 503 and int(refused.headers["Retry-After"]) > 0
     assert s.proc.wait(120) == 0
-    assert (data_dir / "checkpoints" / f"{long_id}.ckpt").exists()  # kept for the next start
-    log = s.stderr.read_text()
+    log = s.stderr.read_text()  # in the messages: a failure here was seen once, under load
+    assert (data_dir / "checkpoints" / f"{long_id}.ckpt").exists(), log  # kept for next start
     assert '"event": "drained"' in log and '"checkpointed": 1' in log, log
     s2 = Server(data_dir, *args)
     try:
