@@ -258,7 +258,7 @@ def _metadata(raw: bytes) -> dict[str, Any]:
 
 def seal(payload: bytes) -> bytes:
     """The checkpoint file's bytes: a header that lets ``unseal`` check them, then the payload."""
-    digest = _sha256(payload).digest()
+    digest = _sha256(payload)
     return _HEADER.pack(FILE_MAGIC, VERSION, len(payload), digest) + payload
 
 
@@ -287,7 +287,7 @@ def unseal(data: bytes) -> bytes:
         raise CheckpointError(
             f"checkpoint {cut} ({len(payload)} bytes after the header, {length} expected)"
         )
-    if _sha256(payload).digest() != digest:
+    if _sha256(payload) != digest:
         raise CheckpointError("checkpoint is damaged (its SHA-256 checksum does not match)")
     return payload
 
@@ -314,16 +314,16 @@ def _positions(groups: tuple[I64, ...], kind: str) -> pl.DataFrame:
 
 def head_hash(data: bytes) -> str:
     """The fingerprint hash of an input's first bytes."""
-    return _sha256(data).hexdigest()
+    return _sha256(data).hex()
 
 
-def _sha256(data: bytes) -> Any:
-    """SHA-256 of ``data``. hashlib is imported here, not with the module: it maps OpenSSL's
+def _sha256(data: bytes) -> bytes:
+    """The SHA-256 digest of ``data``. hashlib is imported here, not with the module: it maps OpenSSL's
     libcrypto (3.3 MiB of a run's RSS, ~4 ms), and only runs that keep or resume a
     checkpoint hash anything (the engine imports this module on every run)."""
     import hashlib
 
-    return hashlib.sha256(data)
+    return hashlib.sha256(data).digest()
 
 
 # --- edge: files ---------------------------------------------------------------------------
