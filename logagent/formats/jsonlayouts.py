@@ -21,6 +21,7 @@ import polars as pl
 
 from logagent.formats.app import COMPONENT, LEVEL, MESSAGE, TS, message_head
 from logagent.formats.jsonl import OBJECT_FIRST, jsonpath
+from logagent.formats.levels import LEVEL_MAP
 from logagent.formats.structured import KeyedFields
 
 _INNER_LEVEL = (
@@ -45,6 +46,9 @@ class JsonLayout(KeyedFields):
     example: str = field(default="", compare=False)
     #: A second key per field, read where the first is absent (ECS: dotted or nested).
     fallback: Mapping[str, str] = field(default_factory=dict)
+    #: The layout's own level vocabulary (raw value, stripped and upper case -> level), read
+    #: instead of the shared ``LEVEL_MAP`` by the parse and by the level prefilter.
+    level_map: Mapping[str, str] = field(default_factory=lambda: LEVEL_MAP)
     record_needs = OBJECT_FIRST
 
     def raw(self, line: pl.Expr) -> tuple[dict[str, pl.Expr], pl.Expr]:

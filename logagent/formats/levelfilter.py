@@ -9,6 +9,9 @@ are parsed and judged as before), so it accepts a line when
 * the level key (``"level"``, or the last part of a nested path) is followed by
   a quoted value that is one of the level words of the threshold (ASCII case
   folded, blanks around it), or by one of their numbers (pino's 50, syslog's 3);
+  the words and numbers are the layout's own where it has a vocabulary of its own
+  (``JsonLayout.level_map``: Nextcloud's 3 and 4, MongoDB's E and F), since the parse
+  reads its levels by that vocabulary;
 * or that value holds a byte the words cannot explain by ASCII alone: a
   backslash (an escape such as ``\\u0045RROR``) or any non-ASCII byte
   (Unicode blanks ``strip_chars`` removes, the dotless i and long s: upper-case I, S);
@@ -28,7 +31,7 @@ inline flags or any other level group leave the format without a prefilter.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from logagent.formats.app import FLAGS, LEVEL, AppRegexFormat, structure
 from logagent.formats.jsonlayouts import JsonLayout
@@ -47,7 +50,8 @@ def level_prefilter(fmt: object, levels: Sequence[str]) -> re.Pattern[bytes] | N
         return json_level_prefilter(fmt.mapping[LEVEL].split(".")[-1], levels)  # nested path
     if isinstance(fmt, JsonLayout) and LEVEL in fmt.mapping and not fmt.level_from_message:
         key = fmt.mapping[LEVEL]
-        return json_level_prefilter(_last_part(key) if key.startswith("$") else key, levels)
+        name = _last_part(key) if key.startswith("$") else key
+        return json_level_prefilter(name, levels, fmt.level_map)  # the layout's own words
     if isinstance(fmt, AppRegexFormat):
         return regex_level_prefilter(fmt, levels)
     return None
@@ -96,20 +100,25 @@ def group_body(pattern: str, name: str) -> str | None:
     return None
 
 
-def json_level_prefilter(name: str, levels: Sequence[str]) -> re.Pattern[bytes] | None:
+def json_level_prefilter(
+    name: str, levels: Sequence[str], level_map: Mapping[str, str] = LEVEL_MAP
+) -> re.Pattern[bytes] | None:
     """The prefilter for records whose JSON key ``name`` (as the line writes it) holds one of
-    ``levels`` (see module doc)."""
+    ``levels`` (see module doc); ``level_map``: the words and numbers that parse as each level
+    (a layout's own, ``JsonLayout.level_map``, else the shared one)."""
     if not name or "\\" in name or '"' in name:
         return None
-    words = sorted((w for w, lvl in LEVEL_MAP.items() if lvl in levels), key=len, reverse=True)
+    words = sorted((w for w, lvl in level_map.items() if lvl in levels), key=len, reverse=True)
     numbers = [w for w in words if w.isdigit()]
     if not words:
         return None
     alternatives = b"|".join(re.escape(w.encode()) for w in words)
+    # no numbers (MongoDB's letters): no bare-number branch, whose empty group matched any value
+    bare = rb"|(?:" + b"|".join(n.encode() for n in numbers) + rb")" + _NUMBER_END
     value = (
         rb'(?:"' + _BLANK + rb"(?i:" + alternatives + rb")" + _BLANK + rb'"'
         rb'|"[^"]*(?:\\|[^\x00-\x7f])'  # an escape or a non-ASCII char: the parser judges
-         + (rb"|(?:" + b"|".join(n.encode() for n in numbers) + rb")" + _NUMBER_END) + rb")"
+         + (bare if numbers else b"") + rb")"
     )
     pattern = rb'"' + re.escape(name.encode()) + rb'"' + _BLANK + rb":" + _BLANK + value
     return re.compile(pattern + rb"|\\u")

@@ -13,12 +13,18 @@ Levels become one of ``FATAL``, ``ERROR``, ``WARN``, ``INFO``, ``DEBUG``,
   (emerg, alert, crit), 3 -> ERROR, 4 -> WARN, 5-6 -> INFO, 7 -> DEBUG;
 * pino/bunyan numbers: 60 FATAL, 50 ERROR, 40 WARN, 30 INFO, 20 DEBUG, 10 TRACE.
 
+A layout whose numbers or letters mean something else (Nextcloud's 0-4, MongoDB's
+D1..D5) brings a vocabulary of its own (``JsonLayout.level_map``), which
+``normalize_level`` reads instead of ``LEVEL_MAP``.
+
 "Errors" are ``ERROR`` and ``FATAL`` (``ERROR_LEVELS``). Syslog lines without
 a ``<PRI>`` carry no level: ``level_from_message`` infers one from words in
 the message (documented in the README), which is the best such logs allow.
 """
 
 from __future__ import annotations
+
+from collections.abc import Mapping
 
 import polars as pl
 
@@ -75,10 +81,12 @@ MESSAGE_LEVEL_WORDS: tuple[tuple[str, str], ...] = (
 )
 
 
-def normalize_level(raw: pl.Expr) -> pl.Expr:
-    """The vocabulary level of a raw level string or number (null when unknown)."""
+def normalize_level(raw: pl.Expr, level_map: Mapping[str, str] = LEVEL_MAP) -> pl.Expr:
+    """The vocabulary level of a raw level string or number (null when unknown); ``level_map``:
+    a layout's own raw values (stripped, upper case) and their levels, instead of the shared
+    ``LEVEL_MAP`` (Nextcloud's 1 is INFO, a syslog 1 is FATAL)."""
     key = raw.cast(pl.String).str.strip_chars().str.to_uppercase()
-    return key.replace_strict(LEVEL_MAP, default=None, return_dtype=pl.String)
+    return key.replace_strict(dict(level_map), default=None, return_dtype=pl.String)
 
 
 def level_from_pri(pri: pl.Expr) -> pl.Expr:

@@ -37,7 +37,7 @@ from logagent.formats.jsonl import (
     jsonpath,
     object_of,
 )
-from logagent.formats.levels import normalize_level
+from logagent.formats.levels import LEVEL_MAP, normalize_level
 
 #: Well-known keys per field, most specific first (dotted: nested JSON objects).
 APP_KEYS: dict[str, tuple[str, ...]] = {
@@ -90,6 +90,9 @@ class KeyedFields:
     #: Whether the level and component are read from keys of their own, not from the message
     #: (``staged_fields(message_text=False)`` may then skip the message where a level is).
     own_level_keys = False
+    #: Raw level values (stripped, upper case) and their levels: the shared ``LEVEL_MAP``
+    #: unless a layout writes a vocabulary of its own (``JsonLayout.level_map``).
+    level_map: Mapping[str, str] = LEVEL_MAP
 
     def raw(self, line: pl.Expr) -> tuple[dict[str, pl.Expr], pl.Expr]:
         """Each mapped field's value as written, and whether the line can be a record."""
@@ -97,7 +100,7 @@ class KeyedFields:
 
     def fields(self, line: pl.Expr) -> dict[str, pl.Expr]:
         """The mapped keys of each line that is a record (see ``raw``)."""
-        return fields_of(*self.raw(line))
+        return fields_of(*self.raw(line), level_map=self.level_map)
 
     def staged_raw(
         self, line: pl.Expr, *, rare: Collection[str] = ()
@@ -123,7 +126,7 @@ class KeyedFields:
         first, read, is_record = self.staged_raw(line, rare=(MESSAGE,) if lean else ())
         get = read(line)
         if not lean:
-            stages, cols = staged_of(self.name, get, is_record)
+            stages, cols = staged_of(self.name, get, is_record, level_map=self.level_map)
             return [*first, *stages], cols
 
         def message(level: pl.Expr) -> pl.Expr:  # read on the lines without a level only
@@ -131,7 +134,7 @@ class KeyedFields:
             return pl.when(level.is_null()).then(read(masked)[MESSAGE])
 
         rest = {k: v for k, v in get.items() if k != MESSAGE}
-        stages, cols = staged_of(self.name, rest, is_record, message)
+        stages, cols = staged_of(self.name, rest, is_record, message, level_map=self.level_map)
         return [*first, *stages], cols
 
 
@@ -231,6 +234,8 @@ def staged_of(
     get: Mapping[str, pl.Expr],
     is_record: pl.Expr,
     message: Callable[[pl.Expr], pl.Expr] | None = None,
+    *,
+    level_map: Mapping[str, str] = LEVEL_MAP,
 ) -> tuple[Stages, dict[str, pl.Expr]]:
     """``fields_of`` over helper columns (``base.staged_fields``): each raw value, and whether
     the line can be a record, computed once a line. In one expression tree Polars read the
@@ -238,7 +243,8 @@ def staged_of(
     column), and once more for the timeline's stamp (``windowed.time_of``): 7 JSON reads a
     line where 4 do. The helpers are named after the format, so they stand apart from
     another format's in one frame. ``message``: the message read after the level, given the
-    level's helper column (``KeyedFields.staged_fields(message_text=False)``)."""
+    level's helper column (``KeyedFields.staged_fields(message_text=False)``); ``level_map``: as
+    for ``fields_of``."""
     held = {k: f"_app_{name}_{k}" for k in (*get, *([MESSAGE] if message else []))}
     record = f"_app_{name}_record"
     stage = {held[k]: v for k, v in get.items()} | {record: is_record}
@@ -247,17 +253,21 @@ def staged_of(
     time = None
     if TS in get:  # the formats in turn, each on the stamps the ones before it left
         times, time = staged_times(pl.col(held[TS]), TIME_FORMATS, f"_app_{name}")
-    cols = fields_of({k: pl.col(h) for k, h in held.items()}, pl.col(record), time)
+    cols = fields_of({k: pl.col(h) for k, h in held.items()}, pl.col(record), time, level_map)
     done = {k: f"_app_{name}_col_{k}" for k in cols}
     last = {done[k]: e for k, e in cols.items()}  # each column once (Polars repeats shared
     return [stage, *late, *times, last], {k: pl.col(done[k]) for k in cols}  # of an expression)
 
 
 def fields_of(
-    get: Mapping[str, pl.Expr], is_record: pl.Expr, time: pl.Expr | None = None
+    get: Mapping[str, pl.Expr],
+    is_record: pl.Expr,
+    time: pl.Expr | None = None,
+    level_map: Mapping[str, str] = LEVEL_MAP,
 ) -> dict[str, pl.Expr]:
     """The app columns from the extracted raw fields of the lines that are records;
-    ``time``: the stamps already parsed (``app.staged_times``), else parsed here."""
+    ``time``: the stamps already parsed (``app.staged_times``), else parsed here;
+    ``level_map``: how raw levels read (``levels.normalize_level``)."""
     level, message = get.get(LEVEL), get.get(MESSAGE)
     present = [e.is_not_null() for e in (level, message) if e is not None]
     ok = is_record & pl.any_horizontal(present) if present else pl.lit(False)
@@ -266,7 +276,7 @@ def fields_of(
     return {
         TS: pl.when(ok).then(ts),
         TIME: pl.when(ok).then(parse_times(ts, TIME_FORMATS) if time is None else time),
-        LEVEL: pl.when(ok).then(normalize_level(level) if level is not None else None),
+        LEVEL: pl.when(ok).then(normalize_level(level, level_map) if level is not None else None),
         COMPONENT: pl.when(ok).then(
             pl.when(component.str.len_bytes() > 0).then(component).otherwise(pl.lit(NO_COMPONENT))
         ),
