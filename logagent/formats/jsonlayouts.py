@@ -1,5 +1,5 @@
 """Named JSON-lines layouts with fixed keys: Docker json-file, journald, zap, pino, bunyan,
-slog, ECS and Zeek (PURE).
+slog, ECS, Zeek, Nextcloud, MongoDB and Rust's tracing (PURE).
 
 ``jsonapp`` finds keys by itself; these layouts are recognized by the keys
 that only they write (``signature``), so ``logagent detect`` names the
@@ -10,6 +10,8 @@ in ``jsonapp`` (a tie between them is expected, ``catalog.NESTED``).
 A layout with ``level_from_message`` takes the level from the words the
 wrapped program wrote (Docker's ``log``), as ``serverlogs.CRI`` does.
 Zeek's logs carry no level at all: level questions do not apply to them.
+A layout whose level values mean something else than the shared vocabulary
+(Nextcloud's 0-4, MongoDB's D1..D5) reads them by its own ``level_map``.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ import polars as pl
 
 from logagent.formats.app import COMPONENT, LEVEL, MESSAGE, TS, message_head
 from logagent.formats.jsonl import OBJECT_FIRST, jsonpath
-from logagent.formats.levels import LEVEL_MAP
+from logagent.formats.levels import DEBUG, ERROR, FATAL, INFO, LEVEL_MAP, WARN
 from logagent.formats.structured import KeyedFields
 
 _INNER_LEVEL = (
@@ -138,4 +140,50 @@ ZEEK_JSON = JsonLayout(
     description="Zeek JSON logs (conn, dns, http...): no level, so level questions do not apply",
 )
 
-JSON_LAYOUTS = (DOCKER_JSON, JOURNALD, ZAP_JSON, BUNYAN, PINO, ECS_JSON, SLOG_JSON, ZEEK_JSON)
+NEXTCLOUD = JsonLayout(
+    name="nextcloud",
+    mapping={TS: "time", LEVEL: "level", COMPONENT: "app", MESSAGE: "message"},
+    signature=("reqId", "level", "time", "remoteAddr", "app", "message"),
+    # Nextcloud's ILogger numbers, not syslog severities (read so, its INFO 1 was FATAL)
+    level_map={"0": DEBUG, "1": INFO, "2": WARN, "3": ERROR, "4": FATAL},
+    description="Nextcloud nextcloud.log (levels 0-4: DEBUG..FATAL): component = app",
+)
+MONGODB_JSON = JsonLayout(
+    name="mongodb_json",
+    mapping={TS: "$['t']['$date']", LEVEL: "s", COMPONENT: "c", MESSAGE: "msg"},
+    signature=("t", "s", "c", "id", "ctx", "msg"),
+    # MongoDB's severities: F, E, W, I, and D1..D5 for its debug verbosities
+    level_map={
+        "F": FATAL,
+        "E": ERROR,
+        "W": WARN,
+        "I": INFO,
+        **{f"D{i}": DEBUG for i in range(1, 6)},
+    },
+    description="MongoDB >= 4.4 structured log: level = s (F E W I D1-D5), component = c",
+)
+TRACING_JSON = JsonLayout(
+    name="tracing_json",
+    mapping={
+        TS: "timestamp",
+        LEVEL: "level",
+        COMPONENT: "target",
+        MESSAGE: "$['fields']['message']",
+    },
+    signature=("timestamp", "level", "fields", "target"),
+    description="Rust tracing-subscriber JSON: component = target, message = fields.message",
+)
+
+JSON_LAYOUTS = (
+    DOCKER_JSON,
+    JOURNALD,
+    ZAP_JSON,
+    BUNYAN,
+    PINO,
+    ECS_JSON,
+    SLOG_JSON,
+    ZEEK_JSON,
+    NEXTCLOUD,
+    MONGODB_JSON,
+    TRACING_JSON,
+)

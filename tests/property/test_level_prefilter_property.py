@@ -24,15 +24,18 @@ from logagent.sources.locate import polars_pattern
 
 WORDS = ["error", "ERROR", "Err", "fatal", "crit", "E", "e", "severe", "info", "warn", "Warning"]
 ODD = ["\u017fevere", "crit\u0131cal", "\u0045RROR", "50", "3", "60", "30", "0", "7", ""]
+#: Layouts' own words: Nextcloud's 1-4 (4 is its FATAL), MongoDB's letters and D1..D5.
+OWN = ["1", "2", "4", "F", "w", "D1", "d5", "D6"]
 BLANKS = ["", " ", "\t", "\u00a0", "\u3000", "  "]
 VALUE = st.one_of(
-    st.tuples(st.sampled_from(BLANKS), st.sampled_from(WORDS + ODD), st.sampled_from(BLANKS)).map(
-        lambda t: json.dumps(t[0] + t[1] + t[2], ensure_ascii=False)
-    ),
-    st.tuples(st.sampled_from(WORDS + ODD), st.booleans()).map(
+    st.tuples(
+        st.sampled_from(BLANKS), st.sampled_from(WORDS + ODD + OWN), st.sampled_from(BLANKS)
+    ).map(lambda t: json.dumps(t[0] + t[1] + t[2], ensure_ascii=False)),
+    st.tuples(st.sampled_from(WORDS + ODD + OWN), st.booleans()).map(
         lambda t: json.dumps(t[0], ensure_ascii=t[1])  # ensure_ascii: \\u escapes
     ),
     st.sampled_from(["50", "60", "3", "0", "30", "3.0", "50e0", "500", "-3", "true", "null"]),
+    st.sampled_from(["4", "1", "4.0", "40", "-4"]),
     st.just('{"x": 1}'),
 )
 SPACE = st.sampled_from(["", " ", "\t"])
