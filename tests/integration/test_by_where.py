@@ -173,6 +173,9 @@ APP = [
     "postgres.log",
     "springboot_tidb.log",
     "slog_humanlog.jsonl",
+    "nextcloud.jsonl",
+    "mongodb_lnav.jsonl",
+    "rust_tracing.jsonl",
 ]
 
 
