@@ -14,6 +14,8 @@ import re
 from collections import Counter
 from collections.abc import Callable
 
+from tests.real_json_reference import JSON_READERS, JSON_SAMPLES
+
 Reading = tuple[str | None, str] | None
 LEVELS = {
     "FATAL": "FATAL", "CRITICAL": "FATAL", "PANIC": "FATAL", "CRIT": "FATAL", "EMERG": "FATAL",
@@ -255,33 +257,6 @@ def slog_json(line: str) -> Reading:
     return level(obj["level"]), source.get("file", "-") if isinstance(source, dict) else "-"
 
 
-#: Nextcloud's levels are its ILogger constants, not syslog's numbers (its 1 is INFO).
-NEXTCLOUD_LEVELS = {0: "DEBUG", 1: "INFO", 2: "WARN", 3: "ERROR", 4: "FATAL"}
-
-
-def nextcloud(line: str) -> Reading:
-    """Nextcloud's nextcloud.log: level a number 0-4, component the top-level ``app``."""
-    obj = json.loads(line)
-    return NEXTCLOUD_LEVELS.get(obj["level"]), obj["app"]
-
-
-#: MongoDB's severities (4.4+): F, E, W, I, and D1..D5 for the debug verbosities.
-MONGODB_LEVELS = {"F": "FATAL", "E": "ERROR", "W": "WARN", "I": "INFO", "D1": "DEBUG",
-                  "D2": "DEBUG", "D3": "DEBUG", "D4": "DEBUG", "D5": "DEBUG"}  # fmt: skip
-
-
-def mongodb_json(line: str) -> Reading:
-    """MongoDB's structured log: level ``s``, component ``c``."""
-    obj = json.loads(line)
-    return MONGODB_LEVELS.get(obj["s"]), obj["c"]
-
-
-def tracing_json(line: str) -> Reading:
-    """Rust tracing-subscriber's JSON: level word ``level``, component ``target``."""
-    obj = json.loads(line)
-    return level(obj["level"]), obj["target"]
-
-
 def logfmt_pairs(line: str) -> dict[str, str]:
     """``key=value`` pairs, a quoted value unescaped (scanned with str.find, no regex)."""
     out: dict[str, str] = {}
@@ -365,9 +340,7 @@ READERS: dict[str, Callable[[str], Reading]] = {
     "logfmt": slog_text,
     "log4j": log4j,
     "slog_json": slog_json,
-    "nextcloud": nextcloud,
-    "mongodb_json": mongodb_json,
-    "tracing_json": tracing_json,
+    **JSON_READERS,
 }
 #: Sample file -> its layout.
 SAMPLES = {
@@ -399,10 +372,7 @@ SAMPLES = {
     "miniflux_slog.log": "logfmt",
     "springboot_tidb.log": "log4j",
     "slog_humanlog.jsonl": "slog_json",
-    "nextcloud.jsonl": "nextcloud",
-    "mongodb_lnav.jsonl": "mongodb_json",
-    "mongodb_beats.jsonl": "mongodb_json",
-    "rust_tracing.jsonl": "tracing_json",
+    **JSON_SAMPLES,
 }
 RANK = {"FATAL": 0, "ERROR": 1, "WARN": 2}
 
