@@ -7,6 +7,15 @@ with status and size, and its path is null (counted under ``(invalid request)``)
 Both accept apache's ``vhost_combined`` / ``vhost_common`` leading
 ``host:port`` field. ``combined`` accepts trailing fields after the user agent (``$request_time``,
 upstream times, ...).
+
+The first field may be an X-Forwarded-For list as nginx writes it with
+``$proxy_add_x_forwarded_for`` or ``$http_x_forwarded_for`` first in ``log_format``:
+addresses joined by ``", "``, bare (``10.0.0.2, 10.0.0.1, 127.0.0.1 - - [...``) or
+quoted (``"10.5.102.222, 199.96.1.1" 10.2.1.185 - - [...``). An address there is
+ASCII letters, digits and ``.:_-``, not starting with ``.`` or ``-`` (IPv4, IPv6,
+a host name, ``unknown``). Nothing else about such a line differs; a first field
+that is no such list is read as before, one token up to a blank (``a,b``; a
+trailing comma or an unclosed quote make no list).
 """
 
 from __future__ import annotations
@@ -18,9 +27,16 @@ import polars as pl
 
 from logagent.formats.base import PATH, STATUS, RegexFormat, Stages
 
+#: One address of an X-Forwarded-For list (module doc).
+ADDRESS = r"[0-9A-Za-z_:][0-9A-Za-z_.:-]*"
+#: An X-Forwarded-For list of two addresses or more, bare or quoted (one address is a token).
+ADDRESS_LIST = rf'{ADDRESS}(?:, {ADDRESS})+|"{ADDRESS}(?:, {ADDRESS})+"'
+#: A token without a blank, quote or bracket (the fields of a plain head).
+_PLAIN_TOKEN = r'[^\s"\[\]]+'
 # Only the groups the counters use are capturing: extraction cost grows with each group.
-# An optional leading token is apache's vhost_combined ("%v:%p %h %l %u %t ...").
-_HEAD = r"^(?:\S+ )?\S+ \S+ \S+ \[(?P<ts>[^\]]+)\] "
+# Three or four fields before the stamp: an optional leading token is apache's vhost_combined
+# ("%v:%p %h %l %u %t ..."); the first field may be an address list.
+_HEAD = rf"^(?:{ADDRESS_LIST}|\S+) (?:\S+ )?\S+ \S+ \[(?P<ts>[^\]]+)\] "
 _QUOTED = r'"(?:[^"\\]|\\.)*"'
 _REQUEST = r'"(?:[A-Za-z]+ (?P<path>(?:[^ "\\]|\\.)+)(?: [^ "]+)?|(?:[^"\\]|\\.)*)" '
 _STATUS = r"(?P<status>\d{3}) (?:\d+|-)"
@@ -30,7 +46,12 @@ ACCESS_5XX_PREFILTER = re.compile(rb'" 5\d\d(?=[ \t\r\n])')
 
 #: The text before a line's first quote when nothing in it can move the request's opening
 #: quote: words without quotes or brackets, then ``[stamp] `` (one bracket pair, no quote).
-_PLAIN_HEAD = r'^(?:[^\s"\[\]]+ )?[^\s"\[\]]+ [^\s"\[\]]+ [^\s"\[\]]+ \[[^\]"\[]+\] $'
+#: A bare address list has neither (its quoted form is no plain head).
+_PLAIN_FIELDS = (
+    rf"^(?:{ADDRESS}(?:, {ADDRESS})+|{_PLAIN_TOKEN}) (?:{_PLAIN_TOKEN} )?{_PLAIN_TOKEN} "
+    rf"{_PLAIN_TOKEN} "
+)
+_PLAIN_HEAD = _PLAIN_FIELDS + r'\[[^\]"\[]+\] $'
 #: A request the first branch of ``_REQUEST`` covers whole (no quote or backslash inside).
 _PLAIN_REQUEST = r"^[A-Za-z]+ [^ ]+(?: [^ ]+)?$"
 #: Helper columns of a staged parse (``AccessFormat.staged_fields``).
@@ -41,10 +62,7 @@ _GREEDY_PATH = r"^[A-Za-z]+ ([^ ]+)(?: [^ ]+)?$"
 #: with no quote or backslash that does not open with a blank, then an ASCII status that is no
 #: 5xx (the timeline parses those) and a size. Its first ``" `` closes the request, so the
 #: status is the three bytes two past it.
-_QUICK_START = (
-    r'^(?:[^\s"\[\]]+ )?[^\s"\[\]]+ [^\s"\[\]]+ [^\s"\[\]]+ \[[^\]"\[]+\] '
-    r'"(?:[^"\\ ][^"\\]*)?" [0-46-9][0-9]{2} (?:\d+|-)'
-)
+_QUICK_START = _PLAIN_FIELDS + r'\[[^\]"\[]+\] "(?:[^"\\ ][^"\\]*)?" [0-46-9][0-9]{2} (?:\d+|-)'
 #: Referrer and user agent, the agent perhaps cut before its closing quote.
 _LOOSE_AGENT = rf' {_QUOTED} "(?:[^"\\]|\\.)*(?:"(?:\s.*)?)?$'
 #: A request read up to the last ``" <status> <size>`` (servers that do not escape quotes).

@@ -4,8 +4,9 @@ per-line reader with Python's ``re`` does.
 The fast parser (``formats.access.AccessFormat``) trusts the split at the first
 two quotes only on "plain" lines; these lines are built to attack that: quotes,
 escaped quotes, bare quotes, brackets and spaces in every field, a vhost or
-not, trailing fields, digits that are not ASCII, truncated lines. The
-reference reads a line with the strict regex, else with the greedy one.
+not, an X-Forwarded-For list first (bare, quoted, and near-misses of both),
+trailing fields, digits that are not ASCII, truncated lines. The reference
+reads a line with the strict regex, else with the greedy one.
 """
 
 from __future__ import annotations
@@ -23,7 +24,9 @@ from logagent.formats.base import parse, staged_fields
 BITS = ["a", "-", '"', '\\"', "\\", "[", "]", " ", "5", "\u0665", "/x", "?q=1", "é"]
 BITS += ["] [", '" ', ' "']
 TEXT = st.lists(st.sampled_from(BITS), max_size=6).map("".join)
-WORD = st.one_of(st.sampled_from(["1.2.3.4", "-", "frank", "host:80"]), TEXT)
+# Address lists and near-misses: a trailing comma, a lone quote, no blank, an IPv6 address.
+LISTS = ["10.0.0.2, 10.0.0.1", '"1.2.3.4, ::1"', "a, b,", '"a, b', 'a, b"', "a,b, c", '"a"']
+WORD = st.one_of(st.sampled_from(["1.2.3.4", "-", "frank", "host:80", *LISTS]), TEXT)
 STAMP = st.one_of(st.just("10/Oct/2000:13:55:36 -0700"), TEXT)
 REQUEST = st.one_of(
     st.tuples(
@@ -41,7 +44,7 @@ TAIL = st.sampled_from(["", " 0.123", ' "x" 1', "\t", " [z]"])
 
 @st.composite
 def lines(draw: st.DrawFn) -> str:
-    vhost = draw(st.sampled_from(["", "vh:443 "]))
+    vhost = draw(st.sampled_from(["", "vh:443 ", *(f"{x} " for x in LISTS)]))
     words = " ".join(draw(WORD) for _ in range(3))
     line = (
         f'{vhost}{words} [{draw(STAMP)}] "{draw(REQUEST)}" {draw(STATUS)} {draw(SIZE)}'
