@@ -15,7 +15,11 @@ quoted (``"10.5.102.222, 199.96.1.1" 10.2.1.185 - - [...``). An address there is
 ASCII letters, digits and ``.:_-``, not starting with ``.`` or ``-`` (IPv4, IPv6,
 a host name, ``unknown``). Nothing else about such a line differs; a first field
 that is no such list is read as before, one token up to a blank (``a,b``; a
-trailing comma or an unclosed quote make no list).
+trailing comma or an unclosed quote make no list). The line's ``client``
+(``fieldsets``) is the list's first address when the list stands in the client's
+place, the originating client of ``$proxy_add_x_forwarded_for``; a list with one
+more field after it is a leading field like the vhost, and the client is that
+field (``$remote_addr``).
 """
 
 from __future__ import annotations

@@ -20,7 +20,7 @@ from collections.abc import Callable
 
 import polars as pl
 
-from logagent.formats.access import AccessFormat
+from logagent.formats.access import ADDRESS, ADDRESS_LIST, AccessFormat
 from logagent.formats.app import COMPONENT, LEVEL, MESSAGE, TS, AppRegexFormat, group_names
 from logagent.formats.base import PATH, STATUS, RegexFormat
 from logagent.formats.jsonl import JsonFormat, jsonpath
@@ -32,26 +32,34 @@ ROUTE = "route"
 #: Fields of the ``combined`` / ``common`` layouts (``referrer``, ``user_agent``: combined).
 _CLF_FIELDS = ("client", "ident", "user", "ts", "method", "bytes", "referrer", "user_agent")
 _Q = r'(?:[^"\\]|\\.)*'
+#: Three or four fields before the stamp, the first perhaps an address list (``access``): the
+#: first field and, in a head of four, the client (``_group``).
+_CLF_HEAD = (
+    rf"^(?P<first>{ADDRESS_LIST}|\S+) (?:(?P<second>\S+) )?(?P<ident>\S+) (?P<user>\S+) "
+    r"\[(?P<ts>[^\]]+)\] "
+)
+#: A first field that is an address list (of one, quoted, too): the client is its first address.
+_LISTED = rf'^(?:{ADDRESS}(?:, {ADDRESS})+|"{ADDRESS}(?:, {ADDRESS})*")$'
 _CLF = (
-    r"^(?:(?P<vhost>\S+) )?(?P<client>\S+) (?P<ident>\S+) (?P<user>\S+) \[(?P<ts>[^\]]+)\] "
-    rf'"(?:(?P<method>[A-Za-z]+) [^ "]+(?: [^ "]+)?|{_Q})" [0-9]{{3}} (?P<bytes>[0-9]+|-)'
+    _CLF_HEAD
+    + rf'"(?:(?P<method>[A-Za-z]+) [^ "]+(?: [^ "]+)?|{_Q})" [0-9]{{3}} (?P<bytes>[0-9]+|-)'
     rf'(?: "(?P<referrer>{_Q})" "(?P<user_agent>{_Q})")?'
 )
 #: A line the strict regex refuses, read as ``access.AccessFormat`` reads it greedily: the
 #: request up to the last ``" <status> <size>``, the user agent perhaps cut before its quote.
 _CLF_GREEDY = (
-    r"^(?:(?P<vhost>\S+) )?(?P<client>\S+) (?P<ident>\S+) (?P<user>\S+) \[(?P<ts>[^\]]+)\] "
-    r'"(?P<request>.*)" [0-9]{3} (?P<bytes>[0-9]+|-)'
+    _CLF_HEAD + r'"(?P<request>.*)" [0-9]{3} (?P<bytes>[0-9]+|-)'
     rf'(?: "(?P<referrer>{_Q})" "(?P<user_agent>{_Q})"?(?:\s.*)?)?$'
 )
 _GREEDY_METHOD = r"^([A-Za-z]+) [^ ]+(?: [^ ]+)?$"
 #: The groups of ``_CLF`` that hold a value on every line it matches.
 _ALWAYS = frozenset({"client", "ident", "user", "ts", "bytes"})
 #: A plain head (``clf_head_value``): three or four tokens (a vhost first), then the stamp.
+#: A head of four whose first token ends in a comma may be an address list and three fields.
 _TOKEN = r'[^\s"\[\]]+'
 _STAMP = r' \[[^\]\["]+\] "'
 _HEAD3 = rf"^{_TOKEN} {_TOKEN} {_TOKEN}{_STAMP}"
-_HEAD4 = rf"^{_TOKEN} {_TOKEN} {_TOKEN} {_TOKEN}{_STAMP}"
+_HEAD4 = rf'^[^\s"\[\]]*[^\s"\[\],] {_TOKEN} {_TOKEN} {_TOKEN}{_STAMP}'
 #: Where each head field is among the blank-separated tokens of a head without a vhost.
 _HEAD_TOKEN = {"client": 0, "ident": 1, "user": 2}
 _HEAD_FIELDS = frozenset({*_HEAD_TOKEN, "ts"})
@@ -142,9 +150,22 @@ def clf_value(line: pl.Expr, name: str) -> pl.Expr:
     loose = (
         greedy.struct.field("request").str.extract(_GREEDY_METHOD, 1)
         if name == "method"
-        else greedy.struct.field(name)
+        else _group(greedy, name)
     )
-    return pl.coalesce(strict.struct.field(name), loose)
+    return pl.coalesce(_group(strict, name), loose)
+
+
+def _group(groups: pl.Expr, name: str) -> pl.Expr:
+    """Field ``name`` of a line's groups (``_CLF_HEAD``): the client of a head of four is its
+    second field; of a head of three, its first, or the first address of an address list
+    (the originating client of ``$proxy_add_x_forwarded_for``, as a ranking of clients wants
+    it: the last is the proxy's own). A list before the client is no client, as a vhost is
+    not."""
+    if name != "client":
+        return groups.struct.field(name)
+    first, second = groups.struct.field("first"), groups.struct.field("second")
+    listed = pl.when(first.str.contains(_LISTED)).then(first.str.extract(f'^"?({ADDRESS})', 1))
+    return pl.coalesce(second, listed, first)
 
 
 def clf_head_value(line: pl.Expr, name: str) -> pl.Expr:

@@ -2,7 +2,8 @@
 (``fieldsets.clf_head_value``) gives what the whole-line capture groups give.
 
 Lines are built to attack the head: brackets, quotes and blanks in every
-token, a vhost or not, a second bracketed block after the stamp, truncation.
+token, a vhost or not, an address list first, a second bracketed block after
+the stamp, truncation.
 """
 
 from __future__ import annotations
@@ -31,6 +32,12 @@ TRICKY = [
     'v a b c d [ts] "GET / HTTP/1.1" 200 5',
     '\u00a0a b c [ts] "GET / HTTP/1.1" 200 5',
     'a b c [ts] "GET / HTTP/1.1" 2000 5',
+    'a, b c d [ts] "GET / HTTP/1.1" 200 5',  # an address list, then ident and user: no vhost
+    'a, b, c d e [ts] "GET / HTTP/1.1" 200 5',
+    'a, b v c d [ts] "GET / HTTP/1.1" 200 5',
+    '"a, b" v c d [ts] "GET / HTTP/1.1" 200 5',
+    '"a" c d [ts] "GET / HTTP/1.1" 200 5',
+    'a, c d [ts] "GET / HTTP/1.1" 200 5',
     "",
 ]
 

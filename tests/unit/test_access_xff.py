@@ -1,6 +1,6 @@
-"""``combined``/``common`` with an X-Forwarded-For list first (formats/access.py): both list
-forms read like any line, by every path a line can take (plain, quick count, capture groups,
-greedy), and near-misses still refused."""
+"""``combined``/``common`` with an X-Forwarded-For list first (formats/access.py, fieldsets.py):
+both list forms read like any line, by every path a line can take (plain, quick count,
+capture groups, greedy), their client as the README says, and near-misses still refused."""
 
 from __future__ import annotations
 
@@ -18,6 +18,7 @@ from logagent.formats.access import (
     AccessFormat,
 )
 from logagent.formats.base import parse, staged_fields
+from logagent.formats.fieldsets import clf_head_value, clf_value
 from logagent.testing import combined_line, common_line
 
 #: nginx's $proxy_add_x_forwarded_for first (beats' nginx fixture), bare.
@@ -122,3 +123,23 @@ def test_the_5xx_prefilter_keeps_list_lines() -> None:
     for head in (BARE, QUOTED, IPV6):
         assert ACCESS_5XX_PREFILTER.search(_combined(head, status=502).encode())
         assert not ACCESS_5XX_PREFILTER.search(_combined(head, status=404).encode())
+
+
+@pytest.mark.parametrize(("head", "client"), HEADS)
+def test_client_is_the_first_address_in_the_clients_place(head: str, client: str) -> None:
+    """``--by client``: a list in the client's place gives its first address; a list with one
+    more field after it gives that field; the short and the full readings agree."""
+    line = pl.col("line")
+    frame = pl.DataFrame({"line": [_combined(head), _common(head)]})
+    for read in (clf_head_value, clf_value):
+        assert frame.select(v=read(line, "client"))["v"].to_list() == [client, client]
+
+
+def test_ident_user_and_stamp_of_a_list_line() -> None:
+    """The other head fields of a list line are its ident, user and stamp."""
+    rest = ' - frank [10/Oct/2000:13:55:36 -0700] "GET / HTTP/1.1" 200 1'
+    lines = [head + rest for head in (BARE, QUOTED, IPV6)]
+    frame = pl.DataFrame({"line": lines})
+    for name, want in (("ident", "-"), ("user", "frank"), ("ts", "10/Oct/2000:13:55:36 -0700")):
+        got = frame.select(v=clf_head_value(pl.col("line"), name))["v"].to_list()
+        assert got == [want] * 3, name

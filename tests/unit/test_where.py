@@ -116,7 +116,7 @@ def test_access_fields_take_the_greedy_reading_exactly_where_the_strict_one_lack
     """The greedy reading runs only on the lines the strict regex refuses for the fields it
     always gives: every field equals the strict value, else the greedy one, on every line."""
     from logagent.formats.access import COMBINED
-    from logagent.formats.fieldsets import _CLF, _CLF_GREEDY, _GREEDY_METHOD, getter
+    from logagent.formats.fieldsets import _CLF, _CLF_GREEDY, _GREEDY_METHOD, _group, getter
 
     head = "1.2.3.4 - bob [10/Oct/2023:13:55:36 +0000] "
     lines = [
@@ -125,6 +125,7 @@ def test_access_fields_take_the_greedy_reading_exactly_where_the_strict_one_lack
         head + '"GET /a HTTP/1.1" 200 10 "-" "Mozilla/5.0 (X11',
         head + '"GET /a\\"b HTTP/1.1" 500 1 "-" "u"',
         "vh:80 " + head + '"POST /p HTTP/1.1" 503 - "r" "a"',
+        "10.0.0.2, " + head + '"GET" /x/?page=\' HTTP/1.0" 501 123 "-" "curl/7.1"',
         "junk line",
     ]
     frame = pl.DataFrame({"line": lines})
@@ -136,8 +137,9 @@ def test_access_fields_take_the_greedy_reading_exactly_where_the_strict_one_lack
         loose = (
             greedy.struct.field("request").str.extract(_GREEDY_METHOD, 1)
             if name == "method"
-            else greedy.struct.field(name)
+            else _group(greedy, name)
         )
-        full = pl.coalesce(line.str.extract_groups(_CLF).struct.field(name), loose)
+        full = pl.coalesce(_group(line.str.extract_groups(_CLF), name), loose)
         assert got == frame.select(full).to_series().to_list(), name
-    assert frame.select(getter(COMBINED, "client", base, line)).to_series()[1] == "1.2.3.4"
+    clients = frame.select(getter(COMBINED, "client", base, line)).to_series()
+    assert (clients[1], clients[5]) == ("1.2.3.4", "10.0.0.2")
