@@ -109,6 +109,33 @@ def traefik_access(line: str) -> Access | None:
     return _record(str(obj["DownstreamStatus"]), obj["RequestPath"], **extras)
 
 
+def combined_access(line: str) -> Access | None:
+    """nginx/apache ``combined``: fields, ``[stamp]``, ``"request"``, status, size, ``"referrer"``
+    ``"agent"`` (more after). The first field may be an X-Forwarded-For list, bare or quoted: a
+    word ending in a comma is joined to the next. Of three fields the client is the first (a
+    list's first address), of four the second (the first leads, as a vhost does)."""
+    head, sep, rest = line.partition(" [")
+    stamp, sep2, rest = rest.partition('] "')
+    request, sep3, rest = rest.partition('" ')
+    words = rest.split(" ")
+    if not (sep and sep2 and sep3) or len(words) < 2 or not words[0].isdigit():
+        return None
+    fields: list[str] = []
+    for word in head.split(" "):
+        if fields and fields[-1].endswith(","):
+            fields[-1] += " " + word
+        else:
+            fields.append(word)
+    if len(fields) not in (3, 4):
+        return None
+    client = fields[1] if len(fields) == 4 else fields[0].strip('"').split(", ")[0]
+    method, path = _request(request)
+    quoted = _quoted(rest)
+    agent = quoted[1] if len(quoted) > 1 else None
+    when = datetime.strptime(stamp, "%d/%b/%Y:%H:%M:%S %z")
+    return _record(words[0], path, client=client, method=method, user_agent=agent, time=when)
+
+
 def w3c_records(text: str, sep: str) -> list[Access | None]:
     """One entry per line: the record under the latest ``#Fields:`` directive, or None."""
     names: list[str] = []
@@ -140,6 +167,7 @@ ACCESS_READERS: dict[str, Callable[[str], Access | None]] = {
     "elb": elb_access,
     "caddy": caddy_access,
     "traefik": traefik_access,
+    "combined": combined_access,
 }
 #: Sample file -> its access layout.
 ACCESS_SAMPLES = {
@@ -151,6 +179,7 @@ ACCESS_SAMPLES = {
     "iis_w3c.log": "w3c",
     "caddy_access.jsonl": "caddy",
     "traefik_access.jsonl": "traefik",
+    "nginx_access_beats.log": "combined",
 }
 
 
