@@ -143,3 +143,14 @@ def test_ident_user_and_stamp_of_a_list_line() -> None:
     for name, want in (("ident", "-"), ("user", "frank"), ("ts", "10/Oct/2000:13:55:36 -0700")):
         got = frame.select(v=clf_head_value(pl.col("line"), name))["v"].to_list()
         assert got == [want] * 3, name
+
+
+@pytest.mark.parametrize("read", [clf_head_value, clf_value])
+def test_the_client_of_a_list_line_takes_one_pass_of_the_capture_groups(read: Callable) -> None:
+    """The client, read from several groups, runs the capture groups as often as ident does."""
+
+    def passes(name: str) -> int:
+        plan = pl.LazyFrame({"line": [_combined(BARE)]}).select(read(pl.col("line"), name))
+        return plan.explain().count("extract_groups")
+
+    assert passes("client") == passes("ident")
