@@ -33,8 +33,11 @@ from logagent.formats.base import PATH, STATUS, RegexFormat, Stages
 
 #: One address of an X-Forwarded-For list (module doc).
 ADDRESS = r"[0-9A-Za-z_:][0-9A-Za-z_.:-]*"
+#: A bare list of two addresses or more: written once, for the full regex and the fast paths'
+#: plain head alike (a list one accepts and the other not would count a line wrongly).
+_BARE_LIST = rf"{ADDRESS}(?:, {ADDRESS})+"
 #: An X-Forwarded-For list of two addresses or more, bare or quoted (one address is a token).
-ADDRESS_LIST = rf'{ADDRESS}(?:, {ADDRESS})+|"{ADDRESS}(?:, {ADDRESS})+"'
+ADDRESS_LIST = rf'{_BARE_LIST}|"{_BARE_LIST}"'
 #: A token without a blank, quote or bracket (the fields of a plain head).
 _PLAIN_TOKEN = r'[^\s"\[\]]+'
 # Only the groups the counters use are capturing: extraction cost grows with each group.
@@ -52,7 +55,7 @@ ACCESS_5XX_PREFILTER = re.compile(rb'" 5\d\d(?=[ \t\r\n])')
 #: quote: words without quotes or brackets, then ``[stamp] `` (one bracket pair, no quote).
 #: A bare address list has neither (its quoted form is no plain head).
 _PLAIN_FIELDS = (
-    rf"^(?:{ADDRESS}(?:, {ADDRESS})+|{_PLAIN_TOKEN}) (?:{_PLAIN_TOKEN} )?{_PLAIN_TOKEN} "
+    rf"^(?:{_BARE_LIST}|{_PLAIN_TOKEN}) (?:{_PLAIN_TOKEN} )?{_PLAIN_TOKEN} "
     rf"{_PLAIN_TOKEN} "
 )
 _PLAIN_HEAD = _PLAIN_FIELDS + r'\[[^\]"\[]+\] $'

@@ -24,8 +24,10 @@ from logagent.formats.base import parse, staged_fields
 BITS = ["a", "-", '"', '\\"', "\\", "[", "]", " ", "5", "\u0665", "/x", "?q=1", "é"]
 BITS += ["] [", '" ', ' "']
 TEXT = st.lists(st.sampled_from(BITS), max_size=6).map("".join)
-# Address lists and near-misses: a trailing comma, a lone quote, no blank, an IPv6 address.
+# Address lists and near-misses: a trailing comma, a lone quote, no blank, two blanks or a tab
+# after a comma, an IPv6 address.
 LISTS = ["10.0.0.2, 10.0.0.1", '"1.2.3.4, ::1"', "a, b,", '"a, b', 'a, b"', "a,b, c", '"a"']
+LISTS += ["10.0.0.2, unknown, ::1", "a,  b", "a,\tb", '"a,  b"']
 WORD = st.one_of(st.sampled_from(["1.2.3.4", "-", "frank", "host:80", *LISTS]), TEXT)
 STAMP = st.one_of(st.just("10/Oct/2000:13:55:36 -0700"), TEXT)
 REQUEST = st.one_of(
