@@ -318,8 +318,8 @@ def head_hash(data: bytes) -> str:
 
 
 def _sha256(data: bytes) -> bytes:
-    """The SHA-256 digest of ``data``. hashlib is imported here, not with the module: it maps OpenSSL's
-    libcrypto (3.3 MiB of a run's RSS, ~4 ms), and only runs that keep or resume a
+    """The SHA-256 digest of ``data``. hashlib is imported here, not with the module: it maps
+    OpenSSL's libcrypto (3.3 MiB of a run's RSS, ~4 ms), and only runs that keep or resume a
     checkpoint hash anything (the engine imports this module on every run)."""
     import hashlib
 

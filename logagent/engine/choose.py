@@ -2,7 +2,8 @@
 
 Detection runs on the format sample (``sources.sample``); an input the overall
 format reads too little of gets its own detection, and inputs of different
-access formats are read together by ``FirstOf``. The engine (``core``) calls
+access formats are read together by ``FirstOf``, as are the ``common`` and ``combined`` lines
+of one input (a server whose log format changed). The engine (``core``) calls
 :func:`choose_format` once per run, and again through the detection cascade
 (``cascade``) when the sampled spots parse nothing; :func:`build_options` is
 what building a format needs besides the sample.
@@ -26,6 +27,13 @@ from logagent.formats.detect import Detection, app_share, detect_all
 from logagent.formats.mixed import FirstOf
 
 PER_INPUT_SHARE = 0.5  # an input the run's format reads less of than this is detected alone
+#: A second access format is read next to the detected one, line by line, when it reads at
+#: least this share of the sample more (the share of malformed lines always warned of).
+MIXED_GAIN = 0.01
+#: The formats one server writes into one file when its log format changes: apache's and
+#: nginx's two standard ones. Lines of another format inside a file stay malformed (a JSON
+#: line with a "status" key is no request of a combined log).
+CHANGED_FORMATS = frozenset({"combined", "common"})
 
 
 def choose_format(
@@ -48,6 +56,9 @@ def choose_format(
             mixed = _per_input(run, detection, fmt, samples, keys=keys, year=year, custom=custom)
             if mixed is not None:
                 return mixed
+        within = _within_input(run, detection, fmt, sample, keys=keys, year=year)
+        if within is not None:
+            return within
         if detection.ambiguous:
             (best, top), (second, score) = detection.scores[:2]
             run.warnings.append(
@@ -120,6 +131,31 @@ def _per_input(
     run.warnings.append(f"inputs of different formats, each read under its own: {listing}")
     scores = ((mixed.name, share), *detection.scores)
     return Detection(scores, detection.sample_lines), mixed
+
+
+def _within_input(
+    run: Run, detection: Detection, fmt: AnyFormat, sample: list[str], **build: Any
+) -> tuple[Detection, AnyFormat] | None:
+    """Two access formats in one input, read line by line by ``FirstOf``, when the runner-up
+    reads lines the best does not (``MIXED_GAIN``): a server whose log format changed mid-file
+    (``combined`` lines after ``common`` ones). Read by the best alone, the others' records,
+    5xx or not, were malformed and the answer counted only the best's."""
+    if len(detection.scores) < 2 or detection.confidence >= 1.0:
+        return None
+    (best, top), (second, _) = detection.scores[:2]
+    if {best, second} != CHANGED_FORMATS or not sample:
+        return None
+    other = build_any_format(second, sample, json_keys=build["keys"], year=build["year"])
+    mixed = FirstOf((fmt, other))  # type: ignore[arg-type]  # access formats
+    share = _share(mixed, sample)
+    if share < top + MIXED_GAIN:
+        return None
+    run.warnings.append(
+        f"lines of two formats in one input ({best} {top:.1%}, {second} "
+        f"{detection.scores[1][1]:.1%} of sampled lines): each line is read under the one "
+        f"that parses it ({share:.1%})"
+    )
+    return Detection(((mixed.name, share), *detection.scores), detection.sample_lines), mixed
 
 
 def _share(fmt: Any, lines: list[str]) -> float:

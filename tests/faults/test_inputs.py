@@ -206,6 +206,37 @@ def test_a_file_with_other_format_lines_counts_them_malformed(tmp_path: Path) ->
     assert any("are malformed" in w and "9.1%" in w for w in r["warnings"])
 
 
+@pytest.mark.parametrize("common_share", [0.5, 0.03])
+def test_a_file_of_common_and_combined_lines_counts_every_record(
+    tmp_path: Path, common_share: float
+) -> None:
+    """A server whose log format changed mid-file (common lines, then combined ones): each
+    line is read by the format that parses it, so every 5xx counts (read by one format, the
+    other's lines were malformed and the answer, still "exact", counted only the rest). The
+    format the result names is one a later run can be given (cron pins it)."""
+    from logagent.testing import common_line
+
+    n = 2000
+    first = [
+        common_line(f"/c{i % 5}", 500 + i % 3 if i % 3 == 0 else 200)
+        for i in range(int(n * common_share))
+    ]
+    lines = first + _lines(n - len(first))
+    log = tmp_path / "changed.log"
+    log.write_text("\n".join(lines) + "\n")
+    proc = cli("analyze", str(log), "--json", "--full", "-k", "5")
+    clean(proc)
+    r = result(proc)
+    assert proc.returncode == 0 and r["status"] == "exact"
+    assert top(r) == [tuple(kv) for kv in _exact_counts(lines)]
+    assert r["progress"]["malformed_lines"] == 0
+    name = r["input"]["format"]
+    assert name.startswith("mixed(") and any("two formats in one input" in w for w in r["warnings"])
+    again = cli("analyze", str(log), "--json", "--full", "-k", "5", "--format", name)
+    clean(again)
+    assert again.returncode == 0 and top(result(again)) == top(r)
+
+
 def test_two_thousand_files_under_a_1024_open_file_limit(tmp_path: Path) -> None:
     """A glob of 2,000 files with ``ulimit -n 1024``: every file counted, the exact answer."""
     folder = tmp_path / "many"
