@@ -49,8 +49,14 @@ _CLF = r"\[([0-9]{1,2}/[A-Z][a-z]{2}/[0-9]{4}:[^\]]{8,20})\]"
 
 
 def line_kind(fmt_name: str) -> str | None:
-    """The stamp kind lines of ``fmt_name`` carry (None: unknown, so no bisection)."""
-    return FORMAT_KINDS.get(fmt_name) or EXTRA_KINDS.get(fmt_name)
+    """The stamp kind lines of ``fmt_name`` carry (None: unknown, so no bisection); of a
+    ``mixed(a+b)`` format (``formats.mixed.FirstOf``), its parts' kind when they share one
+    (``common`` and ``combined``: the CLF stamp)."""
+    kind = FORMAT_KINDS.get(fmt_name) or EXTRA_KINDS.get(fmt_name)
+    if kind is None and fmt_name.startswith("mixed(") and fmt_name.endswith(")"):
+        kinds = {line_kind(part) for part in fmt_name[len("mixed(") : -1].split("+")}
+        return kinds.pop() if len(kinds) == 1 else None
+    return kind
 
 
 def time_of(fmt: Format, *, tz: str = "UTC", reference: datetime | None = None) -> TimeOf | None:

@@ -237,6 +237,36 @@ def test_a_file_of_common_and_combined_lines_counts_every_record(
     assert again.returncode == 0 and top(result(again)) == top(r)
 
 
+def test_a_changed_format_file_keeps_time_windows_timelines_and_agents(tmp_path: Path) -> None:
+    """The file read under both formats still has its lines' time (the CLF stamp both write):
+    --since/--until bisect on it and count what lies inside, the timeline has its buckets, and
+    --by user_agent counts the combined lines' agents (a common line has none: keyless)."""
+    import re
+    from collections import Counter
+
+    from logagent.testing import common_line
+
+    lines = []
+    for i in range(6000):
+        make = common_line if i < 3000 else combined_line
+        line = make(f"/p{i % 6}", 500 + i % 3 if i % 9 == 0 else 200)
+        lines.append(re.sub(r"\[[^\]]+\]", f"[28/Nov/2026:{i * 24 // 6000:02d}:00:00 +0000]", line))
+    log = tmp_path / "changed.log"
+    log.write_text("\n".join(lines) + "\n")
+    inside = [x for x in lines if "06:00:00" <= x.split(":", 1)[1][:8] <= "17:00:00"]
+    window = ("--since", "2026-11-28T06:00:00Z", "--until", "2026-11-28T17:00:00Z")
+    proc = cli("analyze", str(log), "--json", "--full", "-k", "6", *window)
+    clean(proc)
+    r = result(proc)
+    assert proc.returncode == 0 and r["input"]["window"]["method"] == "bisection"
+    want = Counter(x.split('"')[1].split()[1] for x in inside if '" 5' in x)
+    assert dict(top(r)) == dict(want) and r["answer"]["total"] == sum(want.values())
+    timeline = result(cli("analyze", str(log), "--json", "-q", "timeline"))["answer"]["timeline"]
+    assert sum(b["total"] for b in timeline["buckets"]) == sum('" 5' in x for x in lines)
+    agents = result(cli("analyze", str(log), "--json", "--full", "-q", "top", "--by", "user_agent"))
+    assert [n for _, n in top(agents)] == [3000] and agents["answer"]["keyless"] == 3000
+
+
 def test_two_thousand_files_under_a_1024_open_file_limit(tmp_path: Path) -> None:
     """A glob of 2,000 files with ``ulimit -n 1024``: every file counted, the exact answer."""
     folder = tmp_path / "many"
