@@ -142,7 +142,7 @@ def _within_input(
     5xx or not, were malformed and the answer counted only the best's."""
     if len(detection.scores) < 2 or detection.confidence >= 1.0:
         return None
-    (best, top), (second, _) = detection.scores[:2]
+    (best, top), (second, second_share) = detection.scores[:2]
     if {best, second} != CHANGED_FORMATS or not sample:
         return None
     other = build_any_format(second, sample, json_keys=build["keys"], year=build["year"])
@@ -151,9 +151,8 @@ def _within_input(
     if share < top + MIXED_GAIN:
         return None
     run.warnings.append(
-        f"lines of two formats in one input ({best} {top:.1%}, {second} "
-        f"{detection.scores[1][1]:.1%} of sampled lines): each line is read under the one "
-        f"that parses it ({share:.1%})"
+        f"lines of two formats in one input ({best} {top:.1%}, {second} {second_share:.1%} "
+        f"of sampled lines): each line is read under the one that parses it ({share:.1%})"
     )
     return Detection(((mixed.name, share), *detection.scores), detection.sample_lines), mixed
 

@@ -146,14 +146,6 @@ def describe_formats(custom: Mapping[str, CustomFormat] = {}) -> list[tuple[str,
     return rows
 
 
-def _mixed_parts(name: str) -> tuple[str, ...]:
-    """The access formats of a ``mixed(a+b)`` name (``formats.mixed.FirstOf``), else ()."""
-    if not (name.startswith("mixed(") and name.endswith(")")):
-        return ()
-    parts = tuple(name[len("mixed(") : -1].split("+"))
-    return parts if len(parts) > 1 and all(p in ACCESS_NAMES for p in parts) else ()
-
-
 def build_any_format(
     name: str,
     sample: Sequence[str],
@@ -167,10 +159,10 @@ def build_any_format(
 
     if name in ACCESS_NAMES:
         return build_format(name, sample, json_keys)
-    parts = _mixed_parts(name)
-    if parts:  # what a result names ``input.format`` (cron pins it): each part by its name
-        from logagent.formats.mixed import FirstOf
+    from logagent.formats.mixed import FirstOf, part_names
 
+    parts = part_names(name)  # what a result names ``input.format`` (cron pins it)
+    if parts and all(p in ACCESS_NAMES for p in parts):
         return FirstOf(tuple(build_format(p, sample, json_keys) for p in parts))
     if name in custom:
         return custom[name]

@@ -90,8 +90,8 @@ def fields_of_format(fmt: object) -> tuple[tuple[str, ...], bool]:
         return (ROUTE, PATH, STATUS, *own(pl.col("line"))), False
     parts = getattr(fmt, "parts", None)
     if parts and all(isinstance(p, AccessFormat) for p in parts):  # common + combined lines:
-        each = [fields_of_format(p)[0] for p in parts]  # combined's (a common line's agent,
-        return tuple(dict.fromkeys(n for names in each for n in names)), False  # null)
+        named = [fields_of_format(p)[0] for p in parts]  # combined's (a common line's agent,
+        return tuple(dict.fromkeys(n for names in named for n in names)), False  # null)
     if parts:  # FirstOf: the fields every part has
         each = [fields_of_format(p) for p in parts]
         common = [n for n in each[0][0] if all(n in e[0] for e in each[1:])]

@@ -21,6 +21,14 @@ from logagent.formats.base import STATUS, Format
 from logagent.formats.extract import CONTINUATION
 
 
+def part_names(name: str) -> tuple[str, ...]:
+    """The part names of a ``mixed(a+b)`` name (``FirstOf.name``), else ()."""
+    if not (name.startswith("mixed(") and name.endswith(")")):
+        return ()
+    parts = tuple(name[len("mixed(") : -1].split("+"))
+    return parts if len(parts) > 1 else ()
+
+
 @dataclass(frozen=True)
 class FirstOf:
     """A format made of several: a line is read by the first that parses it."""

@@ -24,6 +24,7 @@ from logagent.formats.adapter import AppAsAccess
 from logagent.formats.app import TIME, AppFormat
 from logagent.formats.base import Format, Stages
 from logagent.formats.jsonl import JsonFormat
+from logagent.formats.mixed import part_names
 from logagent.formats.stagedtime import StagedTime, Timed, TimeOf
 from logagent.timewindow import FORMAT_KINDS, in_window_expr
 from logagent.timewindow.columns import stamp_expr
@@ -53,8 +54,9 @@ def line_kind(fmt_name: str) -> str | None:
     ``mixed(a+b)`` format (``formats.mixed.FirstOf``), its parts' kind when they share one
     (``common`` and ``combined``: the CLF stamp)."""
     kind = FORMAT_KINDS.get(fmt_name) or EXTRA_KINDS.get(fmt_name)
-    if kind is None and fmt_name.startswith("mixed(") and fmt_name.endswith(")"):
-        kinds = {line_kind(part) for part in fmt_name[len("mixed(") : -1].split("+")}
+    parts = part_names(fmt_name) if kind is None else ()
+    if parts:
+        kinds = {line_kind(part) for part in parts}
         return kinds.pop() if len(kinds) == 1 else None
     return kind
 
