@@ -112,7 +112,8 @@ class RouteRuleSettings(Model):
 class AnalysisSettings(Model):
     """Defaults of the question."""
 
-    question: QuestionKind = QuestionKind.TOP_ERRORS
+    # None: not asked; top-errors, or top-error-components on an application log
+    question: QuestionKind | None = None
     top: Annotated[int, Ge(1), Le(1000)] = 5
     min_requests: Annotated[int, Ge(1)] = 100
     format: str = "auto"  # auto, a built-in or a custom format (checked when it is built)

@@ -348,6 +348,9 @@ def _plan(cls: Any) -> tuple[tuple[tuple[str, type | None], ...], tuple[tuple[st
             kinds.append((name, _number_kind(hint)))
             if typing.get_origin(hint) is typing.Annotated:
                 hint = typing.get_args(hint)[0]
+            if typing.get_origin(hint) in (types.UnionType, typing.Union):  # an optional enum
+                given = [a for a in typing.get_args(hint) if a is not type(None)]
+                hint = given[0] if len(given) == 1 else hint
             if isinstance(hint, type) and issubclass(hint, enum.Enum):
                 coerce.append((name, hint))
             elif typing.get_origin(hint) is tuple and typing.get_args(hint)[1:] == (Ellipsis,):

@@ -16,7 +16,7 @@ from typing import NamedTuple
 
 from logagent.errors import ConfigError
 from logagent.formats.adapter import NO_LEVEL, level_of_any_code, level_of_code, metric_for
-from logagent.result import Answer, QuestionKind
+from logagent.result import Answer, Question, QuestionKind
 
 APP_KINDS = frozenset({QuestionKind.TOP_ERROR_COMPONENTS, QuestionKind.ERROR_TYPES})
 ACCESS_KINDS = frozenset(
@@ -146,6 +146,15 @@ def counts_events(kind: QuestionKind) -> bool:
     """Whether the question counts only events (5xx, records at the level, or the records
     meeting ``--where``) per key."""
     return kind in (QuestionKind.TOP_ERRORS, QuestionKind.TIMELINE, *APP_KINDS, *SELECT_KINDS)
+
+
+def for_log(question: Question, *, app: bool) -> Question:
+    """The question a run answers: the asked one, except that the default (no question
+    asked, ``Question.default_kind``) is top-errors on an access log and
+    top-error-components (at ``--level``) on an application log, which has no status."""
+    if app and question.default_kind and question.kind is QuestionKind.TOP_ERRORS:
+        return question.model_copy(update={"kind": QuestionKind.TOP_ERROR_COMPONENTS})
+    return question
 
 
 def check_fits(kind: QuestionKind, *, fmt_name: str, app: bool) -> None:

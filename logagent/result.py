@@ -71,6 +71,9 @@ class Question(Model):
     key: str | None = None  # error-types: the component whose error types are asked
     by: str | None = None  # top / presets: the field ranked
     where: tuple[str, ...] = ()  # top / presets: conditions every counted record meets
+    #: No question was asked: ``kind`` is the default, top-errors, which the engine answers as
+    #: top-error-components when the log is an application log (``questions.for_log``).
+    default_kind: bool = False
 
 
 @dataclass(frozen=True, kw_only=True)

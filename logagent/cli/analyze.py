@@ -46,9 +46,10 @@ QUESTION_KINDS = [
     "-q",
     type=click.Choice(QUESTION_KINDS),
     default=None,
-    help="What to ask [default: top-errors]. Presets of --by/--where: top-errors = --by route "
-    "--where status=5xx, top-4xx = --by route --where status=4xx, top-clients = --by client, "
-    "top-error-components = --by component --where level>=error; top = --by/--where alone.",
+    help="What to ask [default: top-errors; top-error-components on an application log]. "
+    "Presets of --by/--where: top-errors = --by route --where status=5xx, top-4xx = --by "
+    "route --where status=4xx, top-clients = --by client, top-error-components = --by "
+    "component --where level>=error; top = --by/--where alone.",
 )
 @click.option(
     "--top",
@@ -339,14 +340,21 @@ def overrides(opts: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def question_from(settings: Settings) -> Question:
-    """The question a run asks, from the analysis settings."""
+def question_from(settings: Settings, *, for_log: bool = True) -> Question:
+    """The question a run asks, from the analysis settings.
+
+    No question asked (no ``-q``, ``--by`` or ``--where``): top-errors, which the engine
+    answers as top-error-components on an application log where ``for_log`` (the
+    question's ``default_kind``); a scheduled job pins the kind it asks (``for_log=False``).
+    """
     from logagent.questions import resolve_selection
-    from logagent.result import Question
+    from logagent.result import Question, QuestionKind
 
     a = settings.analysis
-    kind, by, where, level, key = resolve_selection(a.question, a.by, a.where, a.level, a.key)
+    asked = a.question or QuestionKind.TOP_ERRORS
+    kind, by, where, level, key = resolve_selection(asked, a.by, a.where, a.level, a.key)
     return Question(
+        default_kind=for_log and a.question is None and a.by is None and not a.where,
         kind=kind,
         top=a.top,
         min_requests=a.min_requests,

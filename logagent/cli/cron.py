@@ -212,7 +212,8 @@ def _run(watched: list[str], state_path: str, opts: dict[str, Any]) -> int:
     )
     with interrupt_flag() as interrupted:
         env = RunEnv(interrupted=interrupted, pending_signal=interrupted)
-        outcome = run_cron(job, question_from(settings), settings, env)
+        # the state and the alerts are of the kind asked: a job does not change it by log
+        outcome = run_cron(job, question_from(settings, for_log=False), settings, env)
     fired = evaluate(alerts, outcome.result, outcome.previous_top)
     _emit(outcome, alerts, fired, opts)
     return _exit_code(outcome, alerts, fired, opts)

@@ -101,12 +101,13 @@ def job_of(job: CronJob, question: Question, settings: Settings) -> dict[str, An
     }
 
 
-def check_job(state: State, wanted: dict[str, Any]) -> None:
-    """A new state takes the job; an old one must have been made for the same one."""
+def check_job(state: State, wanted: dict[str, Any]) -> dict[str, Any] | None:
+    """The job a new state takes, recorded with the run's commit (None for an old state,
+    which must have been made for the same one). A run refused before it commits (a
+    question the log does not fit) pins no job: the next run may ask another."""
     had = state.job()
     if had is None:
-        state.set_job(wanted)
-        return
+        return wanted
     diff = sorted(k for k in wanted if had.get(k) != wanted[k])
     if diff:
         raise ConfigError(
@@ -115,6 +116,7 @@ def check_job(state: State, wanted: dict[str, Any]) -> None:
             "or name another --state",
             path=state.path,
         )
+    return None
 
 
 def run_cron(job: CronJob, question: Question, settings: Settings, env: RunEnv) -> CronOutcome:
@@ -123,7 +125,7 @@ def run_cron(job: CronJob, question: Question, settings: Settings, env: RunEnv) 
     if question.since or question.until:
         raise ConfigError("cron answers over --window; --since/--until do not apply")
     with open_state(job.state_path, make_folder=job.default_state) as state:
-        check_job(state, job_of(job, question, settings))
+        new_job = check_job(state, job_of(job, question, settings))
         pinned = state.meta("format")
         read_settings = settings
         if pinned and settings.analysis.format == "auto":  # every slice read alike
@@ -152,7 +154,7 @@ def run_cron(job: CronJob, question: Question, settings: Settings, env: RunEnv) 
         bucket_s = store_bucket_s(settings)
         rows, untimed = tap.rows(bucket_of(now_s, bucket_s))
         record = _record(now_s, reports, tallies, rows, untimed)
-        run_id = _commit(state, record, reports, files, found if not pinned else None)
+        run_id = _commit(state, record, reports, files, found if not pinned else None, new_job)
         if job.window_s is not None:
             prune(state, now_s, job.window_s, bucket_s)
         result, merged, window = window_result(
@@ -213,8 +215,11 @@ def _commit(
     reports: list[FileReport],
     files: list[FileState],
     detected: str | None,
+    new_job: dict[str, Any] | None,
 ) -> int:
     extra = [("format", detected)] if detected else []
+    if new_job is not None:  # a new state's job, pinned by its first committed run
+        extra.append(("job", json.dumps(new_job, sort_keys=True)))
     now_ns = time.time_ns()
     heads = [(h.head_hash, h.head_size, now_ns) for r in reports for h in r.heads if h.head_size]
     return state.commit_run(record, files, meta=extra, known=heads)

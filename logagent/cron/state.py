@@ -130,13 +130,6 @@ class State:
         text = self.meta("job")
         return None if text is None else dict(json.loads(text))
 
-    def set_job(self, job: dict[str, Any]) -> None:
-        """Record the job (the first run's question, format and bucket width)."""
-        with self.db:
-            self.db.execute(
-                "INSERT OR REPLACE INTO meta VALUES ('job', ?)", (json.dumps(job, sort_keys=True),)
-            )
-
     # -- files ------------------------------------------------------------
     def files(self) -> dict[str, FileState]:
         """Every watched path's file state."""

@@ -24,14 +24,14 @@ import polars as pl
 from logagent.engine.run import Run
 from logagent.errors import ConfigError
 from logagent.formats import Format
-from logagent.formats.adapter import THRESHOLDS, AppAsAccess, literal_prefilter
+from logagent.formats.adapter import THRESHOLDS, AppAsAccess, literal_prefilter, metric_for
 from logagent.formats.base import STATUS
 from logagent.formats.catalog import AnyFormat, is_app
 from logagent.formats.levelfilter import level_prefilter
 from logagent.formats.selected import selection_of
 from logagent.formats.windowed import Windowed, line_kind, time_of
 from logagent.log import get_logger
-from logagent.questions import SELECT_KINDS, check_fits, counts_events
+from logagent.questions import SELECT_KINDS, check_fits, counts_events, for_log
 from logagent.result import Question, QuestionKind
 from logagent.sources.window import WindowView
 from logagent.timeline import bucket_span, bucket_width, bucketed, sample_times
@@ -43,6 +43,14 @@ log = get_logger("logagent.engine")
 def counted_format(run: Run, found: AnyFormat, sample: list[str]) -> Format:
     """The chosen format as the run counts it; notes the app log, selection and question's key."""
     run.app_log = is_app(found)
+    answered = for_log(run.question, app=run.app_log)
+    if answered != run.question:
+        run.warnings.append(
+            f"no question was asked and the log is an application log ({found.name}), "
+            f"which has no HTTP status: answering {answered.kind.value} "
+            f"({metric_for(answered.level)} per component); -q names another question"
+        )
+        run.question = answered
     fmt = _within_window(run, _as_access(run.question, found, sample), sample)
     run.selection = selection_of(fmt)
     if run.selection is not None:  # the field the engine chose (route or component) is said

@@ -112,7 +112,7 @@ def test_stack_trace_lines_are_counted_not_malformed() -> None:
 @pytest.mark.parametrize(
     ("args", "says"),
     [
-        (["sample_logs/app_log4j.log"], "top-error-components"),
+        (["sample_logs/app_log4j.log", "-q", "top-errors"], "top-error-components"),
         (["sample_logs/app_log4j.log", "-q", "error-rate"], "top-error-components"),
         (["sample_logs/nginx_access.log", "-q", "top-error-components"], "top-errors"),
         (["sample_logs/nginx_access.log", "--format", "nope"], "unknown format"),
@@ -123,6 +123,30 @@ def test_question_that_does_not_fit_is_a_usage_error(args: list[str], says: str)
     proc = cli(*args)
     assert proc.returncode == 2
     assert says in proc.stderr.decode()
+
+
+@pytest.mark.parametrize("log", ["sample_logs/app_log4j.log", "sample_logs/app.jsonl"])
+def test_no_question_on_an_app_log_answers_its_components(log: str) -> None:
+    """Without -q an app log is asked top-error-components (it has no status), and says so;
+    the answer is the one -q top-error-components gives."""
+    asked = cli(log, "-q", "top-error-components", "--json", "--quiet", "--llm", "off")
+    default = cli(log, "--json", "--quiet", "--llm", "off")
+    assert (asked.returncode, default.returncode) == (0, 0), default.stderr.decode()
+    a, d = json.loads(asked.stdout), json.loads(default.stdout)
+    assert d["question"]["kind"] == "top-error-components" and d["question"]["default_kind"]
+    assert not a["question"]["default_kind"]
+    assert d["answer"]["top"] == a["answer"]["top"] and d["answer"]["top"]
+    assert [w for w in d["warnings"] if "no question was asked" in w]
+    assert not [w for w in a["warnings"] if "no question was asked" in w]
+
+
+def test_no_question_on_an_access_log_is_top_errors() -> None:
+    """The default stays top-errors on an access log, with no note about it."""
+    proc = cli("sample_logs/nginx_access.log", "--json", "--quiet", "--llm", "off")
+    assert proc.returncode == 0, proc.stderr.decode()
+    out = json.loads(proc.stdout)
+    assert out["question"]["kind"] == "top-errors" and out["question"]["default_kind"]
+    assert not [w for w in out["warnings"] if "no question was asked" in w]
 
 
 def test_cli_names_an_app_format() -> None:

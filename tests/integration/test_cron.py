@@ -484,3 +484,18 @@ def test_compressed_rotation_by_hand_is_finished_through_the_decompressor(tmp_pa
     assert window_counts(proc)[1] == 19
     files = json.loads(proc.stdout)["incremental"]["files"]
     assert files[0]["rotated_from"].endswith("access.log.1.gz")
+
+
+def test_no_question_on_an_app_log_stays_top_errors_and_is_refused(tmp_path: Path) -> None:
+    """A job's default question is top-errors even on an app log (its state and alerts are of
+    the kind it pins): a usage error naming the question that fits, nothing committed; asked
+    by name, the app question runs."""
+    log = tmp_path / "app.log"
+    shutil.copy(Path(__file__).parents[2] / "sample_logs" / "app_log4j.log", log)
+    state = tmp_path / "state.db"
+    refused = cron(state, "--json", log=log)
+    assert refused.returncode == 2, refused.stdout
+    assert "top-error-components" in refused.stderr and "Traceback" not in refused.stderr
+    asked = cron(state, "--json", "-q", "top-error-components", log=log)
+    assert asked.returncode == 0, asked.stderr
+    assert json.loads(asked.stdout)["question"]["kind"] == "top-error-components"

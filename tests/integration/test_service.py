@@ -203,6 +203,25 @@ def test_by_and_where_give_the_cli_result(server: Server, logs: dict[str, Path])
     same_answer(result, cli)
 
 
+def test_no_question_on_an_app_log_is_answered_as_the_cli_answers_it(
+    server: Server, tmp_path: Path
+) -> None:
+    """An upload of an app log with no question gets top-error-components, as the CLI does."""
+    path = Path(__file__).parents[2] / "sample_logs" / "app_log4j.log"
+    cli = cli_result(path)
+    r = httpx.post(
+        f"{server.url}/v1/analyses?seed={SEED}&wait=120",
+        headers=AUTH,
+        content=path.read_bytes(),
+        timeout=180,
+    )
+    assert r.status_code == 200, r.text
+    result = r.json()["result"]
+    assert result["question"]["kind"] == "top-error-components"
+    assert result["question"]["default_kind"] and result["answer"]["top"]
+    same_answer(result, cli)
+
+
 def test_without_wait_202_then_status_and_sse_progress(
     server: Server, logs: dict[str, Path]
 ) -> None:

@@ -39,7 +39,7 @@ def test_precedence(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("LOGAGENT_ANALYSIS__MIN_REQUESTS", "10")
     s = load_settings(str(cfg), analysis={"top": 3})
     assert (s.analysis.top, s.analysis.min_requests, s.analysis.format) == (3, 10, "common")
-    assert s.analysis.question.value == "top-errors"  # untouched default survives the merge
+    assert s.analysis.question is None  # untouched default (no question asked) survives the merge
 
 
 def test_config_file_from_environment(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -141,3 +141,41 @@ def test_invalid_values_are_config_errors_in_pydantics_words(
     _clear_environment(monkeypatch)
     with pytest.raises(ConfigError, match=re.escape(words)):
         load_settings(**overrides)
+
+
+@pytest.mark.parametrize(
+    ("analysis", "for_log", "default_kind"),
+    [
+        ({}, True, True),  # nothing asked: the engine may answer by the log's kind
+        ({}, False, False),  # a scheduled job pins its question
+        ({"question": "top-errors"}, True, False),  # asked, even when it is the default
+        ({"by": "client"}, True, False),
+        ({"where": ("status=4xx",)}, True, False),
+    ],
+)
+def test_default_question_is_marked_only_when_nothing_was_asked(
+    monkeypatch: pytest.MonkeyPatch, analysis: dict[str, object], for_log: bool, default_kind: bool
+) -> None:
+    """``question_from`` marks a question the user did not ask (``Question.default_kind``)."""
+    from logagent.cli.analyze import question_from
+
+    _clear_environment(monkeypatch)
+    question = question_from(load_settings(analysis=analysis), for_log=for_log)
+    assert question.default_kind is default_kind
+    if not analysis:
+        assert question.kind.value == "top-errors"
+
+
+def test_a_question_set_in_a_config_file_is_asked(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``question = ...`` in the config file or the environment is a question asked."""
+    from logagent.cli.analyze import question_from
+
+    _clear_environment(monkeypatch)
+    cfg = tmp_path / "c.toml"
+    cfg.write_text('[analysis]\nquestion = "top-errors"\n')
+    assert not question_from(load_settings(str(cfg))).default_kind
+    monkeypatch.setenv("LOGAGENT_ANALYSIS__QUESTION", "status")
+    env = question_from(load_settings())
+    assert (env.kind.value, env.default_kind) == ("status", False)
