@@ -41,6 +41,9 @@ def unrecognized(
     detail = (
         f"only {detection.confidence:.2%} of {detection.sample_lines} sampled lines parse in any "
         f"known format (best guess: {detection.best}); examples: {examples}"
+        if detection.confidence > 0
+        else f"none of {detection.sample_lines} sampled lines parses in any known format; "
+        f"examples: {examples}"
     )
     if named:
         detail = (

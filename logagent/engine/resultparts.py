@@ -17,10 +17,13 @@ from logagent.result import InputInfo, Progress, Report, Result
 def input_info(run: Run, detection: Detection | None, unit_size: int | None) -> InputInfo:
     """What the result says of its inputs: paths, bytes, format, reading order and window."""
     seekable = all(s.seekable for s in run.sources)
+    # a format no sampled line parses in is no guess (the first tried), unless it was named
+    named = run.settings.analysis.format != "auto"
+    guessed = detection is not None and (detection.confidence > 0 or named)
     return InputInfo(
         paths=[s.path for s in run.sources],
         bytes_total=sum(s.size or 0 for s in run.sources) if seekable else None,
-        format=detection.best if detection else None,
+        format=detection.best if detection and guessed else None,
         format_confidence=round(detection.confidence, 6) if detection else None,
         format_scores={n: round(v, 6) for n, v in detection.scores} if detection else {},
         seekable=seekable,

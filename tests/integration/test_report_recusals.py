@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gzip
+import json
 import os
 import subprocess
 import sys
@@ -14,9 +15,9 @@ import pytest
 from logagent.testing import combined_line
 
 
-def run(path: Path) -> subprocess.CompletedProcess[str]:
+def run(path: Path, *flags: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "logagent", "analyze", str(path), "--llm", "off"],
+        [sys.executable, "-m", "logagent", "analyze", str(path), "--llm", "off", *flags],
         capture_output=True,
         text=True,
         env={**os.environ, "LOGAGENT_LOG_LEVEL": "warning"},
@@ -56,3 +57,16 @@ def test_truncated_gzip_is_unreadable(tmp_path: Path) -> None:
     proc = run(path)
     assert proc.returncode == 3 and "(INPUT_UNREADABLE)" in proc.stdout
     assert "gzip -t" in proc.stdout
+
+
+def test_no_format_reading_a_line_is_no_guess(write_log: Callable[..., Path]) -> None:
+    """When no format reads a sampled line, the result names none (the first one tried is no
+    guess); a format the user named stays named."""
+    path = write_log(b"garbage\nmore garbage\n")
+    auto = run(path, "--json")
+    out = json.loads(auto.stdout)
+    assert auto.returncode == 3 and out["input"]["format"] is None
+    assert "none of 2 sampled lines parses" in out["recuse"]["detail"]
+    assert "best guess" not in out["recuse"]["detail"]
+    named = json.loads(run(path, "--json", "--format", "combined").stdout)
+    assert named["input"]["format"] == "combined"
