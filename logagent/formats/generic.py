@@ -5,7 +5,8 @@
 * a timestamp: the shape (``TS_SHAPES``) found in the first ``TS_WINDOW_BYTES``
   bytes of the most lines;
 * a level word after it (``LEVEL_WORD``: upper or title case, or any case when
-  bracketed, within a few tokens of the timestamp);
+  bracketed, within a few tokens of the timestamp; lower case as the first word
+  after the timestamp, ``LOWER_LEVEL``);
 * a component in what follows the level: ``(name)`` at the end, ``Class@line``,
   ``[name]``, ``name:``, ``name -`` or a dotted logger, whichever shape fits
   most lines (``COMPONENT_SHAPES``); none fitting, the error kind (message head).
@@ -79,6 +80,10 @@ LEVEL_WORD = (
     r"(?:\[ *(?P<bl>(?i:" + _WORDS + r")) *\]|<(?P<al>(?i:" + _WORDS + r"))>"
     r"|(?P<wl>" + _WORDS + "|" + _WORDS.title() + r"))"
 )
+#: A level word in lower case (``2016-06-30 12:00:01 error msg``, winston's ``info: msg``,
+#: VMware's ``... info vpxd[45715] ...``) counts only as the first word after the timestamp:
+#: anywhere else it may be prose (``connection error``).
+LOWER_LEVEL = r"(?P<ll>" + _WORDS.lower() + r")"
 _AFTER_LEVEL = r"(?:[ :|]*-+ |[ :|]+|$)"  # Ruby's Logger writes "ERROR -- Rails: msg"
 #: (name, regex over the text after the level with groups component and message).
 COMPONENT_SHAPES: tuple[tuple[str, str], ...] = (
@@ -124,7 +129,8 @@ class GenericFormat:
         head = header_regex(self.ts_pattern)
         groups = line.str.extract_groups(head)
         ts, rest = groups.struct.field("ts"), groups.struct.field("rest")
-        raw = pl.coalesce(*(groups.struct.field(g) for g in ("bl", "al", "wl")))
+        words = ("bl", "al", "wl") if self.ts_pattern is None else ("bl", "al", "wl", "ll")
+        raw = pl.coalesce(*(groups.struct.field(g) for g in words))
         ok = raw.is_not_null()
         component, message = pl.lit(None, dtype=pl.String), rest
         if self.component_pattern is not None:
@@ -153,10 +159,12 @@ def header_regex(ts_pattern: str | None) -> str:
         + str(TS_WINDOW_BYTES)
         + r"}?(?P<ts>"
         + ts_pattern
-        + ")"
+        + r")(?:[ \t]+"
+        + LOWER_LEVEL
+        + "|"
         + gap
         + LEVEL_WORD
-        + r"[\])>|]?"
+        + r"[\])>|]?)"
         + _AFTER_LEVEL
         + r"(?P<rest>.*)$"
     )

@@ -72,7 +72,36 @@ VARIANTS = {
         "Processed request",
         "ERROR",
     ),
+    # a lower-case level as the first word after the stamp (lnav's leveltest, winston, VMware)
+    "lower-case level after the stamp": (
+        [f"2016-06-30 12:00:{i:02d} {lv} worker-{i}: job {i} done" for
+         i, lv in enumerate(["error", "info", "warn", "info"] * 5)],
+        "worker-0",
+        "ERROR",
+    ),
+    "lower-case level and a colon": (
+        [f"2024-01-02 03:00:{i:02d}.123 {lv}: request {i} failed" for
+         i, lv in enumerate(["error", "info", "warn", "debug"] * 5)],
+        "request",
+        "ERROR",
+    ),
 }  # fmt: skip
+
+
+def test_a_lower_case_level_counts_only_right_after_the_stamp() -> None:
+    """``error`` is a level as the first word after the stamp, and prose anywhere else: a line
+    whose level-like word comes later is no record (upper case there still is one)."""
+    lines = [f"2016-06-30 12:00:{i:02d} info job {i} done" for i in range(20)]
+    fmt = infer_generic(lines)
+    probe = [
+        "2016-06-30 12:00:01 error db down",
+        "2016-06-30 12:00:02 db connection error again",
+        "2016-06-30 12:00:03 db ERROR again",
+        "2016-06-30 12:00:04 errors: 3",
+    ]
+    rows = fold_records(pl.Series("line", probe), fmt)
+    assert rows["level"].to_list() == ["ERROR", None, "ERROR", None]
+    assert rows["valid"].to_list() == [True, False, True, False]
 
 
 @pytest.mark.parametrize("variant", sorted(VARIANTS))
