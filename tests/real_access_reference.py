@@ -109,6 +109,28 @@ def traefik_access(line: str) -> Access | None:
     return _record(str(obj["DownstreamStatus"]), obj["RequestPath"], **extras)
 
 
+def cloudflare_access(line: str) -> Access | None:
+    """Cloudflare Logpush: the status the client got, the URI it asked for; the start stamp
+    is RFC 3339 or Unix nanoseconds (Logpush's ``timestamp_format``)."""
+    obj = json.loads(line)
+    if "ClientRequestURI" not in obj or "EdgeResponseStatus" not in obj:
+        return None
+    start = obj.get("EdgeStartTimestamp")
+    if isinstance(start, int):
+        when = datetime.fromtimestamp(start // 10**9, UTC).replace(
+            microsecond=start // 1000 % 10**6
+        )
+    else:
+        when = datetime.fromisoformat(start)
+    extras = {
+        "client": obj.get("ClientIP"),
+        "method": obj.get("ClientRequestMethod"),
+        "user_agent": obj.get("ClientRequestUserAgent"),
+        "time": when,
+    }
+    return _record(str(obj["EdgeResponseStatus"]), obj["ClientRequestURI"], **extras)
+
+
 def combined_access(line: str) -> Access | None:
     """nginx/apache ``combined``: fields, ``[stamp]``, ``"request"``, status, size, ``"referrer"``
     ``"agent"`` (more after). The first field may be an X-Forwarded-For list, bare or quoted: a
@@ -167,6 +189,7 @@ ACCESS_READERS: dict[str, Callable[[str], Access | None]] = {
     "elb": elb_access,
     "caddy": caddy_access,
     "traefik": traefik_access,
+    "cloudflare": cloudflare_access,
     "combined": combined_access,
 }
 #: Sample file -> its access layout.
@@ -179,6 +202,7 @@ ACCESS_SAMPLES = {
     "iis_w3c.log": "w3c",
     "caddy_access.jsonl": "caddy",
     "traefik_access.jsonl": "traefik",
+    "cloudflare.jsonl": "cloudflare",
     "nginx_access_beats.log": "combined",
 }
 

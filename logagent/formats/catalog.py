@@ -39,6 +39,7 @@ from logagent.formats.serverlogs import (
     CRI,
     ELASTICSEARCH,
     KAFKA,
+    MONOLOG,
     MYSQL,
     NGINX_ERROR,
     OSLO,
@@ -59,7 +60,9 @@ ACCESS_NAMES = (
     "jsonl",
     *(f.name for f in (*PROXY_LAYOUTS, *W3C_LAYOUTS)),
 )
-SERVER_LAYOUTS = (KAFKA, ZOOKEEPER, OSLO, ELASTICSEARCH, POSTGRES, MYSQL, NGINX_ERROR, ZAP, CRI)
+SERVER_LAYOUTS = (
+    KAFKA, ZOOKEEPER, OSLO, ELASTICSEARCH, POSTGRES, MYSQL, NGINX_ERROR, ZAP, CRI, MONOLOG
+)  # fmt: skip
 #: The loghub supercomputer logs: a head no other layout reads, then their own fields.
 HPC_LAYOUTS = (BGL, THUNDERBIRD)
 _FIXED: dict[str, AppFormat] = {f.name: f for f in (*SERVER_LAYOUTS, *HPC_LAYOUTS, *JSON_LAYOUTS)}

@@ -1,4 +1,4 @@
-"""JSON access logs of Caddy and Traefik, with their own fixed keys (PURE).
+"""JSON access logs of Caddy, Traefik and Cloudflare, with their own fixed keys (PURE).
 
 ``jsonl`` finds status and path keys by itself; these layouts are named by
 keys only they write, so ``logagent detect`` names the server:
@@ -9,6 +9,9 @@ keys only they write, so ``logagent detect`` names the server:
   ``request`` and are no records.
 * ``traefik``: the JSON access log (``DownstreamStatus``, ``RequestPath``,
   ``ClientHost``, ``RequestMethod``, and ``request_User-Agent`` when headers are kept).
+* ``cloudflare``: Logpush's HTTP requests dataset (``EdgeResponseStatus``, the status the
+  client got; ``ClientRequestURI``, ``ClientIP``, ``ClientRequestMethod``,
+  ``ClientRequestUserAgent``; ``EdgeStartTimestamp`` as RFC 3339 or Unix nanoseconds).
 
 A line is a record when it is an object holding the status and the path key.
 """
@@ -90,4 +93,17 @@ TRAEFIK = JsonAccessLayout(
     time_paths=("$.time", "$.StartUTC"),
     description="Traefik JSON access log",
 )
-JSON_ACCESS_LAYOUTS = (CADDY, TRAEFIK)
+CLOUDFLARE = JsonAccessLayout(
+    name="cloudflare",
+    paths=(
+        (STATUS, ("$.EdgeResponseStatus",)),
+        (PATH, ("$.ClientRequestURI",)),
+        (CLIENT, ("$.ClientIP",)),
+        (METHOD, ("$.ClientRequestMethod",)),
+        (USER_AGENT, ("$.ClientRequestUserAgent",)),
+    ),
+    status_key="EdgeResponseStatus",
+    time_paths=("$.EdgeStartTimestamp",),
+    description="Cloudflare Logpush HTTP requests (JSON): status = EdgeResponseStatus",
+)
+JSON_ACCESS_LAYOUTS = (CADDY, TRAEFIK, CLOUDFLARE)

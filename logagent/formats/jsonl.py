@@ -36,6 +36,9 @@ KEY_CANDIDATES: dict[str, tuple[str, ...]] = {
         "httpRequest.status",  # Google Cloud
         "http.response.status",
         "response.status_code",
+        "EdgeResponseStatus",  # Cloudflare Logpush (what the client got)
+        "httpStatusCode",  # Azure Front Door
+        "httpStatus",  # Azure Application Gateway
     ),
     PATH: (
         "path",
@@ -56,9 +59,12 @@ KEY_CANDIDATES: dict[str, tuple[str, ...]] = {
         "httpRequest.requestUrl",  # Google Cloud
         "http.url",
         "http.target",
+        "ClientRequestPath",  # Cloudflare Logpush
+        "ClientRequestURI",
+        "requestUri",  # Azure Front Door, Application Gateway
         "request",
     ),
-    "ts": ("time", "ts", "timestamp", "@timestamp", "datetime", "date"),
+    "ts": ("time", "ts", "timestamp", "@timestamp", "datetime", "date", "EdgeStartTimestamp"),
     "level": ("level", "severity", "levelname", "log.level"),
     "latency": ("latency", "duration", "request_time", "response_time", "elapsed", "duration_ms"),
 }

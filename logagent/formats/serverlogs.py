@@ -1,5 +1,6 @@
 """Built-in layouts of servers' own logs: Kafka, ZooKeeper, OpenStack, Elasticsearch,
-PostgreSQL, MySQL, the nginx error log, zap's console encoder and CRI container logs (PURE).
+PostgreSQL, MySQL, the nginx error log, zap's console encoder, CRI container logs and PHP's
+Monolog (Laravel, Symfony) (PURE).
 
 Each is an ``AppRegexFormat`` (one vectorized regex per layout, tried in
 order) with an example line and what becomes its component and level.
@@ -183,4 +184,27 @@ CRI = AppRegexFormat(
     description="Kubernetes CRI container log: level from the container's message; "
     "component = error kind (message head)",
     example="2024-01-01T00:00:00.000000000Z stderr F E0101 00:00:00.000 1 x.go:1] failed",
+)
+
+#: Monolog's levels (RFC 5424 names): NOTICE is INFO here, ALERT and EMERGENCY FATAL.
+_MONOLOG_LEVEL = r"(?P<level>DEBUG|INFO|NOTICE|WARNING|ERROR|CRITICAL|ALERT|EMERGENCY)"
+_MONOLOG_TS = _D4 + "[ T]" + _HMS + r"(?:\.[0-9]+)?(?:Z|[+-][0-9]{2}:?[0-9]{2})?"
+MONOLOG = AppRegexFormat(
+    name="monolog",
+    patterns=(
+        r"^\[(?P<ts>"
+        + _MONOLOG_TS
+        + r")\] (?P<component>[^ \[\]]+?)\."
+        + _MONOLOG_LEVEL
+        + r": ?(?P<message>.*)$",
+    ),
+    min_line_bytes=30,
+    time_formats=ISO_TIMES,
+    record_start=r"\[" + _D4 + "[ T]" + _HMS,
+    # PHP's trace inside a record: Laravel's "[stacktrace]", "#0 /path(12): f()", "Stack
+    # trace:", "[previous exception] ...", "Next Exception: ..." and the context's closing "}
+    continuation=r'#[0-9]+ |\[stacktrace\]|\[previous exception\] |Stack trace:|Next |"\} *$',
+    description="PHP Monolog line format (Laravel, Symfony): component = channel (Laravel's "
+    "is the environment: local, production)",
+    example="[2023-05-15 18:19:32] production.ERROR: Target class [X] does not exist.",
 )

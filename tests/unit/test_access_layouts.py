@@ -174,7 +174,17 @@ def test_w3c_directives_are_excused_from_detection() -> None:
 def test_unknown_format_lists_the_new_layouts() -> None:
     with pytest.raises(FormatError) as err:
         build_any_format("nosuch", [])
-    for name in ("haproxy", "envoy", "alb", "elb", "cloudfront", "w3c", "caddy", "traefik"):
+    for name in (
+        "haproxy",
+        "envoy",
+        "alb",
+        "elb",
+        "cloudfront",
+        "w3c",
+        "caddy",
+        "traefik",
+        "cloudflare",
+    ):
         assert name in str(err.value)
 
 
