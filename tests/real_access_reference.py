@@ -131,6 +131,20 @@ def cloudflare_access(line: str) -> Access | None:
     return _record(str(obj["EdgeResponseStatus"]), obj["ClientRequestURI"], **extras)
 
 
+def uwsgi_access(line: str) -> Access | None:
+    """uWSGI's request line: ``[pid: ..] addr (user) {..} [ctime] METHOD URI => generated ..
+    (PROTO STATUS) ..``; the app's own output between them is no record."""
+    if not line.startswith("[pid: ") or " => generated " not in line:
+        return None
+    head, tail = line.split(" => generated ", 1)
+    client = head.split("] ", 1)[1].split(" ", 1)[0]
+    stamp = head[head.index("} [") + 3 : head.index("] ", head.index("} ["))]
+    method, path = head[head.index("] ", head.index("} [")) + 2 :].split(" ", 1)
+    status = tail.split("(", 1)[1].split(")", 1)[0].split(" ")[-1]
+    when = datetime.strptime(" ".join(stamp.split()), "%a %b %d %H:%M:%S %Y").replace(tzinfo=UTC)
+    return _record(status, path, client=client, method=method, time=when)
+
+
 def combined_access(line: str) -> Access | None:
     """nginx/apache ``combined``: fields, ``[stamp]``, ``"request"``, status, size, ``"referrer"``
     ``"agent"`` (more after). The first field may be an X-Forwarded-For list, bare or quoted: a
@@ -190,6 +204,7 @@ ACCESS_READERS: dict[str, Callable[[str], Access | None]] = {
     "caddy": caddy_access,
     "traefik": traefik_access,
     "cloudflare": cloudflare_access,
+    "uwsgi": uwsgi_access,
     "combined": combined_access,
 }
 #: Sample file -> its access layout.
@@ -203,6 +218,7 @@ ACCESS_SAMPLES = {
     "caddy_access.jsonl": "caddy",
     "traefik_access.jsonl": "traefik",
     "cloudflare.jsonl": "cloudflare",
+    "uwsgi.log": "uwsgi",
     "nginx_access_beats.log": "combined",
 }
 

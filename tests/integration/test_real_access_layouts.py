@@ -151,9 +151,11 @@ def test_time_window_counts_the_reference_records_inside_it(name: str) -> None:
     assert counts(out) == dict(Counter(str(r["status"]) for r in inside))
 
 
-#: The extra fields each layout writes (haproxy's user agent is only in captured headers).
+#: The extra fields each layout writes (haproxy's user agent is only in captured headers;
+#: uWSGI's default request line has none).
 BY_FIELDS = {n: ("client", "method", "user_agent") for n in NAMES} | {
-    "haproxy.log": ("client", "method")
+    "haproxy.log": ("client", "method"),
+    "uwsgi.log": ("client", "method"),
 }
 
 

@@ -184,6 +184,7 @@ def test_unknown_format_lists_the_new_layouts() -> None:
         "caddy",
         "traefik",
         "cloudflare",
+        "uwsgi",
     ):
         assert name in str(err.value)
 
@@ -210,3 +211,38 @@ def test_mixed_inputs_keep_w3c_directives_apart() -> None:
     frame = pl.DataFrame({"line": sample}).select(**mixed.fields(pl.col("line")))
     assert frame["status"].to_list() == [None, 500, 502, None]
     assert frame[CONTINUATION].to_list() == [True, False, False, False]
+
+
+UWSGI_LINES = [
+    "*** Starting uWSGI 2.0.21 (64bit) on [Tue Mar  5 10:00:00 2024] ***",
+    "[pid: 41|app: 0|req: 7/7] 10.1.2.3 () {52 vars in 1011 bytes} [Tue Mar  5 10:00:01 2024] "
+    "GET /orders/17?page=2 => generated 93 bytes in 412 msecs (HTTP/1.1 502) 3 headers in 120 "
+    "bytes (1 switches on core 0)",
+    "Traceback (most recent call last):",
+    "[pid: 41|app: -1|req: -1/8] 10.1.2.4 (alice) {40 vars in 700 bytes} [Tue Mar  5 10:00:02 "
+    "2024] POST /login => generated 21 bytes in 75 micros (HTTP/2.0 200) 2 headers in 83 bytes "
+    "(0 switches on core 1)",
+]
+
+
+def test_uwsgi_request_lines_and_the_apps_output() -> None:
+    """uWSGI's request lines are records (padded day, app -1, micros, HTTP/2); the app's own
+    output between them is not; its 5xx prefilter keeps every 5xx line."""
+    from logagent.formats.proxies import UWSGI
+
+    frame = pl.DataFrame({"line": UWSGI_LINES}).select(
+        **UWSGI.fields(pl.col("line")), **UWSGI.extra_fields(pl.col("line")),
+        time=UWSGI.time_expr(pl.col("line")),
+    )  # fmt: skip
+    assert frame["status"].to_list() == [None, 502, None, 200]
+    assert frame["path"].to_list()[1::2] == ["/orders/17?page=2", "/login"]
+    assert frame["client"].to_list()[1::2] == ["10.1.2.3", "10.1.2.4"]
+    assert frame["method"].to_list()[1::2] == ["GET", "POST"]
+    assert [str(t) for t in frame["time"].to_list()[1::2]] == [
+        "2024-03-05 10:00:01+00:00",
+        "2024-03-05 10:00:02+00:00",
+    ]
+    assert UWSGI.error_prefilter.search(UWSGI_LINES[1].encode())
+    assert not UWSGI.error_prefilter.search(UWSGI_LINES[3].encode())
+    found = detect_all(UWSGI_LINES * 3)
+    assert found.best == "uwsgi" and found.confidence == 0.5
