@@ -185,7 +185,11 @@ def test_sigterm_lets_short_jobs_finish_and_checkpoints_long_ones(
 ) -> None:
     """SIGTERM: 503 meanwhile; a short job ends within --grace; a long one resumes after restart."""
     config = tmp_path / "slow.toml"
-    config.write_text(SLOW_CONFIG)  # small batches, a checkpoint after each: a long full read
+    # batches of 64 KiB and a checkpoint after each: the long job's full read takes ~20 s here,
+    # the short one's ~1 s. With SLOW_CONFIG's 256 KiB batches the long job took ~5 s in all,
+    # so it could finish inside the 5 s grace and leave no checkpoint (seen twice in CI)
+    config.write_text(SLOW_CONFIG.replace('"256KiB"', '"64KiB"'))
+    assert '"64KiB"' in config.read_text()
     data_dir = tmp_path / "data"
     args = ("--config", str(config), "--grace", "5")
     s = Server(data_dir, *args)
