@@ -13,7 +13,8 @@ nor malformed: they are flagged in the optional ``continuation`` column.
 
 Trailing separators are dropped (CloudFront ends some lines with a tab). IIS
 writes ``-`` for an empty value and ``+`` for a space inside one (a user
-agent); CloudFront URL-encodes. Values are kept as written.
+agent); CloudFront URL-encodes. Values are kept as written, except that a
+space-separated value in double quotes loses its quotes (``QUOTED_VALUES``).
 """
 
 from __future__ import annotations
@@ -135,8 +136,23 @@ class W3cFormat:
         cols = self._columns(line, ("date", "time"))
         return stamp_expr(cols["date"] + pl.lit("T") + cols["time"], "iso8601", tz="UTC")
 
+    def _values(self, line: pl.Expr) -> pl.Expr:
+        """The line's values: split at each separator; a space-separated line holding a quote
+        or two blanks in a row is read by ``QUOTED_VALUES`` instead (the whole line
+        or nothing: a quote left open makes no values)."""
+        plain = line.str.strip_chars_end(self.separator).str.split(self.separator)
+        if self.separator != " ":
+            return plain
+        hard = line.str.contains(_HARD)
+        text = pl.when(hard).then(line).otherwise(pl.lit(""))  # the few such lines only
+        tokens = text.str.extract_all(_TOKEN).list.eval(
+            pl.element().str.replace(r'^"(.*)"$', "${1}").str.replace_all('""', '"', literal=True)
+        )
+        whole = text.str.contains(QUOTED_VALUES)
+        return pl.when(~hard).then(plain).when(whole).then(tokens)
+
     def _columns(self, line: pl.Expr, wanted: tuple[str, ...]) -> dict[str, pl.Expr]:
-        values = line.str.strip_chars_end(self.separator).str.split(self.separator)
+        values = self._values(line)
         count = values.list.len()
         out: dict[str, pl.Expr] = {}
         for name in wanted:
@@ -162,6 +178,12 @@ class W3cFormat:
 
 
 STATUS_NAME = W3C_NAMES[STATUS]
+#: W3C allows a value in double quotes (a quote inside doubled), which may hold blanks, and
+#: blanks in runs between values: IIS Advanced Logging, Oracle Web Cache and Incapsula write
+#: them (IIS itself writes single blanks and ``+`` for a blank in a value).
+_TOKEN = r'"(?:[^"]|"")*"|[^ "]+'
+QUOTED_VALUES = r"^ *(?:(?:" + _TOKEN + r")(?: +|$))*$"
+_HARD = r'"|  '
 
 IIS = W3cFormat(
     name="w3c",

@@ -246,3 +246,25 @@ def test_uwsgi_request_lines_and_the_apps_output() -> None:
     assert not UWSGI.error_prefilter.search(UWSGI_LINES[3].encode())
     found = detect_all(UWSGI_LINES * 3)
     assert found.best == "uwsgi" and found.confidence == 0.5
+
+
+def test_w3c_quoted_values_and_runs_of_blanks() -> None:
+    """A space-separated W3C value in double quotes may hold blanks (a doubled quote is one
+    quote), and blanks may run between values (IIS Advanced Logging, Oracle Web Cache); a
+    quote left open makes the line no record, and plain IIS lines read as before."""
+    fields = "#Fields: date time c-ip cs-method cs-uri-stem cs(User-Agent) sc-status"
+    lines = [
+        fields,
+        '2024-01-02 03:04:05 10.0.0.1 GET /a "Mozilla/5.0 (X11; Linux) ""quoted""" 503',
+        '"2024-01-02"   "03:04:06"  "10.0.0.2"  "GET"  "/b c"  ""  "200"  ',
+        '2024-01-02 03:04:07 10.0.0.3 GET /c "open 500',
+        "2024-01-02 03:04:08 10.0.0.4 GET /d Mozilla/5.0+(X11) 404",
+    ]
+    fmt = IIS.fit(lines)
+    frame = pl.DataFrame({"line": lines}).select(
+        **fmt.fields(pl.col("line")), **fmt.extra_fields(pl.col("line"))
+    )
+    assert frame["status"].to_list() == [None, 503, 200, None, 404]
+    assert frame["path"].to_list()[1:3] == ["/a", "/b c"]
+    assert frame["user_agent"].to_list()[1:3] == ['Mozilla/5.0 (X11; Linux) "quoted"', ""]
+    assert frame["client"].to_list()[4] == "10.0.0.4"
