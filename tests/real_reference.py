@@ -15,7 +15,7 @@ from collections import Counter
 from collections.abc import Callable
 
 from tests.real_json_reference import JSON_READERS, JSON_SAMPLES
-from tests.real_php_reference import PHP_READERS, PHP_SAMPLES
+from tests.real_more_reference import MORE_READERS, MORE_SAMPLES
 
 Reading = tuple[str | None, str] | None
 LEVELS = {
@@ -342,7 +342,7 @@ READERS: dict[str, Callable[[str], Reading]] = {
     "log4j": log4j,
     "slog_json": slog_json,
     **JSON_READERS,
-    **PHP_READERS,
+    **MORE_READERS,
 }
 #: Sample file -> its layout.
 SAMPLES = {
@@ -375,7 +375,7 @@ SAMPLES = {
     "springboot_tidb.log": "log4j",
     "slog_humanlog.jsonl": "slog_json",
     **JSON_SAMPLES,
-    **PHP_SAMPLES,
+    **MORE_SAMPLES,
 }
 RANK = {"FATAL": 0, "ERROR": 1, "WARN": 2}
 

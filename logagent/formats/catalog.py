@@ -36,6 +36,7 @@ from logagent.formats.jsonaccess import JSON_ACCESS_LAYOUTS
 from logagent.formats.jsonlayouts import JSON_LAYOUTS
 from logagent.formats.proxies import PROXY_LAYOUTS
 from logagent.formats.serverlogs import (
+    COMPOSE,
     CRI,
     ELASTICSEARCH,
     KAFKA,
@@ -61,7 +62,7 @@ ACCESS_NAMES = (
     *(f.name for f in (*PROXY_LAYOUTS, *W3C_LAYOUTS)),
 )
 SERVER_LAYOUTS = (
-    KAFKA, ZOOKEEPER, OSLO, ELASTICSEARCH, POSTGRES, MYSQL, NGINX_ERROR, ZAP, CRI, MONOLOG
+    KAFKA, ZOOKEEPER, OSLO, ELASTICSEARCH, POSTGRES, MYSQL, NGINX_ERROR, ZAP, CRI, MONOLOG, COMPOSE
 )  # fmt: skip
 #: The loghub supercomputer logs: a head no other layout reads, then their own fields.
 HPC_LAYOUTS = (BGL, THUNDERBIRD)

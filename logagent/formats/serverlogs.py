@@ -1,6 +1,6 @@
 """Built-in layouts of servers' own logs: Kafka, ZooKeeper, OpenStack, Elasticsearch,
-PostgreSQL, MySQL, the nginx error log, zap's console encoder, CRI container logs and PHP's
-Monolog (Laravel, Symfony) (PURE).
+PostgreSQL, MySQL, the nginx error log, zap's console encoder, CRI container logs, ``docker
+compose logs`` and PHP's Monolog (Laravel, Symfony) (PURE).
 
 Each is an ``AppRegexFormat`` (one vectorized regex per layout, tried in
 order) with an example line and what becomes its component and level.
@@ -161,11 +161,15 @@ ZAP = AppRegexFormat(
     example="2024-01-01T00:00:00.000Z\tERROR\tpkg/file.go:12\tmsg",
 )
 
-#: A container's own message: klog's letter, or a level word among its first words.
+#: Terminal colour codes (``ESC[31m``): containers and ``docker compose`` write them.
+_ANSI = r"(?:\x1b\[[0-9;?]*[A-Za-z])*"
+#: A container's own message: klog's letter, or a level word among its first words (perhaps
+#: coloured: Flask's red ``WARNING:``; or a JSON line's ``{"level":"warn"``, zap's and Caddy's).
 _INNER_KLOG = r"(?P<level>[IWEF])[0-9]{4} "
 _INNER_WORD = (
-    r"(?:[^ ]+ ){0,3}?(?:\[|level=|lvl=)?\"?"
-    r"(?P<level>TRACE|DEBUG|INFO|NOTICE|WARN|WARNING|ERROR|FATAL|CRITICAL|PANIC|"
+    r'(?:[^ ]+ ){0,3}?(?:\[|level=|lvl=|\{?"(?:level|severity|lvl)": ?")?\"?'
+    + _ANSI
+    + r"(?P<level>TRACE|DEBUG|INFO|NOTICE|WARN|WARNING|ERROR|FATAL|CRITICAL|PANIC|"
     r"trace|debug|info|warn|warning|error|fatal|critical|panic)\b"
 )
 _CRI_HEAD = (
@@ -207,4 +211,24 @@ MONOLOG = AppRegexFormat(
     description="PHP Monolog line format (Laravel, Symfony): component = channel (Laravel's "
     "is the environment: local, production)",
     example="[2023-05-15 18:19:32] production.ERROR: Target class [X] does not exist.",
+)
+
+#: ``docker compose logs``: ``service-1  | message``, the name perhaps coloured and the
+#: message perhaps after the container's RFC 3339 stamp (``--timestamps``).
+_COMPOSE_HEAD = (
+    r"^" + _ANSI + r"(?P<component>[A-Za-z0-9][A-Za-z0-9_.-]*) +\| (?:(?P<ts>" + _D4 + "T"
+    + _HMS + r"(?:\.[0-9]+)?(?:Z|[+-][0-9]{2}:[0-9]{2})) )?"
+)  # fmt: skip
+COMPOSE = AppRegexFormat(
+    name="compose",
+    patterns=(
+        _COMPOSE_HEAD + r"(?P<message>" + _ANSI + _INNER_KLOG + r".*)$",
+        _COMPOSE_HEAD + r"(?P<message>" + _INNER_WORD + r".*)$",
+        _COMPOSE_HEAD + r"(?P<message>.*)$",
+    ),
+    min_line_bytes=4,
+    time_formats=ISO_TIMES,
+    description="docker compose logs (service | message): component = service; level from "
+    "the container's message",
+    example="web-1  | 2024-04-25T05:32:35.600Z ERROR db unreachable",
 )

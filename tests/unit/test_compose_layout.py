@@ -1,0 +1,34 @@
+"""``docker compose logs``: the service as component, the level from the container's own
+message (words, klog letters, JSON level keys, colour codes), an optional stamp."""
+
+from __future__ import annotations
+
+import polars as pl
+
+from logagent.formats.app import parse_app
+from logagent.formats.detect import detect_all
+from logagent.formats.serverlogs import COMPOSE
+
+ESC = "\x1b"
+LINES = [
+    f"{ESC}[2Kweb-1  | {ESC}[31m{ESC}[1mWARNING: dev server{ESC}[0m",
+    "api_1  | 2024-04-25T05:32:35.600215839Z ERROR db unreachable | retrying",
+    'proxy  | {"level":"error","ts":1761019822.3,"msg":"upstream gone"}',
+    "worker-2  | E0425 05:32:35.600000       1 main.go:42] lease lost",
+    "web-1  |  * Running on http://127.0.0.1:5000",
+    "no pipe here at all",
+]
+
+
+def test_service_level_and_stamp() -> None:
+    got = parse_app(COMPOSE, pl.Series("line", LINES))
+    assert got["component"].to_list()[:5] == ["web-1", "api_1", "proxy", "worker-2", "web-1"]
+    assert got["level"].to_list() == ["WARN", "ERROR", "ERROR", "ERROR", None, None]
+    assert got["message"][1] == "ERROR db unreachable | retrying"
+    assert str(got["time"][1]) == "2024-04-25 05:32:35.600215+00:00"
+    assert got["time"][0] is None and got["message"][5] is None
+
+
+def test_detection_names_compose() -> None:
+    found = detect_all(LINES[:5] * 4)
+    assert found.best == "compose" and found.confidence == 1.0
