@@ -29,7 +29,7 @@ def monolog(line: str) -> Reading:
     return MONOLOG_LEVELS.get(word.rstrip(":")), channel
 
 
-#: A container's level words (upper or lower case), as ``real_reference.cri_level`` reads them.
+#: A container's level words (upper or lower case): what cri and compose read in a message.
 WORDS = {
     "TRACE": "TRACE", "DEBUG": "DEBUG", "INFO": "INFO", "NOTICE": "INFO", "WARN": "WARN",
     "WARNING": "WARN", "ERROR": "ERROR", "FATAL": "FATAL", "CRITICAL": "FATAL", "PANIC": "FATAL",

@@ -15,7 +15,7 @@ from collections import Counter
 from collections.abc import Callable
 
 from tests.real_json_reference import JSON_READERS, JSON_SAMPLES
-from tests.real_more_reference import MORE_READERS, MORE_SAMPLES
+from tests.real_more_reference import MORE_READERS, MORE_SAMPLES, inner_level
 
 Reading = tuple[str | None, str] | None
 LEVELS = {
@@ -174,36 +174,13 @@ def nginx_error(line: str) -> Reading:
 
 
 #: Level words a container's message may start a word with (as written, upper or lower case).
-CRI_WORDS = {"TRACE", "DEBUG", "INFO", "NOTICE", "WARN", "WARNING", "ERROR", "FATAL", "CRITICAL",
-             "PANIC"}  # fmt: skip
-
-
-def cri_level(message: str) -> str | None:
-    """klog's letter and MMDD (``E0101 ``), else a level word among the first four words
-    (after ``[``, ``level=``/``lvl=`` and a quote): str methods only."""
-    if len(message) > 5 and message[0] in "IWEF" and message[1:5].isdigit() and message[5] == " ":
-        return level(message[0])
-    for word in message.split(" ")[:4]:
-        for prefix in ("[", "level=", "lvl="):
-            word = word.removeprefix(prefix)
-        word = word.removeprefix('"')
-        head = ""
-        for c in word:
-            if not (c.isascii() and (c.isalnum() or c == "_")):
-                break
-            head += c
-        if head in CRI_WORDS or (head.islower() and head.upper() in CRI_WORDS):
-            return level(head)
-    return None
-
-
 def cri(line: str) -> Reading:
     """``<RFC 3339 time> <stdout|stderr> <F|P> <message>``: each line one entry (a ``P`` entry's
     continuation is its own line, as the runtime wrote it)."""
     parts = line.split(" ", 3)
     if len(parts) < 4 or parts[1] not in ("stdout", "stderr") or parts[2] not in ("F", "P"):
         return None
-    return cri_level(parts[3]), kind(parts[3])
+    return inner_level(parts[3]), kind(parts[3])
 
 
 def docker_json(line: str) -> Reading:
