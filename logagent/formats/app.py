@@ -97,6 +97,9 @@ class AppRegexFormat:
     head_component: bool = False
     #: Lines (beyond ``detect.CONTINUATION_LIKE``) this layout writes inside a record.
     continuation: str | None = None
+    #: A regex (Polars): a line whose component it matches is no record of this layout
+    #: (``compose``: a level word in the service's place is another layout's column).
+    refused_components: str | None = None
 
     def fields(self, line: pl.Expr) -> dict[str, pl.Expr]:
         """Named groups of the first pattern that matches; normalized level and UTC time."""
@@ -149,7 +152,7 @@ class AppRegexFormat:
 
     def _columns(self, cols: dict[str, pl.Expr], time: pl.Expr) -> dict[str, pl.Expr]:
         """The fields from the raw groups ``cols`` (``_RAW``) and the parsed ``time``."""
-        message = cols[MESSAGE]
+        message = self._refused(cols[MESSAGE], cols[COMPONENT])
         level = pl.coalesce(normalize_level(cols["level"]), level_from_pri(cols["pri"]))
         if self.level_words:
             level = pl.coalesce(
@@ -175,7 +178,15 @@ class AppRegexFormat:
         """``fields(line)[MESSAGE]`` alone, the same expression: detection scores every
         layout on it, and building the other fields (levels, times) was a third of the
         detection every run pays."""
-        return _pick(self._groups(line), MESSAGE)
+        groups = self._groups(line)
+        return self._refused(_pick(groups, MESSAGE), _pick(groups, COMPONENT))
+
+    def _refused(self, message: pl.Expr, component: pl.Expr) -> pl.Expr:
+        """``message``, null (no record) where ``refused_components`` matches the component."""
+        if self.refused_components is None:
+            return message
+        refused = component.str.strip_chars().str.contains(self.refused_components)
+        return pl.when(refused).then(pl.lit(None, dtype=pl.String)).otherwise(message)
 
     def _groups(self, line: pl.Expr) -> list[tuple[pl.Expr, tuple[str, ...]]]:
         """Each pattern's captures (on the lines no earlier pattern matches) and group names."""

@@ -213,12 +213,20 @@ MONOLOG = AppRegexFormat(
     example="[2023-05-15 18:19:32] production.ERROR: Target class [X] does not exist.",
 )
 
-#: ``docker compose logs``: ``service-1  | message``, the name perhaps coloured and the
-#: message perhaps after the container's RFC 3339 stamp (``--timestamps``).
+#: ``docker compose logs``: ``service-1  | message``, the prefix perhaps coloured (compose v2
+#: colours ``name  |`` and resets before or after the blank) and the message perhaps after
+#: the container's RFC 3339 stamp (``--timestamps``).
 _COMPOSE_HEAD = (
-    r"^" + _ANSI + r"(?P<component>[A-Za-z0-9][A-Za-z0-9_.-]*) +\| (?:(?P<ts>" + _D4 + "T"
-    + _HMS + r"(?:\.[0-9]+)?(?:Z|[+-][0-9]{2}:[0-9]{2})) )?"
+    r"^" + _ANSI + r"(?P<component>[A-Za-z0-9][A-Za-z0-9_.-]*) +\|" + _ANSI + " " + _ANSI
+    + r"(?:(?P<ts>" + _D4 + "T" + _HMS + r"(?:\.[0-9]+)?(?:Z|[+-][0-9]{2}:[0-9]{2})) )?"
 )  # fmt: skip
+#: What is no service name: a level word (Java Service Wrapper's ``ERROR  | wrapper  | ...``,
+#: Python's ``%(levelname)-8s | ...``) or a stamp's date.
+_NOT_A_SERVICE = (
+    r"(?i)^(?:trace|debug|info|notice|warn|warning|error|err|fatal|critical|crit|panic|"
+    r"severe|alert|emerg|emergency|verbose|dbg|inf|wrn|ftl|vrb|status|advice|"
+    r"[0-9]{4}-[0-9]{2}-[0-9]{2})$"
+)
 COMPOSE = AppRegexFormat(
     name="compose",
     patterns=(
@@ -226,8 +234,12 @@ COMPOSE = AppRegexFormat(
         _COMPOSE_HEAD + r"(?P<message>" + _INNER_WORD + r".*)$",
         _COMPOSE_HEAD + r"(?P<message>.*)$",
     ),
-    min_line_bytes=4,
+    # l_min: "db-1 | x" (compose v2 names end in -N); a shorter line is no record. It bounds
+    # the events one unread unit can hide: 4 made a proof that binary junk holds no record
+    # need the whole file (the smallest l_min of all layouts counts there)
+    min_line_bytes=8,
     time_formats=ISO_TIMES,
+    refused_components=_NOT_A_SERVICE,
     description="docker compose logs (service | message): component = service; level from "
     "the container's message",
     example="web-1  | 2024-04-25T05:32:35.600Z ERROR db unreachable",

@@ -32,3 +32,30 @@ def test_service_level_and_stamp() -> None:
 def test_detection_names_compose() -> None:
     found = detect_all(LINES[:5] * 4)
     assert found.best == "compose" and found.confidence == 1.0
+
+
+def test_compose_v2_colours_the_whole_prefix() -> None:
+    """compose v2 colours ``name  |`` and resets before or after the blank: the stamp and a
+    JSON level after the reset are still read."""
+    lines = [
+        f'{ESC}[36mweb-1  | {ESC}[0m2024-04-25T05:32:35Z {{"level":"error","msg":"x"}}',
+        f"{ESC}[36mweb-1  |{ESC}[0m ERROR boom",
+    ]
+    got = parse_app(COMPOSE, pl.Series("line", lines))
+    assert got["component"].to_list() == ["web-1", "web-1"]
+    assert got["level"].to_list() == ["ERROR", "ERROR"]
+    assert str(got["time"][0]) == "2024-04-25 05:32:35+00:00"
+
+
+def test_pipe_columns_of_other_layouts_are_no_service() -> None:
+    """A level word (or a date) where the service goes is another layout's column: Java
+    Service Wrapper's and Python's ``%(levelname)-8s | ...`` are no compose records."""
+    lines = [
+        "ERROR  | wrapper  | 2011/09/19 10:40:26 | JVM appears hung",
+        "STATUS | wrapper  | 2011/09/19 10:40:27 | Launching a JVM...",
+        "INFO     | 2024-01-01 12:00:00,123 | app.db | query 0 done",
+        "warning | disk almost full",
+        "2024-01-01 | nightly | done",
+    ]
+    assert parse_app(COMPOSE, pl.Series("line", lines))["message"].to_list() == [None] * 5
+    assert detect_all(lines * 4).best != "compose"
