@@ -14,7 +14,7 @@ nor malformed: they are flagged in the optional ``continuation`` column.
 Trailing separators are dropped (CloudFront ends some lines with a tab). IIS
 writes ``-`` for an empty value and ``+`` for a space inside one (a user
 agent); CloudFront URL-encodes. Values are kept as written, except that a
-space-separated value in double quotes loses its quotes (``QUOTED_VALUES``).
+space-separated value in double quotes loses its quotes (``_TOKEN``).
 """
 
 from __future__ import annotations
@@ -137,32 +137,40 @@ class W3cFormat:
         return stamp_expr(cols["date"] + pl.lit("T") + cols["time"], "iso8601", tz="UTC")
 
     def _values(self, line: pl.Expr) -> pl.Expr:
-        """The line's values: split at each separator; a space-separated line holding a quote
-        or two blanks in a row is read by ``QUOTED_VALUES`` instead (the whole line
-        or nothing: a quote left open makes no values)."""
+        """The line's values: split at each separator, as IIS writes them. Where that split
+        fits no field list and the line is space-separated with a quote or two blanks in a
+        row, ``_TOKEN`` reads it instead (quoted values, runs of blanks): a line the plain
+        split reads is read as it always was (a quote inside an IIS value, ``q="x"``)."""
         plain = line.str.strip_chars_end(self.separator).str.split(self.separator)
         if self.separator != " ":
             return plain
-        hard = line.str.contains(_HARD)
+        hard = line.str.contains(_HARD) & ~self._fits_any(line, plain)
         text = pl.when(hard).then(line).otherwise(pl.lit(""))  # the few such lines only
         tokens = text.str.extract_all(_TOKEN).list.eval(
             pl.element().str.replace(r'^"(.*)"$', "${1}").str.replace_all('""', '"', literal=True)
         )
-        whole = text.str.contains(QUOTED_VALUES)
-        return pl.when(~hard).then(plain).when(whole).then(tokens)
+        return pl.when(hard).then(tokens).otherwise(plain)
+
+    @staticmethod
+    def _fits(line: pl.Expr, values: pl.Expr, names: tuple[str, ...]) -> tuple[pl.Expr, pl.Expr]:
+        """Whether ``values`` are a record of field list ``names``, and their status code."""
+        code = values.list.get(names.index(STATUS_NAME), null_on_oob=True)
+        code = code.str.strip_chars().cast(pl.Int32, strict=False)
+        fits = (values.list.len() == len(names)) & code.is_not_null() & ~line.str.starts_with("#")
+        return fits, code
+
+    def _fits_any(self, line: pl.Expr, values: pl.Expr) -> pl.Expr:
+        """Whether ``values`` are a record of any of the field lists."""
+        return pl.any_horizontal([self._fits(line, values, n)[0] for n in self.field_sets])
 
     def _columns(self, line: pl.Expr, wanted: tuple[str, ...]) -> dict[str, pl.Expr]:
         values = self._values(line)
-        count = values.list.len()
         out: dict[str, pl.Expr] = {}
         for name in wanted:
             expr: pl.Expr = pl.lit(None, dtype=pl.String)
             status: pl.Expr = pl.lit(None, dtype=pl.Int32)
             for names in reversed(self.field_sets):  # the first matching list wins
-                at = names.index(STATUS_NAME)
-                code = values.list.get(at, null_on_oob=True)
-                code = code.str.strip_chars().cast(pl.Int32, strict=False)
-                fits = (count == len(names)) & code.is_not_null() & ~line.str.starts_with("#")
+                fits, code = self._fits(line, values, names)
                 if name == STATUS:
                     status = pl.when(fits).then(code).otherwise(status)
                     continue
@@ -181,8 +189,7 @@ STATUS_NAME = W3C_NAMES[STATUS]
 #: W3C allows a value in double quotes (a quote inside doubled), which may hold blanks, and
 #: blanks in runs between values: IIS Advanced Logging, Oracle Web Cache and Incapsula write
 #: them (IIS itself writes single blanks and ``+`` for a blank in a value).
-_TOKEN = r'"(?:[^"]|"")*"|[^ "]+'
-QUOTED_VALUES = r"^ *(?:(?:" + _TOKEN + r")(?: +|$))*$"
+_TOKEN = r'"(?:[^"]|"")*"|[^ ]+'
 _HARD = r'"|  '
 
 IIS = W3cFormat(

@@ -222,6 +222,11 @@ UWSGI_LINES = [
     "[pid: 41|app: -1|req: -1/8] 10.1.2.4 (alice) {40 vars in 700 bytes} [Tue Mar  5 10:00:02 "
     "2024] POST /login => generated 21 bytes in 75 micros (HTTP/2.0 200) 2 headers in 83 bytes "
     "(0 switches on core 1)",
+    "[pid: 41|app: 0|req: 8/9] 10.1.2.5 () {52 vars in 1011 bytes} [Tue Mar  5 10:00:03 2024] "
+    "GET /big.iso => generated 0 bytes in 2 msecs via offload() (HTTP/1.1 503) 3 headers in 120 "
+    "bytes (1 switches on core 0)",
+    "[pid: 41|app: 0|req: 9/10] 0.0.0.0 () {0 vars in 9000 bytes} [Tue Mar  5 10:00:04 2024] - - "
+    "=> generated 0 bytes in 0 msecs (- 500) 0 headers in 0 bytes (0 switches on core 0)",
 ]
 
 
@@ -234,24 +239,26 @@ def test_uwsgi_request_lines_and_the_apps_output() -> None:
         **UWSGI.fields(pl.col("line")), **UWSGI.extra_fields(pl.col("line")),
         time=UWSGI.time_expr(pl.col("line")),
     )  # fmt: skip
-    assert frame["status"].to_list() == [None, 502, None, 200]
-    assert frame["path"].to_list()[1::2] == ["/orders/17?page=2", "/login"]
-    assert frame["client"].to_list()[1::2] == ["10.1.2.3", "10.1.2.4"]
-    assert frame["method"].to_list()[1::2] == ["GET", "POST"]
+    assert frame["status"].to_list() == [None, 502, None, 200, 503, 500]
+    assert frame["path"].to_list()[3:] == ["/login", "/big.iso", "-"]
+    assert frame["path"][1] == "/orders/17?page=2"
+    assert frame["client"].to_list()[3:] == ["10.1.2.4", "10.1.2.5", "0.0.0.0"]
+    assert frame["method"].to_list()[3:] == ["POST", "GET", "-"]
     assert [str(t) for t in frame["time"].to_list()[1::2]] == [
         "2024-03-05 10:00:01+00:00",
         "2024-03-05 10:00:02+00:00",
+        "2024-03-05 10:00:04+00:00",
     ]
-    assert UWSGI.error_prefilter.search(UWSGI_LINES[1].encode())
-    assert not UWSGI.error_prefilter.search(UWSGI_LINES[3].encode())
+    for line, status in zip(UWSGI_LINES, frame["status"].to_list(), strict=True):
+        assert bool(UWSGI.error_prefilter.search(line.encode())) == ((status or 0) >= 500)
     found = detect_all(UWSGI_LINES * 3)
-    assert found.best == "uwsgi" and found.confidence == 0.5
+    assert found.best == "uwsgi" and found.confidence == 4 / 6
 
 
 def test_w3c_quoted_values_and_runs_of_blanks() -> None:
     """A space-separated W3C value in double quotes may hold blanks (a doubled quote is one
     quote), and blanks may run between values (IIS Advanced Logging, Oracle Web Cache); a
-    quote left open makes the line no record, and plain IIS lines read as before."""
+    line the plain split reads (a quote inside or opening an IIS value) reads as before."""
     fields = "#Fields: date time c-ip cs-method cs-uri-stem cs(User-Agent) sc-status"
     lines = [
         fields,
@@ -259,12 +266,18 @@ def test_w3c_quoted_values_and_runs_of_blanks() -> None:
         '"2024-01-02"   "03:04:06"  "10.0.0.2"  "GET"  "/b c"  ""  "200"  ',
         '2024-01-02 03:04:07 10.0.0.3 GET /c "open 500',
         "2024-01-02 03:04:08 10.0.0.4 GET /d Mozilla/5.0+(X11) 404",
+        '2024-01-02 03:04:09 10.0.0.5 GET /e?id=1"+or+"1"="1 "sqlmap" 403',
+        '2024-01-02 03:04:10 10.0.0.6 GET "/f" "a b" 401',
+        '2024-01-02 03:04:11 10.0.0.7 GET /g?q="x" "a b" 400',
     ]
     fmt = IIS.fit(lines)
     frame = pl.DataFrame({"line": lines}).select(
         **fmt.fields(pl.col("line")), **fmt.extra_fields(pl.col("line"))
     )
-    assert frame["status"].to_list() == [None, 503, 200, None, 404]
+    assert frame["status"].to_list() == [None, 503, 200, 500, 404, 403, 401, 400]
     assert frame["path"].to_list()[1:3] == ["/a", "/b c"]
+    assert frame["path"].to_list()[3:] == ["/c", "/d", '/e?id=1"+or+"1"="1', "/f", '/g?q="x"']
+    agents = ['"open', "Mozilla/5.0+(X11)", '"sqlmap"', "a b", "a b"]
+    assert frame["user_agent"].to_list()[3:] == agents
     assert frame["user_agent"].to_list()[1:3] == ['Mozilla/5.0 (X11; Linux) "quoted"', ""]
     assert frame["client"].to_list()[4] == "10.0.0.4"
