@@ -140,7 +140,7 @@ def uwsgi_access(line: str) -> Access | None:
     client = head.split("] ", 1)[1].split(" ", 1)[0]
     stamp = head[head.index("} [") + 3 : head.index("] ", head.index("} ["))]
     method, path = head[head.index("] ", head.index("} [")) + 2 :].split(" ", 1)
-    status = tail.split("(", 1)[1].split(")", 1)[0].split(" ")[-1]
+    status = tail.split(" (", 1)[1].split(")", 1)[0].split(" ")[-1]  # after "via sendfile()"
     when = datetime.strptime(" ".join(stamp.split()), "%a %b %d %H:%M:%S %Y").replace(tzinfo=UTC)
     return _record(status, path, client=client, method=method, time=when)
 

@@ -18,7 +18,9 @@ normalization cuts to its path and ``--no-normalize`` keeps whole.
   what the client got. A classic TCP/SSL listener's entry (``- -`` codes, request
   ``"- - - "``) is no HTTP record.
 * ``uwsgi``: uWSGI's default request log line (``[pid: N|app: N|req: N/N] addr (user)
-  {N vars in N bytes} [ctime] METHOD URI => generated N bytes in N msecs (PROTO STATUS) ...``).
+  {N vars in N bytes} [ctime] METHOD URI => generated N bytes in N msecs (PROTO STATUS) ...``;
+  `` via sendfile() ``, ``route()`` or ``offload()`` after the time; ``- -`` for the method
+  and URI of a request too large to log, as ``core/logging.c`` writes it).
   Its log also holds the app's own output (tracebacks, uWSGI's start-up lines): those are
   no records, so a mixed log parses below 100 %.
 """
@@ -145,8 +147,8 @@ UWSGI = ProxyFormat(
     name="uwsgi",
     pattern=(
         r"^\[pid: \d+\|app: -?\d+\|req: -?\d+/\d+\] (?P<client>\S*) \([^)]*\) "
-        r"\{\d+ vars in \d+ bytes\} \[" + _UWSGI_STAMP + r"\] (?P<method>[A-Za-z]+) "
-        r"(?P<path>.*?) => generated \d+ bytes in \d+ (?:msecs|micros) "
+        r"\{\d+ vars in \d+ bytes\} \[" + _UWSGI_STAMP + r"\] (?P<method>[A-Za-z]+|-) "
+        r"(?P<path>.*?) => generated \d+ bytes in \d+ (?:msecs|micros)(?: via [a-z_]+\(\))? "
         r"\((?:\S+ )?(?P<status>\d{3})\)(?: .*)?$"
     ),
     stamp=(r"\} \[(" + _UWSGI_STAMP + r")\] ", "apache_error"),
