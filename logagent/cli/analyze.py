@@ -343,7 +343,7 @@ def overrides(opts: dict[str, Any]) -> dict[str, Any]:
 def question_from(settings: Settings, *, for_log: bool = True) -> Question:
     """The question a run asks, from the analysis settings.
 
-    No question asked (no ``-q``, ``--by`` or ``--where``): top-errors, which the engine
+    No question asked (no ``-q``, ``--by``, ``--where`` or ``--key``): top-errors, which the engine
     answers as top-error-components on an application log where ``for_log`` (the
     question's ``default_kind``); a scheduled job pins the kind it asks (``for_log=False``).
     """
@@ -354,7 +354,7 @@ def question_from(settings: Settings, *, for_log: bool = True) -> Question:
     asked = a.question or QuestionKind.TOP_ERRORS
     kind, by, where, level, key = resolve_selection(asked, a.by, a.where, a.level, a.key)
     return Question(
-        default_kind=for_log and a.question is None and a.by is None and not a.where,
+        default_kind=for_log and (a.question, a.by, a.key) == (None, None, None) and not a.where,
         kind=kind,
         top=a.top,
         min_requests=a.min_requests,

@@ -103,10 +103,14 @@ def _echo_best(found: Detection, sample: list[str], custom: Mapping[str, CustomF
     )
     if found.low_confidence:
         runner = ", ".join(f"{n} {s:.3f}" for n, s in found.scores[1:3])
+        guess = (  # a format reading no line is no guess: the first one tried
+            f"best guess {best} reads {found.confidence:.1%} (then {runner})"
+            if found.confidence > 0
+            else "no layout reads any of them"
+        )
         click.echo(
             f"unrecognized: no layout reads {LOW_CONFIDENCE:.0%} of the {found.sample_lines} "
-            f"sampled lines; best guess {best} reads {found.confidence:.1%} (then {runner}); "
-            "name one with --format or add a custom format",
+            f"sampled lines; {guess}; name one with --format or add a custom format",
             err=True,
         )
         raise SystemExit(EXIT_RECUSED)

@@ -37,8 +37,8 @@ KEY_CANDIDATES: dict[str, tuple[str, ...]] = {
         "http.response.status",
         "response.status_code",
         "EdgeResponseStatus",  # Cloudflare Logpush (what the client got)
-        "httpStatusCode",  # Azure Front Door
-        "httpStatus",  # Azure Application Gateway
+        "properties.httpStatusCode",  # Azure Front Door (resource logs nest their fields)
+        "properties.httpStatus",  # Azure Application Gateway
     ),
     PATH: (
         "path",
@@ -61,10 +61,19 @@ KEY_CANDIDATES: dict[str, tuple[str, ...]] = {
         "http.target",
         "ClientRequestPath",  # Cloudflare Logpush
         "ClientRequestURI",
-        "requestUri",  # Azure Front Door, Application Gateway
+        "properties.requestUri",  # Azure Front Door, Application Gateway
         "request",
     ),
-    "ts": ("time", "ts", "timestamp", "@timestamp", "datetime", "date", "EdgeStartTimestamp"),
+    "ts": (
+        "time",
+        "ts",
+        "timestamp",
+        "@timestamp",
+        "datetime",
+        "date",
+        "EdgeStartTimestamp",
+        "timeStamp",
+    ),
     "level": ("level", "severity", "levelname", "log.level"),
     "latency": ("latency", "duration", "request_time", "response_time", "elapsed", "duration_ms"),
 }

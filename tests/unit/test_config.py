@@ -151,6 +151,7 @@ def test_invalid_values_are_config_errors_in_pydantics_words(
         ({"question": "top-errors"}, True, False),  # asked, even when it is the default
         ({"by": "client"}, True, False),
         ({"where": ("status=4xx",)}, True, False),
+        ({"key": "db"}, True, False),  # --key belongs to error-types: not left to the log
     ],
 )
 def test_default_question_is_marked_only_when_nothing_was_asked(

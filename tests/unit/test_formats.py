@@ -142,6 +142,15 @@ def test_vhost_combined_prefix_is_accepted() -> None:
         ({"req": {"url": "/p/2"}, "res": {"statusCode": 503}}, ("/p/2", 503)),  # pino
         ({"RequestPath": "/t/3", "DownstreamStatus": 500}, ("/t/3", 500)),  # traefik
         ({"httpRequest": {"requestUrl": "/g/4", "status": 504}}, ("/g/4", 504)),  # GCP
+        ({"ClientRequestURI": "/f/5?x=1", "EdgeResponseStatus": 502}, ("/f/5?x=1", 502)),  # CF
+        (  # Azure Application Gateway's resource log: its fields nest under "properties"
+            {
+                "timeStamp": "2024-01-01T00:00:01Z",
+                "properties": {"requestUri": "/a/6", "httpStatus": 501},
+            },
+            ("/a/6", 501),
+        ),
+        ({"properties": {"requestUri": "/a/7", "httpStatusCode": "503"}}, ("/a/7", 503)),  # AFD
     ],
 )
 def test_json_keys_of_common_servers_are_found(obj: dict, want: tuple[str, int]) -> None:  # type: ignore[type-arg]

@@ -153,16 +153,24 @@ def test_syslog_note_says_levels_are_inferred(layout: str) -> None:
     assert "inferred" in FORMAT_NOTES[layout]
 
 
-def test_detect_exits_3_with_the_best_guess_on_an_unknown_layout(tmp_path: Path) -> None:
-    """logagent detect on lines nothing reads exits 3 and says the best guess and why."""
+@pytest.mark.parametrize(
+    ("access_lines", "says"),
+    [(0, b"no layout reads any of them"), (2, b"best guess combined reads 6.7%")],
+)
+def test_detect_exits_3_with_the_best_guess_on_an_unknown_layout(
+    tmp_path: Path, access_lines: int, says: bytes
+) -> None:
+    """logagent detect on lines (nearly) nothing reads exits 3 and says why, and the best
+    guess where one reads a few lines (a format reading none is no guess)."""
     path = tmp_path / "junk.log"
-    path.write_text("".join(f"hello there number {i}\n" for i in range(30)))
+    access = '1.2.3.4 - - [10/Oct/2000:13:55:36 -0700] "GET /a HTTP/1.0" 200 2326 "-" "curl"\n'
+    path.write_text(access * access_lines + "".join(f"hello there {i}\n" for i in range(28)))
     proc = subprocess.run(
         [sys.executable, "-m", "logagent", "detect", str(path)],
         capture_output=True, timeout=120, check=False, cwd=ROOT,
     )  # fmt: skip
     assert proc.returncode == 3
-    assert b"best guess" in proc.stderr and b"unrecognized" in proc.stderr
+    assert says in proc.stderr and b"unrecognized" in proc.stderr, proc.stderr
 
 
 @pytest.mark.parametrize("text", ["", "\n\n  \n"])

@@ -47,11 +47,12 @@ def test_php_traces_fold_into_their_record() -> None:
         "#1 {main}",
         '"} ',
         "[2023-05-15 18:19:33] local.INFO: fine",
+        "[2023-05-15 18:19:34] local.INFO fine, but no colon",
     ]
     rows = fold_records(pl.Series("line", lines), MONOLOG)
-    assert rows.height == 2 and rows["lines"].to_list() == [5, 1]
-    assert rows["valid"].all()
-    found = detect_all(lines * 4, year=2023)
+    assert rows.height == 3 and rows["lines"].to_list() == [5, 1, 1]
+    assert rows["valid"].to_list() == [True, True, False]
+    found = detect_all(lines[:-1] * 4, year=2023)
     assert found.best == "monolog" and found.confidence == 1.0
 
 
