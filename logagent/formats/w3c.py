@@ -156,7 +156,13 @@ class W3cFormat:
         """Whether ``values`` are a record of field list ``names``, and their status code."""
         code = values.list.get(names.index(STATUS_NAME), null_on_oob=True)
         code = code.str.strip_chars().cast(pl.Int32, strict=False)
-        fits = (values.list.len() == len(names)) & code.is_not_null() & ~line.str.starts_with("#")
+        fits = (values.list.len() == len(names)) & ~line.str.starts_with("#")
+        # an HTTP status (CloudFront's 000: the viewer left first) and a date where one is named:
+        # other space-separated lines (syslog with runs of blanks) can split into as many values
+        fits = fits & ((code == 0) | code.is_between(100, 599))
+        if "date" in names:
+            date = values.list.get(names.index("date"), null_on_oob=True)
+            fits = fits & date.str.contains(r"^[0-9]{4}-[0-9]{2}-[0-9]{2}$")
         return fits, code
 
     def _fits_any(self, line: pl.Expr, values: pl.Expr) -> pl.Expr:

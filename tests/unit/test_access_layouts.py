@@ -281,3 +281,17 @@ def test_w3c_quoted_values_and_runs_of_blanks() -> None:
     assert frame["user_agent"].to_list()[3:] == agents
     assert frame["user_agent"].to_list()[1:3] == ['Mozilla/5.0 (X11; Linux) "quoted"', ""]
     assert frame["client"].to_list()[4] == "10.0.0.4"
+
+
+def test_w3c_records_need_an_http_status_and_a_date() -> None:
+    """A space-separated line of another layout that splits into as many values (a syslog line
+    with a run of blanks) is no W3C record: its status must be an HTTP one (or CloudFront's
+    000) and its date a date."""
+    cron = (
+        "2022-08-27T17:22:01.694554+03:00 host.example CRON 20856 - -  (root) CMD (   /usr/bin/run"
+        " --port 443 /opt/bin/mon.py >/dev/null 2>&1)"
+    )
+    plain = "2024-01-02 03:04:05 10.0.0.1 GET /a - 80 - 10.0.0.2 curl - 000 0 0 12"
+    bad = "2024-01-02 03:04:05 10.0.0.1 GET /a - 80 - 10.0.0.2 curl - 10 0 0 12"
+    frame = pl.DataFrame({"line": [cron, plain, bad]}).select(**IIS.fields(pl.col("line")))
+    assert frame["status"].to_list() == [None, 0, None]
