@@ -13,8 +13,8 @@ nor malformed: they are flagged in the optional ``continuation`` column.
 
 Trailing separators are dropped (CloudFront ends some lines with a tab). IIS
 writes ``-`` for an empty value and ``+`` for a space inside one (a user
-agent); CloudFront URL-encodes. Values are kept as written, except that a
-space-separated value in double quotes loses its quotes (``_TOKEN``).
+agent); CloudFront URL-encodes. Values are kept as written. A record's status
+is an HTTP one (or CloudFront's ``000``) and its ``date`` a date.
 """
 
 from __future__ import annotations
@@ -136,21 +136,6 @@ class W3cFormat:
         cols = self._columns(line, ("date", "time"))
         return stamp_expr(cols["date"] + pl.lit("T") + cols["time"], "iso8601", tz="UTC")
 
-    def _values(self, line: pl.Expr) -> pl.Expr:
-        """The line's values: split at each separator, as IIS writes them. Where that split
-        fits no field list and the line is space-separated with a quote or two blanks in a
-        row, ``_TOKEN`` reads it instead (quoted values, runs of blanks): a line the plain
-        split reads is read as it always was (a quote inside an IIS value, ``q="x"``)."""
-        plain = line.str.strip_chars_end(self.separator).str.split(self.separator)
-        if self.separator != " ":
-            return plain
-        hard = line.str.contains(_HARD) & ~self._fits_any(line, plain)
-        text = pl.when(hard).then(line).otherwise(pl.lit(""))  # the few such lines only
-        tokens = text.str.extract_all(_TOKEN).list.eval(
-            pl.element().str.replace(r'^"(.*)"$', "${1}").str.replace_all('""', '"', literal=True)
-        )
-        return pl.when(hard).then(tokens).otherwise(plain)
-
     @staticmethod
     def _fits(line: pl.Expr, values: pl.Expr, names: tuple[str, ...]) -> tuple[pl.Expr, pl.Expr]:
         """Whether ``values`` are a record of field list ``names``, and their status code."""
@@ -158,19 +143,15 @@ class W3cFormat:
         code = code.str.strip_chars().cast(pl.Int32, strict=False)
         fits = (values.list.len() == len(names)) & ~line.str.starts_with("#")
         # an HTTP status (CloudFront's 000: the viewer left first) and a date where one is named:
-        # other space-separated lines (syslog with runs of blanks) can split into as many values
+        # a line of another layout can split into as many values
         fits = fits & ((code == 0) | code.is_between(100, 599))
         if "date" in names:
             date = values.list.get(names.index("date"), null_on_oob=True)
             fits = fits & date.str.contains(r"^[0-9]{4}-[0-9]{2}-[0-9]{2}$")
         return fits, code
 
-    def _fits_any(self, line: pl.Expr, values: pl.Expr) -> pl.Expr:
-        """Whether ``values`` are a record of any of the field lists."""
-        return pl.any_horizontal([self._fits(line, values, n)[0] for n in self.field_sets])
-
     def _columns(self, line: pl.Expr, wanted: tuple[str, ...]) -> dict[str, pl.Expr]:
-        values = self._values(line)
+        values = line.str.strip_chars_end(self.separator).str.split(self.separator)
         out: dict[str, pl.Expr] = {}
         for name in wanted:
             expr: pl.Expr = pl.lit(None, dtype=pl.String)
@@ -192,11 +173,6 @@ class W3cFormat:
 
 
 STATUS_NAME = W3C_NAMES[STATUS]
-#: W3C allows a value in double quotes (a quote inside doubled), which may hold blanks, and
-#: blanks in runs between values: IIS Advanced Logging, Oracle Web Cache and Incapsula write
-#: them (IIS itself writes single blanks and ``+`` for a blank in a value).
-_TOKEN = r'"(?:[^"]|"")*"|[^ ]+'
-_HARD = r'"|  '
 
 IIS = W3cFormat(
     name="w3c",
