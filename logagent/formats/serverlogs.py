@@ -172,16 +172,24 @@ _INNER_WORD = (
     + r"(?P<level>TRACE|DEBUG|INFO|NOTICE|WARN|WARNING|ERROR|FATAL|CRITICAL|PANIC|"
     r"trace|debug|info|warn|warning|error|fatal|critical|panic)\b"
 )
+
+
+def _inner_levels(head: str, colour: str = "") -> tuple[str, str, str]:
+    """The patterns of a container log's line after ``head``: klog's letter (after ``colour``
+    codes), a level word, none (a record without level)."""
+    return (
+        head + r"(?P<message>" + colour + _INNER_KLOG + r".*)$",
+        head + r"(?P<message>" + _INNER_WORD + r".*)$",
+        head + r"(?P<message>.*)$",
+    )
+
+
 _CRI_HEAD = (
     r"^(?P<ts>" + _D4 + "T" + _HMS + r"\.[0-9]+(?:Z|[+-][0-9]{2}:[0-9]{2})) (?:stdout|stderr) [FP] "
 )
 CRI = AppRegexFormat(
     name="cri",
-    patterns=(
-        _CRI_HEAD + r"(?P<message>" + _INNER_KLOG + r".*)$",
-        _CRI_HEAD + r"(?P<message>" + _INNER_WORD + r".*)$",
-        _CRI_HEAD + r"(?P<message>.*)$",
-    ),
+    patterns=_inner_levels(_CRI_HEAD),
     min_line_bytes=36,
     time_formats=ISO_TIMES,
     head_component=True,
@@ -229,11 +237,7 @@ _NOT_A_SERVICE = (
 )
 COMPOSE = AppRegexFormat(
     name="compose",
-    patterns=(
-        _COMPOSE_HEAD + r"(?P<message>" + _ANSI + _INNER_KLOG + r".*)$",
-        _COMPOSE_HEAD + r"(?P<message>" + _INNER_WORD + r".*)$",
-        _COMPOSE_HEAD + r"(?P<message>.*)$",
-    ),
+    patterns=_inner_levels(_COMPOSE_HEAD, _ANSI),
     # l_min: "db-1 | x" (compose v2 names end in -N); a shorter line is no record. It bounds
     # the events one unread unit can hide: 4 made a proof that binary junk holds no record
     # need the whole file (the smallest l_min of all layouts counts there)
