@@ -196,6 +196,14 @@ class AppRegexFormat:
         ]
 
 
+#: The level words a component never is (``AppRegexFormat.refused_components``): where a
+#: layout finds one in its component's place, the line is another layout's.
+LEVEL_WORDS_ALONE = (
+    "trace|debug|info|notice|warn|warning|error|err|fatal|critical|crit|panic|severe|alert|"
+    "emerg|emergency|verbose|dbg|inf|wrn|ftl|vrb"
+)
+
+
 #: The error kind of a message: up to four whole leading words (no digit first, no quotes).
 HEAD = (
     r"^(?:\[[^\]]*\] )*([A-Za-z_][A-Za-z0-9_./()'-]*(?: [A-Za-z_][A-Za-z0-9_./()'-]*){0,3})(?: |$)"

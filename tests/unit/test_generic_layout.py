@@ -79,6 +79,14 @@ VARIANTS = {
         "worker-0",
         "ERROR",
     ),
+    # winston's "timestamp level: msg": syslog3164 read "error" as its program (a level word
+    # is no program) and guessed the level from "failed"
+    "lower-case level and a colon after an ISO stamp (winston)": (
+        [f"2024-01-02T03:00:{i:02d}.123Z {lv}: request {i} failed" for
+         i, lv in enumerate(["error", "info", "warn", "debug"] * 5)],
+        "request",
+        "ERROR",
+    ),
     "lower-case level and a colon": (
         [f"2024-01-02 03:00:{i:02d}.123 {lv}: request {i} failed" for
          i, lv in enumerate(["error", "info", "warn", "debug"] * 5)],
