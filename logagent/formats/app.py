@@ -179,13 +179,16 @@ class AppRegexFormat:
         layout on it, and building the other fields (levels, times) was a third of the
         detection every run pays."""
         groups = self._groups(line)
+        if self.refused_components is None:
+            return _pick(groups, MESSAGE)
         return self._refused(_pick(groups, MESSAGE), _pick(groups, COMPONENT))
 
     def _refused(self, message: pl.Expr, component: pl.Expr) -> pl.Expr:
-        """``message``, null (no record) where ``refused_components`` matches the component."""
+        """``message``, null (no record) where ``refused_components`` matches the component
+        as captured (the layouts refusing some capture no blank)."""
         if self.refused_components is None:
             return message
-        refused = component.str.strip_chars().str.contains(self.refused_components)
+        refused = component.str.contains(self.refused_components)
         return pl.when(refused).then(pl.lit(None, dtype=pl.String)).otherwise(message)
 
     def _groups(self, line: pl.Expr) -> list[tuple[pl.Expr, tuple[str, ...]]]:
@@ -196,12 +199,15 @@ class AppRegexFormat:
         ]
 
 
-#: The level words a component never is (``AppRegexFormat.refused_components``): where a
-#: layout finds one in its component's place, the line is another layout's.
-LEVEL_WORDS_ALONE = (
-    "trace|debug|info|notice|warn|warning|error|err|fatal|critical|crit|panic|severe|alert|"
-    "emerg|emergency|verbose|dbg|inf|wrn|ftl|vrb"
+#: Level words, upper case, the longer of two alike first (Serilog's short ones too): what
+#: ``generic`` reads as a level, and what no component is (``LEVEL_WORD_ALONE``).
+LEVEL_WORDS = (
+    "FATAL|CRITICAL|CRIT|EMERGENCY|EMERG|ALERT|PANIC|ERROR|ERR|SEVERE|WARNING|WARN|NOTICE|INFO"
+    "|DEBUG|TRACE|VERBOSE|FTL|WRN|INF|DBG|VRB"
 )
+#: A component that is a level word alone, in any case (``AppRegexFormat.refused_components``):
+#: where a layout finds one in its component's place, the line is another layout's.
+LEVEL_WORD_ALONE = r"(?i)^(?:" + LEVEL_WORDS + r")$"
 
 
 #: The error kind of a message: up to four whole leading words (no digit first, no quotes).

@@ -7,7 +7,7 @@ every engine. Builders taking ``year`` are for timestamps written without one.
 
 from __future__ import annotations
 
-from logagent.formats.app import LEVEL_WORDS_ALONE, AppRegexFormat
+from logagent.formats.app import LEVEL_WORD_ALONE, AppRegexFormat
 from logagent.formats.apptimes import YEAR, YearOf
 
 _D4 = r"[0-9]{4}-[0-9]{2}-[0-9]{2}"
@@ -58,7 +58,7 @@ def syslog3164(year: YearOf = None) -> AppRegexFormat:
         record_start=_SYSLOG_START,
         # no program is named like a level: "2024-01-02T03:04:05Z error: msg" (winston's
         # "stamp level: msg") read as program "error", its level guessed from its words
-        refused_components=r"(?i)^(?:" + LEVEL_WORDS_ALONE + ")$",
+        refused_components=LEVEL_WORD_ALONE,
         description="syslog RFC 3164 (BSD): component = program; level from <PRI> or message "
         "words; indented lines continue a record (macOS)",
         example="Oct 11 22:14:15 web01 sshd[4721]: error: maximum authentication attempts",

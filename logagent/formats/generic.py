@@ -27,6 +27,7 @@ import polars as pl
 from logagent.formats.app import (
     COMPONENT,
     LEVEL,
+    LEVEL_WORDS,
     MESSAGE,
     NO_COMPONENT,
     TIME,
@@ -72,10 +73,7 @@ _TS_FORMATS = (
     "%d/%b/%Y:%H:%M:%S %z",
     "%a %b %d %H:%M:%S%.f %Y",
 )
-_WORDS = (
-    "FATAL|CRITICAL|CRIT|EMERG|ALERT|ERROR|ERR|SEVERE|WARNING|WARN|NOTICE|INFO|DEBUG|TRACE"
-    "|FTL|WRN|INF|DBG|VRB"  # Serilog's short levels
-)
+_WORDS = LEVEL_WORDS
 LEVEL_WORD = (
     r"(?:\[ *(?P<bl>(?i:" + _WORDS + r")) *\]|<(?P<al>(?i:" + _WORDS + r"))>"
     r"|(?P<wl>" + _WORDS + "|" + _WORDS.title() + r"))"

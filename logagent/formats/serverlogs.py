@@ -11,7 +11,7 @@ component question still ranks something meaningful; their descriptions say so.
 
 from __future__ import annotations
 
-from logagent.formats.app import LEVEL_WORDS_ALONE, AppRegexFormat
+from logagent.formats.app import LEVEL_WORDS, AppRegexFormat
 
 _D4 = r"[0-9]{4}-[0-9]{2}-[0-9]{2}"
 _HMS = r"[0-9]{2}:[0-9]{2}:[0-9]{2}"
@@ -230,7 +230,7 @@ _COMPOSE_HEAD = (
 )  # fmt: skip
 #: What is no service name: a level word (Java Service Wrapper's ``ERROR  | wrapper  | ...``,
 #: Python's ``%(levelname)-8s | ...``) or a stamp's date.
-_NOT_A_SERVICE = r"(?i)^(?:" + LEVEL_WORDS_ALONE + r"|status|advice|[0-9]{4}-[0-9]{2}-[0-9]{2})$"
+_NOT_A_SERVICE = r"(?i)^(?:" + LEVEL_WORDS + r"|status|advice|[0-9]{4}-[0-9]{2}-[0-9]{2})$"
 COMPOSE = AppRegexFormat(
     name="compose",
     patterns=_inner_levels(_COMPOSE_HEAD, _ANSI),

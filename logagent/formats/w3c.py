@@ -152,12 +152,12 @@ class W3cFormat:
 
     def _columns(self, line: pl.Expr, wanted: tuple[str, ...]) -> dict[str, pl.Expr]:
         values = line.str.strip_chars_end(self.separator).str.split(self.separator)
+        tests = [(names, *self._fits(line, values, names)) for names in reversed(self.field_sets)]
         out: dict[str, pl.Expr] = {}
         for name in wanted:
             expr: pl.Expr = pl.lit(None, dtype=pl.String)
             status: pl.Expr = pl.lit(None, dtype=pl.Int32)
-            for names in reversed(self.field_sets):  # the first matching list wins
-                fits, code = self._fits(line, values, names)
+            for names, fits, code in tests:  # the first matching list wins (last to wrap)
                 if name == STATUS:
                     status = pl.when(fits).then(code).otherwise(status)
                     continue
