@@ -100,6 +100,9 @@ class AppRegexFormat:
     #: A regex (Polars): a line whose component it matches is no record of this layout
     #: (``compose``: a level word in the service's place is another layout's column).
     refused_components: str | None = None
+    #: The layout's own level marks and their levels (Redis's ``# * - .``), read instead of
+    #: ``levels.LEVEL_MAP`` (pairs: the format stays hashable); empty: the shared map.
+    level_map: tuple[tuple[str, str], ...] = ()
 
     def fields(self, line: pl.Expr) -> dict[str, pl.Expr]:
         """Named groups of the first pattern that matches; normalized level and UTC time."""
@@ -153,7 +156,10 @@ class AppRegexFormat:
     def _columns(self, cols: dict[str, pl.Expr], time: pl.Expr) -> dict[str, pl.Expr]:
         """The fields from the raw groups ``cols`` (``_RAW``) and the parsed ``time``."""
         message = self._refused(cols[MESSAGE], cols[COMPONENT])
-        level = pl.coalesce(normalize_level(cols["level"]), level_from_pri(cols["pri"]))
+        own = normalize_level(cols["level"], dict(self.level_map)) if self.level_map else None
+        level = pl.coalesce(
+            own if own is not None else normalize_level(cols["level"]), level_from_pri(cols["pri"])
+        )
         if self.level_words:
             level = pl.coalesce(
                 level, pl.when(message.is_not_null()).then(level_from_message(message))

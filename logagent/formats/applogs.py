@@ -155,13 +155,14 @@ def golog(year: YearOf = None) -> AppRegexFormat:
     return AppRegexFormat(
         name="golog",
         patterns=(
-            r"^(?P<level>[IWEF])(?P<ts>[0-9]{4} " + _HMS + r"\.[0-9]{6}) +[0-9]+ "
+            r"^(?P<level>[IWEF])(?P<ts>(?:[0-9]{4})?[0-9]{4} " + _HMS + r"\.[0-9]{6}) +[0-9]+ "
             r"(?P<component>[^ :\]]+)(?::[0-9]+)?\] ?(?P<message>.*)$",
         ),
         min_line_bytes=30,
-        time_formats=(f"{YEAR}%m%d %H:%M:%S%.f",),
+        # glog 0.7+ writes the year (``I20200308 23:47:32.089828``), klog and older glog do not
+        time_formats=(f"{YEAR}%m%d %H:%M:%S%.f", "%Y%m%d %H:%M:%S%.f"),
         year=year,
-        record_start=r"[IWEF][0-9]{4} [0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{6} ",
+        record_start=r"[IWEF](?:[0-9]{4})?[0-9]{4} [0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{6} ",
         description="Go glog/klog: component = source file; goroutine dumps folded",
         example="E0102 03:04:05.678901    1234 controller.go:123] sync failed",
     )
@@ -191,20 +192,62 @@ HADOOP = AppRegexFormat(
 )
 
 
+_MD_STAMP = r"[0-9]{2}-[0-9]{2} " + _HMS + r"\.[0-9]{3}"
+
+
 def logcat(year: YearOf = None) -> AppRegexFormat:
-    """Android's ``logcat -v threadtime`` (the default of ``adb logcat`` and bug reports): the
+    """Android's ``logcat -v threadtime`` (the default of ``adb logcat`` and bug reports; with
+    ``-v uid`` a user before the process id) and ``-v time`` (``I/Tag( 123): msg``): the
     year-less ``MM-DD`` stamp takes ``year``, the tag is the component."""
     return AppRegexFormat(
         name="logcat",
         patterns=(
-            r"^(?P<ts>[0-9]{2}-[0-9]{2} " + _HMS + r"\.[0-9]{3}) +[0-9]+ +[0-9]+ "
+            r"^(?P<ts>" + _MD_STAMP + r") +(?:[A-Za-z0-9_]+ +)?[0-9]+ +[0-9]+ "
             r"(?P<level>[VDIWEFA]) (?P<component>[^:]*?) *: (?P<message>.*)$",
+            r"^(?P<ts>" + _MD_STAMP + r") (?P<level>[VDIWEFA])/"
+            r"(?P<component>[^(]*?) *\( *[0-9]+\): (?P<message>.*)$",
         ),
         min_line_bytes=30,
         time_formats=(f"{YEAR}%m-%d %H:%M:%S%.f",),
         year=year,
         description="Android logcat (threadtime): level letter, component = tag",
         example="03-17 16:13:38.811  1702  2395 D WindowManager: printFreezingDisplayLogs",
+    )
+
+
+#: Redis's level marks (``serverLog``): debug, verbose, notice, warning. Redis writes no error
+#: level: its failures are warnings (``#``).
+REDIS_LEVELS = ((".", "DEBUG"), ("-", "DEBUG"), ("*", "INFO"), ("#", "WARN"))
+_REDIS_STAMP = r"[0-9]{2} [A-Z][a-z]{2}"
+
+
+def redis(year: YearOf = None) -> AppRegexFormat:
+    """The Redis server log: ``pid:role day Mon year time mark msg`` (3.0+), ``[pid] day Mon
+    time mark msg`` (2.x, year-less: ``year``) and the signal handler's ``pid:signal-handler
+    (epoch) msg``. It names no component: the error kind (message head) stands in; the ASCII
+    logo of a start-up continues the record before it."""
+    return AppRegexFormat(
+        name="redis",
+        patterns=(
+            r"^[0-9]+:[XCSM] (?P<ts>" + _REDIS_STAMP + r" [0-9]{4} " + _HMS + r"\.[0-9]{3}) "
+            r"(?P<level>[.*#-]) (?P<message>.*)$",
+            r"^\[[0-9]+\] (?P<ts>" + _REDIS_STAMP + " " + _HMS + r"\.[0-9]{3}) "
+            r"(?P<level>[.*#-]) (?P<message>.*)$",
+            r"^[0-9]+:signal-handler \([0-9]+\) (?P<message>.*)$",
+        ),
+        min_line_bytes=24,
+        time_formats=("%d %b %Y %H:%M:%S%.f", f"{YEAR} %d %b %H:%M:%S%.f"),
+        year=year,
+        record_start=r"[0-9]+:[XCSM] "
+        + _REDIS_STAMP
+        + r" [0-9]{4} |\[[0-9]+\] "
+        + _REDIS_STAMP
+        + " |[0-9]+:signal-handler ",
+        head_component=True,
+        level_map=REDIS_LEVELS,
+        description="Redis server log: levels . - * # (Redis has no error level: its failures "
+        "are # warnings, ask --level WARN); component = error kind (message head)",
+        example="1:M 29 Aug 2023 13:47:38.984 # Background saving error",
     )
 
 

@@ -24,6 +24,7 @@ from logagent.formats.applogs import (
     THUNDERBIRD,
     golog,
     logcat,
+    redis,
     syslog3164,
 )
 from logagent.formats.apptimes import YearOf
@@ -45,6 +46,7 @@ from logagent.formats.serverlogs import (
     NGINX_ERROR,
     OSLO,
     POSTGRES,
+    SPDLOG,
     ZAP,
     ZOOKEEPER,
 )
@@ -62,7 +64,8 @@ ACCESS_NAMES = (
     *(f.name for f in (*PROXY_LAYOUTS, *W3C_LAYOUTS)),
 )
 SERVER_LAYOUTS = (
-    KAFKA, ZOOKEEPER, OSLO, ELASTICSEARCH, POSTGRES, MYSQL, NGINX_ERROR, ZAP, CRI, MONOLOG, COMPOSE
+    KAFKA, ZOOKEEPER, OSLO, ELASTICSEARCH, POSTGRES, MYSQL, NGINX_ERROR, ZAP, CRI, MONOLOG, COMPOSE,
+    SPDLOG,
 )  # fmt: skip
 #: The loghub supercomputer logs: a head no other layout reads, then their own fields.
 HPC_LAYOUTS = (BGL, THUNDERBIRD)
@@ -75,6 +78,7 @@ APP_NAMES = (
     "python",
     "golog",
     "logcat",
+    "redis",
     "apache_error",
     "syslog5424",
     "syslog3164",
@@ -117,7 +121,7 @@ FORMAT_NOTES: dict[str, str] = {
     ),
     **{
         n: _KIND_NOTE
-        for n in ("apache_error", "nginx_error", "postgres", "mysql", "cri", "docker_json")
+        for n in ("apache_error", "nginx_error", "postgres", "mysql", "cri", "docker_json", "redis")
     },
 }
 
@@ -129,6 +133,7 @@ DESCRIPTIONS: dict[str, str] = {
     **{f.name: f.description for f in (HADOOP, LOG4J, PYTHON, APACHE_ERROR, SYSLOG5424)},
     "golog": golog().description,
     "logcat": logcat().description,
+    "redis": redis().description,
     "syslog3164": syslog3164().description,
     "jsonapp": JsonAppFormat().description,
     "logfmt": LogfmtFormat().description,
@@ -179,6 +184,7 @@ def build_any_format(
         "syslog3164": lambda: syslog3164(year),
         "golog": lambda: golog(year),
         "logcat": lambda: logcat(year),
+        "redis": lambda: redis(year),
         "jsonapp": lambda: JsonAppFormat(mapping=auto_app_mapping(sample, json_keys)),
         "logfmt": lambda: LogfmtFormat(mapping=auto_app_mapping(sample, json_keys, logfmt=True)),
         ZEEK_TSV.name: lambda: ZEEK_TSV.fit(sample),

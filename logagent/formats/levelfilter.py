@@ -73,7 +73,8 @@ def regex_level_prefilter(fmt: AppRegexFormat, levels: Sequence[str]) -> re.Patt
         alternatives = body.split("|")
         if not all(_WORD.fullmatch(a) for a in alternatives):
             return None
-        words.update(a for a in alternatives if LEVEL_MAP.get(a.upper()) in levels)
+        vocabulary = dict(fmt.level_map) if fmt.level_map else LEVEL_MAP  # the layout's own
+        words.update(a for a in alternatives if vocabulary.get(a.upper()) in levels)
     if not words:  # no record can be an event: parsing every line finds that out too
         return None
     ordered = sorted(words, key=lambda w: (-len(w), w))

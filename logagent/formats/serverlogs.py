@@ -1,6 +1,6 @@
 """Built-in layouts of servers' own logs: Kafka, ZooKeeper, OpenStack, Elasticsearch,
 PostgreSQL, MySQL, the nginx error log, zap's console encoder, CRI container logs, ``docker
-compose logs`` and PHP's Monolog (Laravel, Symfony) (PURE).
+compose logs``, PHP's Monolog (Laravel, Symfony) and spdlog (Envoy) (PURE).
 
 Each is an ``AppRegexFormat`` (one vectorized regex per layout, tried in
 order) with an example line and what becomes its component and level.
@@ -43,15 +43,18 @@ KAFKA = AppRegexFormat(
     example="[2016-12-19 16:31:47,437] WARN message (kafka.controller.KafkaController)",
 )
 
+#: ZooKeeper 3.5+ writes the server's id after the stamp (``[myid:3]``, ``[myid:]`` before it
+#: is known): ``log4j.appender.CONSOLE.layout.ConversionPattern=%d{ISO8601} [myid:%X{myid}] - ...``
+_MYID = r"(?: \[myid:[0-9]*\])?"
 ZOOKEEPER = AppRegexFormat(
     name="zookeeper",
     patterns=(
-        r"^(?P<ts>" + _D4 + " " + _HMS + _MS + r") - " + _LEVEL + r" +\[(?:.*:)?"
+        r"^(?P<ts>" + _D4 + " " + _HMS + _MS + r")" + _MYID + " - " + _LEVEL + r" +\[(?:.*:)?"
         r"(?P<component>[A-Za-z_$][A-Za-z0-9_$.]*)@[0-9]+\] - (?P<message>.*)$",
     ),
     min_line_bytes=30,
     time_formats=ISO_TIMES,
-    record_start=_D4 + " " + _HMS + ",[0-9]{3} - ",
+    record_start=_D4 + " " + _HMS + ",[0-9]{3}" + _MYID + " - ",
     description="ZooKeeper (log4j 'ts - LEVEL [thread:Class@line] - msg'): component = Class",
     example="2015-07-29 17:41:44,747 - WARN  [QuorumPeer[myid=1]/0.0.0.0:2181:Learner@233] - msg",
 )
@@ -88,21 +91,63 @@ ELASTICSEARCH = AppRegexFormat(
 )
 
 _PG_LEVELS = "LOG|ERROR|FATAL|PANIC|WARNING|NOTICE|INFO|DEBUG[1-5]?"
-_PG_PREFIX = _D4 + " " + _HMS + r"(?:\.[0-9]+)? [A-Za-z0-9+\-]+ \[[0-9]+(?:-[0-9]+)?\] "
+_PG_NOTES = "DETAIL|HINT|STATEMENT|CONTEXT|QUERY|LOCATION"
+_PG_STAMP = _D4 + " " + _HMS + r"(?:\.[0-9]+)?"
+_PG_PREFIX = _PG_STAMP + r" [A-Za-z0-9+\-]+ \[[0-9]+(?:-[0-9]+)?\] "
+#: After the stamp, any ``log_line_prefix`` holding the process id in brackets (%p: ``[123]``,
+#: ``[123-4]``, ``:[123]:``), a zone perhaps first: Debian's ``%m [%p] %q%u@%d``, pgBadger's
+#: ``%t [%p]: [%l-1] user=%u,db=%d,app=%a,client=%h``, ``%t:%r:%u@%d:[%p]:``; a user@db token
+#: (%u@%d) right before the level is the component. In the shared syntax of
+#: ``app.record_start`` (no ``\d``, ``\s``, ``$``).
+_PG_AFTER = (
+    r"(?: [A-Za-z][A-Za-z0-9+\-/_]*| [+-][0-9]{2}:?[0-9]{2})?"
+    r"(?:[ :]|[ :].*?[ :])\[[0-9]+(?:-[0-9]+)?\]:?(?:[ :].*?)?[ :]"
+)
+_PG_USER_DB = r"[^ :@\[\]=,]*@[^ :@\[\]=,]*"
+
+
+def _pg_head(words: str) -> str:
+    """The start of a line of either prefix whose level is one of ``words`` (a record's, or a
+    note's that continues one)."""
+    strict = _PG_PREFIX + "(?:[^ ]*@[^ ]* )?(?:" + words + "):"
+    return "(?:" + strict + "|" + _PG_STAMP + _PG_AFTER + f"(?:{_PG_USER_DB}[ :])?(?:{words}):)"
+
+
 POSTGRES = AppRegexFormat(
     name="postgres",
     patterns=(
-        r"^(?P<ts>" + _D4 + " " + _HMS + r"(?:\.[0-9]+)?) [A-Za-z0-9+\-]+ \[[0-9]+(?:-[0-9]+)?\] "
+        r"^(?P<ts>" + _PG_STAMP + r") [A-Za-z0-9+\-]+ \[[0-9]+(?:-[0-9]+)?\] "
         r"(?:(?P<component>[^ ]*@[^ ]*) )?(?P<level>" + _PG_LEVELS + r"):  (?P<message>.*)$",
+        # PostgreSQL writes "LEVEL:  msg"; one blank is accepted too
+        r"^(?P<ts>" + _PG_STAMP + ")" + _PG_AFTER + r"(?:(?P<component>" + _PG_USER_DB + r")[ :])?"
+        r"(?P<level>" + _PG_LEVELS + r"):  ?(?P<message>.*)$",
     ),
     min_line_bytes=30,
     time_formats=("%Y-%m-%d %H:%M:%S%.f",),
     # DETAIL/HINT/STATEMENT/CONTEXT lines belong to the message before them
-    record_start=_PG_PREFIX + "(?:[^ ]*@[^ ]* )?(?:" + _PG_LEVELS + "):",
-    continuation=_PG_PREFIX + "(?:[^ ]*@[^ ]* )?(?:DETAIL|HINT|STATEMENT|CONTEXT|QUERY|LOCATION):",
+    record_start=_pg_head(_PG_LEVELS),
+    continuation=_pg_head(_PG_NOTES),
     head_component=True,
-    description="PostgreSQL stderr log: component = user@db when named, else error kind (msg head)",
+    description="PostgreSQL stderr log (any log_line_prefix with the stamp first and [%p]): "
+    "component = user@db when named, else error kind (msg head)",
     example='2019-03-24 13:44:25.484 UTC [1234] ERROR:  relation "x" does not exist',
+)
+
+_SPD_STAMP = r"\[(?P<ts>" + _D4 + " " + _HMS + r"[,.][0-9]{3,6})\]"
+_SPD_LEVEL = r"(?P<level>trace|debug|info|warning|warn|error|critical)"
+SPDLOG = AppRegexFormat(
+    name="spdlog",
+    patterns=(
+        # Envoy (Istio's sidecars): [%Y-%m-%d %T.%e][%t][%l][%n] [%g:%#] %v
+        "^" + _SPD_STAMP + r"\[[0-9]+\]\[" + _SPD_LEVEL + r"\]\[(?P<component>[^\]]+)\] +"
+        r"(?:\[[^\]:]+:[0-9]+\] +)?(?P<message>.*)$",
+        # spdlog's default pattern: [%Y-%m-%d %H:%M:%S.%e] [%n] [%l] %v
+        "^" + _SPD_STAMP + r" \[(?P<component>[^\]]+)\] \[" + _SPD_LEVEL + r"\] +(?P<message>.*)$",
+    ),
+    min_line_bytes=30,
+    time_formats=ISO_TIMES,
+    description="spdlog (Envoy and Istio proxies, C++ services): component = logger name",
+    example="[2025-04-24 19:51:59.688][8][error][config] [source/server/x.cc:168] bad config",
 )
 
 _MYSQL_TS = (

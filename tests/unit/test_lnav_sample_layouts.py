@@ -1,0 +1,233 @@
+"""Layouts of real systems' logs, checked on the sample lines lnav's format definitions carry.
+
+The lines are from tstack/lnav (BSD-2-Clause), ``src/formats/*.json``, each format's
+``sample`` list (``sample_logs/SOURCES.md``): PostgreSQL under the ``log_line_prefix``
+settings people use, ZooKeeper 3.5+ (``[myid:N]``), logcat's ``-v uid`` and ``-v time``, glog
+0.7 (the year in the stamp), spdlog (Envoy's pattern and spdlog's default) and Redis. Before
+these layouts learned them, each line was unrecognized or read by ``generic``.
+"""
+
+from __future__ import annotations
+
+import polars as pl
+import pytest
+
+from logagent.formats.app import AppRegexFormat, parse_app
+from logagent.formats.applogs import golog, logcat, redis
+from logagent.formats.detect import detect_all
+from logagent.formats.levelfilter import level_prefilter
+from logagent.formats.records import fold_records
+from logagent.formats.serverlogs import POSTGRES, SPDLOG, ZOOKEEPER
+
+#: (line, level, component) of each prefix; a component the line does not name is the error
+#: kind (the head of the message).
+POSTGRES_LINES = [
+    (  # the default since PostgreSQL 10: '%m [%p] '
+        "2025-08-13 01:45:01.127 PDT [12347] LOG:  database system was shut down at "
+        "2025-08-13 01:44:58 PDT",
+        "INFO",
+        "database system was shut",
+    ),
+    (  # Debian's '%m [%p] %q%u@%d ' with %l (and one blank after the level, as lnav has it)
+        "2025-06-05 17:10:04 MSK [608647-3] [local] postgres@postgres WARNING: terminating "
+        "connection because of crash of another server process",
+        "WARN",
+        "postgres@postgres",
+    ),
+    (
+        "2021-02-14 01:34:02 CET [30291]: db=[unknown],user=[unknown],app=[unknown],"
+        "client=[local] LOG:  connection received: host=[local]",
+        "INFO",
+        "connection",
+    ),
+    (  # pgBadger's '%t [%p]: [%l-1] user=%u,db=%d,app=%a,client=%h '
+        "2017-09-06 08:40:10 UTC [20]: [1-1] user=,db=,app=,client= LOG:  database system was "
+        "shut down at 2017-09-06 08:40:08 UTC",
+        "INFO",
+        "database system was shut",
+    ),
+    (
+        "2017-09-06 08:41:43 UTC [44]: [371-1] user=postgres,db=postgres,app=pgbench,"
+        'client=172.23.0.1 ERROR:  relation "pgbench_x" does not exist',
+        "ERROR",
+        "relation",
+    ),
+    (
+        "2021-12-03 07:14:48.591 UTC [4913] user=user1,db=mydb FATAL:  password authentication "
+        'failed for user "user1"',
+        "FATAL",
+        "password authentication failed for",
+    ),
+    (
+        "2022-02-17 06:45:10.440 -0800 [691] [queryid=1081270519976314062] postgres@stackoverflow"
+        " LOG:  duration: 0.140 ms  statement: set log_min_duration_statement to 0;",
+        "INFO",
+        "postgres@stackoverflow",
+    ),
+    (  # '%t:%r:%u@%d:[%p]:'
+        "2020-03-11 20:40:45 CET:[local]:postgres@template1:[12777]:ERROR:  syntax error at or "
+        'near "selec"',
+        "ERROR",
+        "syntax error at or",
+    ),
+    (
+        "2020-03-11 20:40:43 CET::@:[12760]:LOG:  starting PostgreSQL 12.2 on x86_64-pc-linux-gnu",
+        "INFO",
+        "starting PostgreSQL",
+    ),
+]
+
+
+def rows(fmt: AppRegexFormat, lines: list[str]) -> list[tuple[object, ...]]:
+    return parse_app(fmt, pl.Series("line", lines)).select("level", "component", "message").rows()
+
+
+@pytest.mark.parametrize(("line", "level", "component"), POSTGRES_LINES)
+def test_postgres_reads_the_prefixes_people_set(line: str, level: str, component: str) -> None:
+    """Each prefix: the level, user@db where the line names it (else the error kind), and the
+    message after the level; ``detect`` names the layout."""
+    ((got_level, got_component, message),) = rows(POSTGRES, [line])
+    assert (got_level, got_component) == (level, component)
+    assert line.endswith(message) and not message.startswith(" ")
+    assert detect_all([line] * 20).best == "postgres"
+
+
+def test_postgres_folds_its_notes_under_any_prefix() -> None:
+    """STATEMENT and DETAIL lines, and a statement's own lines, continue the record before
+    them under the general prefix too; the next record starts on its level."""
+    p = "2017-09-06 08:41:43 UTC [44]: [371-1] user=app,db=shop,app=psql,client=10.0.0.1 "
+    lines = [
+        p + 'ERROR:  relation "orders" does not exist at character 15',
+        p + "STATEMENT:  select *",
+        "\t  from orders",
+        p + "DETAIL:  more",
+        p + "LOG:  checkpoint starting: time",
+    ]
+    got = fold_records(pl.Series("line", lines), POSTGRES).select("level", "lines", "valid")
+    assert got.rows() == [("ERROR", 4, True), ("INFO", 1, True)]
+    # ... and detection counts those notes as what they are, not as lines it cannot read
+    assert detect_all([lines[0], lines[1], lines[3], lines[4]] * 5).scores[0] == ("postgres", 1.0)
+
+
+def test_a_timestamped_line_without_a_process_id_is_no_postgres_record() -> None:
+    """The general prefix needs PostgreSQL's ``[%p]``: a plain ``stamp LEVEL: msg`` line of
+    another program is not taken for PostgreSQL's."""
+    lines = ["2024-01-02 03:04:05 ERROR: disk full", "2024-01-02 03:04:06 LOG:  ok go on"]
+    assert rows(POSTGRES, lines) == [(None, None, None), (None, None, None)]
+    assert detect_all(lines * 10).best != "postgres"
+
+
+def test_zookeeper_with_and_without_its_server_id() -> None:
+    lines = [
+        "2024-04-23 09:24:31,484 [myid:] - INFO  [WorkerReceiver[myid=3]:o.a.z.s.q."
+        "FastLeaderElection$Messenger$WorkerReceiver@391] - Notification: my state:FOLLOWING",
+        "2019-05-02 10:00:01,123 [myid:3] - ERROR [main:QuorumPeerMain@89] - Unexpected exception",
+        "2015-07-29 17:41:44,747 - WARN  [QuorumPeer[myid=1]/0.0.0.0:2181:Learner@233] - msg",
+    ]
+    assert rows(ZOOKEEPER, lines) == [
+        (
+            "INFO",
+            "o.a.z.s.q.FastLeaderElection$Messenger$WorkerReceiver",
+            "Notification: my state:FOLLOWING",
+        ),
+        ("ERROR", "QuorumPeerMain", "Unexpected exception"),
+        ("WARN", "Learner", "msg"),
+    ]
+    assert detect_all(lines[:1] * 20).best == "zookeeper"
+
+
+def test_logcat_with_a_user_column_and_in_its_time_format() -> None:
+    lines = [
+        "05-21 15:05:52.808  1047  1116  1240 E FMQ     : MQDescriptor is invalid or queue size "
+        "is 0.",
+        "05-26 11:18:41.509  root 23402 23402 W VirtualCameraSession: processCaptureRequest",
+        "05-26 14:57:03.870 V/Configuration( 1766): Updating configuration, locales updated",
+        "05-26 14:57:03.871 E/AndroidRuntime(12345): FATAL EXCEPTION: main",
+    ]
+    assert rows(logcat(2024), lines) == [
+        ("ERROR", "FMQ", "MQDescriptor is invalid or queue size is 0."),
+        ("WARN", "VirtualCameraSession", "processCaptureRequest"),
+        ("TRACE", "Configuration", "Updating configuration, locales updated"),
+        ("ERROR", "AndroidRuntime", "FATAL EXCEPTION: main"),
+    ]
+    for line in lines[:1] + lines[2:3]:
+        assert detect_all([line] * 20).best == "logcat"
+
+
+def test_glog_stamps_with_their_own_year() -> None:
+    """glog 0.7 writes the year; its stamp keeps it whatever year year-less stamps take."""
+    lines = [
+        "I20200308 23:47:32.089828 400441 config.cc:27] Loading user configuration",
+        "E0102 03:04:05.678901    12 ctrl.go:9] sync failed",
+    ]
+    got = parse_app(golog(2024), pl.Series("line", lines))
+    assert got.select("level", "component").rows() == [("INFO", "config.cc"), ("ERROR", "ctrl.go")]
+    assert [t.year for t in got["time"]] == [2020, 2024]
+    assert parse_app(golog(None), pl.Series("line", lines))["time"][1] is None
+    assert detect_all(lines[:1] * 20).best == "golog"
+
+
+def test_spdlog_envoy_and_default_patterns() -> None:
+    lines = [
+        "[2025-04-24 19:51:59.688][8][info][config] [source/server/configuration_impl.cc:168] "
+        "loading tracing configuration",
+        "[2019-07-11 18:04:10.123][000009][critical][main] [external/envoy/source/server/"
+        "server.cc:96] error initializing configuration",
+        "[2014-10-31 23:46:59.678] [my_loggername] [error] Some message",
+    ]
+    assert rows(SPDLOG, lines) == [
+        ("INFO", "config", "loading tracing configuration"),
+        ("FATAL", "main", "error initializing configuration"),
+        ("ERROR", "my_loggername", "Some message"),
+    ]
+    assert level_prefilter(SPDLOG, ["ERROR", "FATAL"]) is not None
+    for line in (lines[0], lines[2]):
+        assert detect_all([line] * 20).best == "spdlog"
+
+
+def test_redis_marks_are_its_levels_and_it_has_no_error_level() -> None:
+    """``# * - .``: warning, notice, verbose, debug (Redis writes no error level); the error
+    kind stands in for a component; the 2.x stamp takes the year, the signal handler's line
+    has none."""
+    lines = [
+        "1:M 29 Aug 2023 13:47:38.984 * monotonic clock: POSIX clock_gettime",
+        "1:M 29 Aug 2023 13:47:39.001 # Background saving error",
+        "1:C 29 Aug 2023 13:47:39.002 - Accepted 10.0.0.1:6379",
+        "[3574] 13 Apr 12:52:30.731 # Sentinel runid is 2e3b1eed9e95d760e1853e047a33bf4f8ac16c59",
+        "1:signal-handler (1693279182) Received SIGTERM scheduling shutdown...",
+    ]
+    got = parse_app(redis(2024), pl.Series("line", lines))
+    assert got["level"].to_list() == ["INFO", "WARN", "DEBUG", "WARN", None]
+    assert got["component"].to_list()[1] == "Background saving error"
+    assert [t.year if t else None for t in got["time"]] == [2023, 2023, 2023, 2024, None]
+    # Marks are no words: no prefilter can hold every WARN record, so none is used.
+    assert level_prefilter(redis(), ["WARN", "ERROR", "FATAL"]) is None
+    for line in (lines[0], lines[3]):
+        assert detect_all([line] * 20).best == "redis"
+
+
+def test_redis_start_up_logo_continues_its_record() -> None:
+    lines = [
+        "1:M 29 Aug 2023 13:47:38.984 * Running mode=standalone, port=6379.",
+        "                _._",
+        "           _.-``__ ''-._",
+        "1:M 29 Aug 2023 13:47:38.990 # Server initialized",
+    ]
+    got = fold_records(pl.Series("line", lines), redis(2024)).select("level", "lines")
+    assert got.rows() == [("INFO", 3), ("WARN", 1)]
+    stop = [lines[3], "1:signal-handler (1693279182) Received SIGTERM scheduling shutdown..."]
+    got = fold_records(pl.Series("line", stop), redis(2024)).select("level", "lines")
+    assert got.rows() == [("WARN", 1), (None, 1)]  # the handler's line is a record of its own
+
+
+def test_a_layouts_own_level_words_make_its_prefilter() -> None:
+    """A layout whose level words are its own (``level_map``) is prefiltered by those words."""
+    fmt = AppRegexFormat(
+        name="own",
+        patterns=(r"^(?P<level>OOPS|FINE|MEH) (?P<message>.*)$",),
+        min_line_bytes=4,
+        level_map=(("OOPS", "ERROR"), ("FINE", "INFO"), ("MEH", "WARN")),
+    )
+    assert rows(fmt, ["OOPS disk", "MEH slow"]) == [("ERROR", "-", "disk"), ("WARN", "-", "slow")]
+    prefilter = level_prefilter(fmt, ["ERROR", "FATAL"])
+    assert prefilter is not None and prefilter.pattern == b"OOPS"
