@@ -1,5 +1,5 @@
 """Access logs of proxies, load balancers and app servers: HAProxy, Envoy/Istio, AWS ALB and
-classic ELB, uWSGI (PURE).
+classic ELB, uWSGI, Amazon S3 (PURE).
 
 Each is one regex (Rust syntax) with the named groups ``status`` and ``path``
 (what the access questions count) and, for ``extra_fields``, ``client``,
@@ -23,6 +23,9 @@ normalization cuts to its path and ``--no-normalize`` keeps whole.
   and URI of a request too large to log, as ``core/logging.c`` writes it).
   Its log also holds the app's own output (tracebacks, uWSGI's start-up lines): those are
   no records, so a mixed log parses below 100 %.
+* ``s3``: Amazon S3's server access log. The path is the request URI's. Entries of S3's own
+  work (lifecycle ``S3.EXPIRE.OBJECT``, ``S3.TRANSITION...``: request ``"-"``, status ``-``)
+  are no HTTP record, flagged as ELB's TCP entries are.
 """
 
 from __future__ import annotations
@@ -157,4 +160,22 @@ UWSGI = ProxyFormat(
     description="uWSGI request log (default logformat); its app output lines are no records",
 )
 
-PROXY_LAYOUTS = (HAPROXY, ENVOY, ALB, ELB, UWSGI)
+#: Amazon S3 server access log: owner, bucket, [time], remote IP, requester, request id,
+#: operation, key, "request-URI", status, error code, sizes and times, "referrer", "user agent",
+#: then the fields AWS has added over the years (version id, host id, signature, ...).
+S3 = ProxyFormat(
+    name="s3",
+    pattern=(
+        r"^\S+ \S+ \[\d\d/[A-Z][a-z]{2}/\d{4}:\d\d:\d\d:\d\d [+-]\d{4}\] (?P<client>\S+) \S+ "
+        r"\S+ [A-Z0-9_]+\.[A-Z0-9_.]+ \S+ " + _REQUEST + r" (?P<status>\d{3}) \S+ \S+ \S+ \S+ \S+ "
+        r'"(?:[^"\\]|\\.)*" "(?P<user_agent>(?:[^"\\]|\\.)*)"(?:\s.*)?$'
+    ),
+    extra=(CLIENT, METHOD, USER_AGENT),
+    skip=r'^\S+ \S+ \[[^\]]+\] \S+ \S+ \S+ [A-Z0-9_]+\.[A-Z0-9_.]+ \S+ "[^"]*" - ',
+    stamp=(r"^\S+ \S+ \[([^\]]+)\] ", "clf"),
+    min_line_bytes=100,
+    error_prefilter=TOKEN_5XX_PREFILTER,
+    description="Amazon S3 server access log (path: the request URI; status: HTTP status)",
+)
+
+PROXY_LAYOUTS = (HAPROXY, ENVOY, ALB, ELB, UWSGI, S3)

@@ -15,7 +15,7 @@ from logagent.formats.catalog import build_any_format
 from logagent.formats.detect import detect_all
 from logagent.formats.extract import CONTINUATION
 from logagent.formats.jsonaccess import CADDY, TRAEFIK
-from logagent.formats.proxies import ALB, ELB, ENVOY, HAPROXY
+from logagent.formats.proxies import ALB, ELB, ENVOY, HAPROXY, S3
 from logagent.formats.w3c import CLOUDFRONT, IIS
 from tests.real_reference import ACCESS_SAMPLES
 
@@ -158,6 +158,7 @@ def test_detection_names_each_layout_on_inline_lines() -> None:
         "envoy": [ISTIO, ENVOY_CLASSIC],
         "haproxy": [HAPROXY_BARE],
         "traefik": [TRAEFIK_LINE],
+        "s3": S3_LINES,
     }
     for name, lines in cases.items():
         found = detect_all(lines)
@@ -185,6 +186,7 @@ def test_unknown_format_lists_the_new_layouts() -> None:
         "traefik",
         "cloudflare",
         "uwsgi",
+        "s3",
     ):
         assert name in str(err.value)
 
@@ -264,3 +266,47 @@ def test_w3c_records_need_an_http_status_and_a_date() -> None:
     bad = "2024-01-02 03:04:05 10.0.0.1 GET /a - 80 - 10.0.0.2 curl - 10 0 0 12"
     frame = pl.DataFrame({"line": [cron, plain, bad]}).select(**IIS.fields(pl.col("line")))
     assert frame["status"].to_list() == [None, 0, None]
+
+
+#: Amazon S3 server access log: lnav's ``src/formats/s3_log.json`` samples (tstack/lnav @
+#: bb0005f96c8dc486ee0b9005a4562be0ef61c878, BSD-2-Clause), the second with a 503 SlowDown of
+#: a PUT and an ARN requester; then a lifecycle expiration, as AWS's documentation lists them.
+S3_LINES = [
+    "b659b576cff1e15e4c0313ff8930fba9f53e6794567f5c60dab3abf2f8dfb6cc www.example.com "
+    "[10/Feb/2012:16:42:07 -0500] 1.2.3.4 arn:aws:iam::179580289999:user/phillip.boss "
+    "5F9C7B4C2B0B5D6E REST.GET.OBJECT index \"GET /index HTTP/1.1\" 200 - 368 368 10 9 "
+    '"-" "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/535.11 (KHTML, like Gecko)"',
+    "79a59df900b949e55d96a1e698fbacedfd6e09d98eacf8f8d5218e7cd47ef2be awsexamplebucket1 "
+    "[06/Feb/2019:00:00:38 +0000] 192.0.2.3 arn:aws:sts::123456789012:assumed-role/ci/job "
+    "3E57427F3EXAMPLE REST.PUT.OBJECT photos/2019/08/puppy.jpg "
+    '"PUT /awsexamplebucket1/photos/2019/08/puppy.jpg?x-foo=bar HTTP/1.1" 503 SlowDown 244 '
+    '- 11 - "-" "aws-sdk-java/1.11.506" - s9lzHYrFp76ZVxRcpX9+5cjAnEH2ROuNkd2BHfIa6UkFVdtjf5mK= '
+    "SigV4 ECDHE-RSA-AES128-GCM-SHA256 AuthHeader awsexamplebucket1.s3.us-west-1.amazonaws.com "
+    "TLSV1.2 - -",
+]
+S3_LIFECYCLE = (
+    "79a59df900b949e55d96a1e698fbacedfd6e09d98eacf8f8d5218e7cd47ef2be awsexamplebucket1 "
+    "[06/Feb/2019:00:00:38 +0000] - AWS:79A59DF900B949E5 3E57427F3EXAMPLE S3.EXPIRE.OBJECT "
+    'photos/2018/puppy.jpg "-" - - - 1024 - - "-" "-" -'
+)
+
+
+def test_s3_access_log_fields_time_and_its_own_work() -> None:
+    """S3's path is the request URI's, its status the HTTP one; a lifecycle entry (status
+    ``-``) is flagged as no HTTP record, not malformed."""
+    frame = pl.DataFrame({"line": [*S3_LINES, S3_LIFECYCLE]})
+    line = pl.col("line")
+    got = frame.select(**S3.fields(line), **S3.extra_fields(line), time=S3.time_expr(line))
+    assert got.select("path", "status", "client", "method").rows() == [
+        ("/index", 200, "1.2.3.4", "GET"),
+        ("/awsexamplebucket1/photos/2019/08/puppy.jpg?x-foo=bar", 503, "192.0.2.3", "PUT"),
+        (None, None, None, None),
+    ]
+    assert got[CONTINUATION].to_list() == [False, False, True]
+    assert got["user_agent"][1] == "aws-sdk-java/1.11.506"
+    assert [str(t) for t in got["time"][:2]] == [
+        "2012-02-10 21:42:07+00:00",
+        "2019-02-06 00:00:38+00:00",
+    ]
+    assert S3.error_prefilter is not None and S3.error_prefilter.search(S3_LINES[1].encode())
+    assert detect_all([*S3_LINES, S3_LIFECYCLE] * 5).scores[0] == ("s3", 1.0)
