@@ -274,7 +274,7 @@ def test_w3c_records_need_an_http_status_and_a_date() -> None:
 S3_LINES = [
     "b659b576cff1e15e4c0313ff8930fba9f53e6794567f5c60dab3abf2f8dfb6cc www.example.com "
     "[10/Feb/2012:16:42:07 -0500] 1.2.3.4 arn:aws:iam::179580289999:user/phillip.boss "
-    "5F9C7B4C2B0B5D6E REST.GET.OBJECT index \"GET /index HTTP/1.1\" 200 - 368 368 10 9 "
+    '5F9C7B4C2B0B5D6E REST.GET.OBJECT index "GET /index HTTP/1.1" 200 - 368 368 10 9 '
     '"-" "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/535.11 (KHTML, like Gecko)"',
     "79a59df900b949e55d96a1e698fbacedfd6e09d98eacf8f8d5218e7cd47ef2be awsexamplebucket1 "
     "[06/Feb/2019:00:00:38 +0000] 192.0.2.3 arn:aws:sts::123456789012:assumed-role/ci/job "
