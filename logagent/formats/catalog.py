@@ -100,6 +100,7 @@ NESTED = frozenset(
         ("pino", "slog_json"),
         *((f.name, other) for f in JSON_ACCESS_LAYOUTS for other in ("jsonl", "jsonapp")),
         ("haproxy", "syslog3164"),  # HAProxy logs through syslog
+        ("squid", "syslog3164"),  # so may Squid
         ("elb", "syslog3164"),  # "stamp name client:port ..." reads as "stamp host tag: ..."
     }
 )

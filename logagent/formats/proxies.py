@@ -1,5 +1,5 @@
 """Access logs of proxies, load balancers and app servers: HAProxy, Envoy/Istio, AWS ALB and
-classic ELB, uWSGI, Amazon S3 (PURE).
+classic ELB, uWSGI, Amazon S3, Squid (PURE).
 
 Each is one regex (Rust syntax) with the named groups ``status`` and ``path``
 (what the access questions count) and, for ``extra_fields``, ``client``,
@@ -35,7 +35,7 @@ from dataclasses import dataclass
 
 import polars as pl
 
-from logagent.formats.base import RegexFormat
+from logagent.formats.base import PATH, RegexFormat
 from logagent.formats.extract import CONTINUATION
 from logagent.timewindow.columns import UTC_US, stamp_expr
 
@@ -178,4 +178,34 @@ S3 = ProxyFormat(
     description="Amazon S3 server access log (path: the request URI; status: HTTP status)",
 )
 
-PROXY_LAYOUTS = (HAPROXY, ENVOY, ALB, ELB, UWSGI, S3)
+
+@dataclass(frozen=True)
+class ForwardProxyFormat(ProxyFormat):
+    """A forward proxy's log: its requests go to other sites, so the site is the route's first
+    segment (``path`` captures the URL without its scheme: ``/wiki.example.org/x``; a
+    CONNECT's ``/host:443``), where a route of an absolute URI would keep only its path."""
+
+    def fields(self, line: pl.Expr) -> dict[str, pl.Expr]:
+        """``ProxyFormat.fields`` with ``/`` before the site."""
+        cols = super().fields(line)
+        return {**cols, PATH: pl.concat_str([pl.lit("/"), cols[PATH]])}
+
+
+#: Squid's native access log (``logformat squid``: ``%ts.%03tu %6tr %>a %Ss/%03>Hs %<st %rm %ru
+#: %[un %Sh/%<a %mt``), a syslog header optional: the status is the one after the cache result
+#: (``TCP_MISS/503``; ``000`` for a request that got no reply). A forward proxy's requests
+#: are to other sites: the site stays in the route (``ForwardProxyFormat``).
+SQUID = ForwardProxyFormat(
+    name="squid",
+    pattern=(
+        rf"^(?:{_SYSLOG})?\d{{9,10}}\.\d{{3}} +-?\d+ (?P<client>\S+) [A-Z][A-Z0-9_]*/"
+        r"(?P<status>\d{3}) \d+ (?P<method>[A-Za-z_]+|-) "
+        r"(?:[A-Za-z][A-Za-z0-9+.\-]*://)?(?P<path>\S+) \S+ \S+(?: \S+)?(?:\s.*)?$"
+    ),
+    stamp=(rf"^(?:{_SYSLOG})?(\d{{9,10}}\.\d{{3}}) ", "epoch"),
+    min_line_bytes=50,
+    error_prefilter=re.compile(rb"/5[0-9][0-9] "),
+    description="Squid native access log: status after the cache result, route = site + path",
+)
+
+PROXY_LAYOUTS = (HAPROXY, ENVOY, ALB, ELB, UWSGI, S3, SQUID)

@@ -15,7 +15,7 @@ from logagent.formats.catalog import build_any_format
 from logagent.formats.detect import detect_all
 from logagent.formats.extract import CONTINUATION
 from logagent.formats.jsonaccess import CADDY, TRAEFIK
-from logagent.formats.proxies import ALB, ELB, ENVOY, HAPROXY, S3
+from logagent.formats.proxies import ALB, ELB, ENVOY, HAPROXY, S3, SQUID
 from logagent.formats.w3c import CLOUDFRONT, IIS
 from tests.real_reference import ACCESS_SAMPLES
 
@@ -159,6 +159,7 @@ def test_detection_names_each_layout_on_inline_lines() -> None:
         "haproxy": [HAPROXY_BARE],
         "traefik": [TRAEFIK_LINE],
         "s3": S3_LINES,
+        "squid": SQUID_LINES,
     }
     for name, lines in cases.items():
         found = detect_all(lines)
@@ -187,6 +188,7 @@ def test_unknown_format_lists_the_new_layouts() -> None:
         "cloudflare",
         "uwsgi",
         "s3",
+        "squid",
     ):
         assert name in str(err.value)
 
@@ -310,3 +312,45 @@ def test_s3_access_log_fields_time_and_its_own_work() -> None:
     ]
     assert S3.error_prefilter is not None and S3.error_prefilter.search(S3_LINES[1].encode())
     assert detect_all([*S3_LINES, S3_LIFECYCLE] * 5).scores[0] == ("s3", 1.0)
+
+
+#: Squid's native access log: logstash-plugins/logstash-patterns-core
+#: ``spec/patterns/squid_spec.rb`` @ 7f94275ec8212f7f0aa6eb4ac5dbf3d70cd05cac (Apache-2.0), its
+#: three lines; then one with a 503, and one through syslog with a 502.
+SQUID_LINES = [
+    "1525344856.899  16867 10.170.72.111 TCP_TUNNEL/200 6256 CONNECT "
+    "logs.ap-southeast-2.amazonaws.com:443 - HIER_DIRECT/53.140.206.134 -",
+    "1525334330.556      3 120.65.1.1 TCP_REFRESH_MISS/200 2014 GET "
+    "http://www.sample.com/hellow_world.txt public-user DIRECT/www.sample.com text/plain "
+    "902351708.872",
+    "1426235912.366     16 192.168.3.50 TCP_MISS_ABORTED/000 0 GET "
+    "http://garfield.com/comic/2015-03-13 - HIER_DIRECT/193.135.59.44 -",
+    "1580740555.461    138 192.168.5.2 TCP_MISS/503 3853 GET http://wiki.ipfire.org/ "
+    "hansolo@jedi.local DIRECT/178.63.73.246 text/html",
+    "Mar 13 08:38:32 proxy squid[1234]: 1426235912.366     16 192.168.3.50 TCP_MISS/502 0 GET "
+    "http://garfield.com/comic/2015-03-14 - HIER_DIRECT/193.135.59.44 -",
+]
+
+
+def test_squid_status_after_the_cache_result_and_epoch_time() -> None:
+    frame = pl.DataFrame({"line": SQUID_LINES})
+    line = pl.col("line")
+    got = frame.select(**SQUID.fields(line), **SQUID.extra_fields(line), time=SQUID.time_expr(line))
+    assert got.select("status", "client", "method").rows() == [
+        (200, "10.170.72.111", "CONNECT"),
+        (200, "120.65.1.1", "GET"),
+        (0, "192.168.3.50", "GET"),
+        (503, "192.168.5.2", "GET"),
+        (502, "192.168.3.50", "GET"),
+    ]
+    assert got["path"].to_list()[:2] == [
+        "/logs.ap-southeast-2.amazonaws.com:443",
+        "/www.sample.com/hellow_world.txt",  # the site stays in the route
+    ]
+    assert str(got["time"][0]) == "2018-05-03 10:54:16.899000+00:00"
+    prefilter = SQUID.error_prefilter
+    assert prefilter is not None
+    assert [bool(prefilter.search(x.encode())) for x in SQUID_LINES] == [0, 0, 0, 1, 1]
+    # through syslog only: squid, not syslog3164 (nested), and not ambiguous
+    found = detect_all(SQUID_LINES[4:] * 10)
+    assert found.best == "squid" and not found.ambiguous
