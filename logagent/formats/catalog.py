@@ -35,6 +35,7 @@ from logagent.formats.generic import describe as describe_generic
 from logagent.formats.generic import infer_generic
 from logagent.formats.jsonaccess import JSON_ACCESS_LAYOUTS
 from logagent.formats.jsonlayouts import JSON_LAYOUTS
+from logagent.formats.platformlogs import PLATFORM_LAYOUTS
 from logagent.formats.proxies import PROXY_LAYOUTS
 from logagent.formats.serverlogs import (
     COMPOSE,
@@ -69,9 +70,12 @@ SERVER_LAYOUTS = (
 )  # fmt: skip
 #: The loghub supercomputer logs: a head no other layout reads, then their own fields.
 HPC_LAYOUTS = (BGL, THUNDERBIRD)
-_FIXED: dict[str, AppFormat] = {f.name: f for f in (*SERVER_LAYOUTS, *HPC_LAYOUTS, *JSON_LAYOUTS)}
+_FIXED: dict[str, AppFormat] = {
+    f.name: f for f in (*SERVER_LAYOUTS, *PLATFORM_LAYOUTS, *HPC_LAYOUTS, *JSON_LAYOUTS)
+}
 APP_NAMES = (
     *(f.name for f in SERVER_LAYOUTS),
+    *(f.name for f in PLATFORM_LAYOUTS),
     *(f.name for f in HPC_LAYOUTS),
     "hadoop",
     "log4j",
@@ -138,7 +142,10 @@ DESCRIPTIONS: dict[str, str] = {
     "syslog3164": syslog3164().description,
     "jsonapp": JsonAppFormat().description,
     "logfmt": LogfmtFormat().description,
-    **{f.name: f.description for f in (*SERVER_LAYOUTS, *HPC_LAYOUTS, *JSON_LAYOUTS, ZEEK_TSV)},
+    **{
+        f.name: f.description
+        for f in (*SERVER_LAYOUTS, *PLATFORM_LAYOUTS, *HPC_LAYOUTS, *JSON_LAYOUTS, ZEEK_TSV)
+    },
     GENERIC: describe_generic(),
 }
 

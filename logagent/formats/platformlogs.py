@@ -1,0 +1,169 @@
+"""Built-in layouts of platforms' own logs: Tomcat (JULI), Jenkins, Cassandra, MongoDB before
+4.4, Celery and PHP's error log (PURE).
+
+Each is an ``AppRegexFormat`` with an example line and what becomes its component and level;
+stack traces and tracebacks continue the record before them (``record_start``).
+
+* ``tomcat``: JULI's ``OneLineFormatter`` (``catalina.out``, ``catalina.YYYY-MM-DD.log`` since
+  Tomcat 8.5): ``06-Dec-2026 02:40:38.123 SEVERE [thread] class.method msg``; component =
+  ``class.method``, java.util.logging's levels (SEVERE is ERROR).
+* ``jenkins``: ``2026-12-06 02:40:38.123+0000 [id=42]<TAB>SEVERE<TAB>class#method: msg``;
+  component = the class.
+* ``cassandra``: its logback pattern ``%-5level [%thread] %date{ISO8601} %F:%L - %msg``;
+  component = the source file.
+* ``mongodb``: the text log of MongoDB before 4.4, ``ts S COMPONENT [ctx] msg`` (severity F E W
+  I, D1-D5); component = the component column (NETWORK, STORAGE...).
+* ``celery``: a worker's ``[ts: LEVEL/Process] msg``; component = the task where the line names
+  one (``task[id]:``, ``Task task[id] raised ...``), else the process kind (``ForkPoolWorker``).
+* ``php``: PHP's ``error_log`` file: ``[06-Dec-2026 02:40:38 UTC] PHP Fatal error:  msg in
+  /path/f.php:3``; component = the script file, level from PHP's error kind (Fatal, Parse,
+  Core, Compile error: FATAL; Recoverable/User error: ERROR; warnings: WARN; notices and
+  deprecations: INFO). An ``error_log()`` line of the application is a record with no level;
+  ``PHP Stack trace:`` lines continue the error above them. php-fpm's own log (no zone in
+  the stamp: ``ERROR: [pool www] msg``) reads too: its levels, the pool as component.
+"""
+
+from __future__ import annotations
+
+from logagent.formats.app import AppRegexFormat
+from logagent.formats.levels import DEBUG, ERROR, FATAL, INFO, TRACE, WARN
+
+_D4 = r"[0-9]{4}-[0-9]{2}-[0-9]{2}"
+_HMS = r"[0-9]{2}:[0-9]{2}:[0-9]{2}"
+_DMY = r"[0-9]{2}-[A-Z][a-z]{2}-[0-9]{4}"  # 06-Dec-2026
+_JUL = r"SEVERE|WARNING|INFO|CONFIG|FINE|FINER|FINEST"  # java.util.logging
+_ISO_TIMES = (
+    "%Y-%m-%dT%H:%M:%S%.f%#z",
+    "%Y-%m-%d %H:%M:%S%.f%#z",
+    "%Y-%m-%d %H:%M:%S,%3f",
+    "%Y-%m-%d %H:%M:%S%.f",
+)
+
+TOMCAT = AppRegexFormat(
+    name="tomcat",
+    patterns=(
+        r"^(?P<ts>" + _DMY + " " + _HMS + r"\.[0-9]{3}) (?P<level>" + _JUL + r") \[[^\]]*\] "
+        r"(?P<component>[A-Za-z_$][A-Za-z0-9_$.<>\-]*) (?P<message>.*)$",
+    ),
+    min_line_bytes=30,
+    time_formats=("%d-%b-%Y %H:%M:%S%.f",),
+    record_start=_DMY + " " + _HMS + r"\.[0-9]{3} (?:" + _JUL + ") ",
+    description="Tomcat (JULI OneLineFormatter): component = class.method; SEVERE is ERROR",
+    example="06-Dec-2026 02:40:38.456 SEVERE [http-nio-8080-exec-1] "
+    "org.apache.catalina.core.StandardWrapperValve.invoke Servlet.service() threw exception",
+)
+
+JENKINS = AppRegexFormat(
+    name="jenkins",
+    patterns=(
+        r"^(?P<ts>" + _D4 + " " + _HMS + r"\.[0-9]{3}[+-][0-9]{4}) \[id=[0-9]+\]\t"
+        r"(?P<level>" + _JUL + r")\t(?P<component>[^\t#: ]+)(?:#[^\t: ]*)?: (?P<message>.*)$",
+    ),
+    min_line_bytes=40,
+    time_formats=_ISO_TIMES,
+    record_start=_D4 + " " + _HMS + r"\.[0-9]{3}[+-][0-9]{4} \[id=[0-9]+\]\t",
+    description="Jenkins controller log: component = class (before #method); SEVERE is ERROR",
+    example="2026-12-06 02:40:38.456+0000 [id=42]\tSEVERE\thudson.model.Executor#finish1: boom",
+)
+
+_LOGBACK_LEVEL = "TRACE|DEBUG|INFO|WARN|ERROR|FATAL"
+CASSANDRA = AppRegexFormat(
+    name="cassandra",
+    patterns=(
+        r"^(?P<level>" + _LOGBACK_LEVEL + r") +\[[^\]]*\] (?P<ts>" + _D4 + " " + _HMS + ",[0-9]{3})"
+        r" (?P<component>[A-Za-z0-9_$.]+?)(?::[0-9]+)? - (?P<message>.*)$",
+    ),
+    min_line_bytes=40,
+    time_formats=("%Y-%m-%d %H:%M:%S,%3f",),
+    record_start=r"(?:" + _LOGBACK_LEVEL + r") +\[[^\]]*\] " + _D4 + " ",
+    description="Cassandra (level [thread] date File.java:line - msg): component = source file",
+    example="ERROR [CompactionExecutor:1] 2026-12-06 02:40:38,456 CassandraDaemon.java:228 - boom",
+)
+
+#: MongoDB's severities: F E W I, and D1-D5 for its debug verbosities.
+MONGODB_LEVELS = (
+    ("F", FATAL),
+    ("E", ERROR),
+    ("W", WARN),
+    ("I", INFO),
+    ("D", DEBUG),
+    *((f"D{i}", DEBUG if i == 1 else TRACE) for i in range(1, 6)),
+)
+MONGODB = AppRegexFormat(
+    name="mongodb",
+    patterns=(
+        r"^(?P<ts>"
+        + _D4
+        + "T"
+        + _HMS
+        + r"\.[0-9]{3}(?:[+-][0-9]{4}|Z)) (?P<level>[FEWI]|D[1-5]?) +"
+        r"(?P<component>[A-Z_]+|-) +\[[^\]]*\] (?P<message>.*)$",
+    ),
+    min_line_bytes=40,
+    time_formats=_ISO_TIMES,
+    level_map=MONGODB_LEVELS,
+    description="MongoDB < 4.4 text log (ts S COMPONENT [ctx] msg): component = COMPONENT",
+    example="2019-01-01T12:00:00.100+0000 E STORAGE  [initandlisten] WiredTiger error",
+)
+
+_CELERY_HEAD = (
+    r"^\[(?P<ts>" + _D4 + " " + _HMS + r",[0-9]{3}): (?P<level>DEBUG|INFO|WARNING|ERROR|CRITICAL)/"
+)
+CELERY = AppRegexFormat(
+    name="celery",
+    patterns=(
+        _CELERY_HEAD + r"[^\]]+\] (?:Task )?(?P<component>[A-Za-z_][A-Za-z0-9_.]*)"
+        r"\[[0-9A-Za-z\-]+\]:? (?P<message>.*)$",
+        _CELERY_HEAD + r"(?P<component>[A-Za-z]+)(?:-[0-9]+)?\] (?P<message>.*)$",
+    ),
+    min_line_bytes=30,
+    time_formats=("%Y-%m-%d %H:%M:%S,%3f",),
+    record_start=r"\[" + _D4 + " " + _HMS + ",[0-9]{3}: ",
+    description="Celery worker log: component = task name where named, else process kind",
+    example="[2026-12-06 02:40:38,456: ERROR/ForkPoolWorker-1] Task app.tasks.send[1f2e] raised",
+)
+
+#: PHP's error kinds as it writes them (``main/main.c``: ``PHP %s:  %s``) and their levels.
+_PHP_KINDS = {
+    FATAL: ("Fatal error", "Parse error", "Core error", "Compile error"),
+    ERROR: ("Recoverable fatal error", "Catchable fatal error", "User error"),
+    WARN: ("Warning", "Core warning", "Compile warning", "User warning"),
+    INFO: ("Notice", "User notice", "Deprecated", "User deprecated", "Strict Standards"),
+}
+#: php-fpm's own levels (``[06-Dec-2026 02:40:38] WARNING: [pool www] ...``, no zone).
+_FPM_LEVELS = (("ALERT", FATAL), ("ERROR", ERROR), ("WARNING", WARN), ("NOTICE", INFO))
+PHP_LEVELS = (
+    *((k.upper(), level) for level, kinds in _PHP_KINDS.items() for k in kinds),
+    *_FPM_LEVELS,
+    ("DEBUG", DEBUG),
+)
+_PHP_KIND = "|".join(sorted((k for ks in _PHP_KINDS.values() for k in ks), key=len, reverse=True))
+_PHP_STAMP = r"\[(?P<ts>" + _DMY + " " + _HMS + r")(?: [A-Za-z0-9_/+\-]+)?\] "
+_PHP_START = r"\[" + _DMY + " " + _HMS + r"(?: [A-Za-z0-9_/+\-]+)?\] "
+PHP = AppRegexFormat(
+    name="php",
+    patterns=(
+        "^" + _PHP_STAMP + r"PHP (?P<level>" + _PHP_KIND + r"): +(?P<message>.*? in "
+        r"(?P<component>/[^ :]+?\.(?:php|inc|phtml))(?::[0-9]+| on line [0-9]+).*)$",
+        "^" + _PHP_STAMP + r"PHP (?P<level>" + _PHP_KIND + r"): +(?P<message>.*)$",
+        # php-fpm's own log: its level, the pool as component
+        "^" + _PHP_STAMP + r"(?P<level>ALERT|ERROR|WARNING|NOTICE|DEBUG): "
+        r"(?:\[pool (?P<component>[^\]]+)\] )?(?P<message>.*)$",
+        # the application's error_log() (PHP writes the zone; php-fpm does not): no level
+        r"^\[(?P<ts>" + _DMY + " " + _HMS + r") [A-Za-z0-9_/+\-]+\] (?P<message>.*)$",
+    ),
+    min_line_bytes=24,
+    time_formats=("%d-%b-%Y %H:%M:%S",),
+    record_start=_PHP_START
+    + "(?:PHP (?:"
+    + _PHP_KIND
+    + "):|[^P]|P[^H]|PH[^P]|PHP[^ ])",  # "PHP Stack trace:", "PHP   1. {main}()" continue
+    continuation=_PHP_START + r"PHP (?:Stack trace:| +[0-9]+\. )",
+    head_component=True,
+    level_map=PHP_LEVELS,
+    description="PHP error_log: component = the script file, level from the error kind "
+    "(Fatal/Parse error: FATAL)",
+    example="[06-Dec-2026 02:40:38 UTC] PHP Fatal error:  Uncaught Error: x in /srv/a.php:3",
+)
+
+PLATFORM_LAYOUTS = (TOMCAT, JENKINS, CASSANDRA, MONGODB, CELERY, PHP)

@@ -1,0 +1,164 @@
+"""Layouts of platforms' own logs (formats/platformlogs.py): Tomcat, Jenkins, Cassandra,
+MongoDB before 4.4, Celery and PHP's error log (with php-fpm's).
+
+Tomcat's and MongoDB's lines are real: logstash-plugins/logstash-patterns-core
+``spec/patterns/java_spec.rb`` and ``mongodb_spec.rb`` @ 7f94275ec8212f7f0aa6eb4ac5dbf3d70cd05cac
+(Apache-2.0). The others are written to each platform's documented default layout (Jenkins'
+``SupportLogFormatter``, Cassandra's ``logback.xml``, Celery's ``worker_log_format`` and
+``worker_task_log_format``, PHP's ``php_error_cb``, php-fpm's ``zlog``); before these layouts
+each was unrecognized or read by ``generic`` with the thread or nothing as its component.
+"""
+
+from __future__ import annotations
+
+import polars as pl
+import pytest
+
+from logagent.formats.app import AppRegexFormat, parse_app
+from logagent.formats.detect import detect_all
+from logagent.formats.platformlogs import CASSANDRA, CELERY, JENKINS, MONGODB, PHP, TOMCAT
+from logagent.formats.records import fold_records
+
+TOMCAT_TRACE = [
+    "30-Dec-2020 11:44:31.277 SEVERE [main] org.apache.catalina.util.LifecycleBase."
+    "handleSubClassException Failed to initialize component [Connector[HTTP/1.1-8080]]",
+    "\torg.apache.catalina.LifecycleException: Protocol handler initialization failed",
+    "\t\tat org.apache.catalina.connector.Connector.initInternal(Connector.java:1042)",
+    "\tCaused by: java.net.BindException: Address already in use",
+    "\t\tat sun.nio.ch.Net.bind0(Native Method)",
+    "\t\t... 13 more",
+    "31-Jul-2020 16:40:38.505 INFO [localhost-startStop-1] org.apache.catalina.startup."
+    "HostConfig.deployDirectory Deployment of web application directory "
+    "[/opt/temp/apache-tomcat-8.5.57/webapps/ROOT] has finished in [40] ms",
+]
+MONGODB_LINES = [
+    "2014-11-03T18:28:32.450-0500 I NETWORK [initandlisten] waiting for connections on port 27017",
+    "2015-02-24T18:17:47.148+0000 F -        [conn11] Got signal: 11 (Segmentation fault).",
+    "2015-04-23T06:57:28.256+0200 I JOURNAL  [journal writer] Journal writer thread started",
+    "2020-08-13T11:58:09.672+0200 I NETWORK  [conn2] end connection 127.0.0.1:41258 "
+    "(1 connection now open)",
+]
+JENKINS_LINES = [
+    "2026-12-06 02:40:38.123+0000 [id=1]\tINFO\thudson.WebAppMain$3#run: Jenkins is fully up",
+    "2026-12-06 02:40:38.456+0000 [id=42]\tSEVERE\thudson.model.Executor#finish1: Executor "
+    "threw an exception",
+    "java.lang.NullPointerException",
+    "\tat hudson.model.Executor.run(Executor.java:431)",
+]
+CASSANDRA_LINES = [
+    "INFO  [main] 2026-12-06 02:40:38,123 StorageService.java:1234 - Node is ready to serve",
+    "ERROR [CompactionExecutor:1] 2026-12-06 02:40:38,456 CassandraDaemon.java:228 - Exception "
+    "in thread Thread[CompactionExecutor:1,1,main]",
+    "java.lang.RuntimeException: boom",
+    "\tat org.apache.cassandra.db.compaction.CompactionTask.run(CompactionTask.java:100)",
+]
+CELERY_LINES = [
+    "[2026-12-06 02:40:38,123: INFO/MainProcess] Connected to redis://localhost:6379/0",
+    "[2026-12-06 02:40:38,456: ERROR/ForkPoolWorker-3] Task app.tasks.send_mail[1f2e3d4c-0000-"
+    "4000-8000-000000000001] raised unexpected: SMTPException('timeout')",
+    "Traceback (most recent call last):",
+    '  File "/app/tasks.py", line 12, in send_mail',
+    "[2026-12-06 02:40:39,000: WARNING/ForkPoolWorker-2] app.tasks.sync[9a8b7c6d-0000-4000-8000-"
+    "000000000002]: retrying in 5s",
+    "[2026-12-06 02:40:40,000: ERROR/ForkPoolWorker-7] Pool process 4242 error: "
+    "WorkerLostError('Worker exited prematurely')",
+]
+PHP_LINES = [
+    "[06-Dec-2026 02:40:38 UTC] PHP Fatal error:  Uncaught Error: Call to undefined function "
+    "foo() in /var/www/html/index.php:3",
+    "[06-Dec-2026 02:40:38 UTC] PHP Stack trace:",
+    "[06-Dec-2026 02:40:38 UTC] PHP   1. {main}() /var/www/html/index.php:0",
+    "[06-Dec-2026 02:40:39 Europe/Berlin] PHP Warning:  Undefined variable $x in "
+    "/var/www/html/a.php on line 5",
+    "[06-Dec-2026 02:40:40 UTC] PHP Deprecated:  strlen(): Passing null to parameter #1 in "
+    "/var/www/html/b.php on line 9",
+    "[06-Dec-2026 02:40:41 UTC] payment gateway answered 503",
+]
+FPM_LINES = [
+    "[06-Dec-2026 02:40:38] NOTICE: fpm is running, pid 1",
+    "[06-Dec-2026 02:40:39] WARNING: [pool www] server reached pm.max_children setting (5)",
+    "[06-Dec-2026 02:40:40] ERROR: unable to bind listening socket for address '/run/php.sock'",
+]
+
+
+def folded(fmt: AppRegexFormat, lines: list[str]) -> list[tuple[object, ...]]:
+    frame = fold_records(pl.Series("line", lines), fmt)
+    return frame.select("level", "component", "lines").rows()
+
+
+def test_tomcat_folds_its_stack_trace_and_severe_is_error() -> None:
+    assert folded(TOMCAT, TOMCAT_TRACE) == [
+        ("ERROR", "org.apache.catalina.util.LifecycleBase.handleSubClassException", 6),
+        ("INFO", "org.apache.catalina.startup.HostConfig.deployDirectory", 1),
+    ]
+    got = parse_app(TOMCAT, pl.Series("line", TOMCAT_TRACE[:1]))
+    assert str(got["time"][0]) == "2020-12-30 11:44:31.277000+00:00"
+
+
+def test_mongodb_severity_letters_and_components() -> None:
+    got = parse_app(MONGODB, pl.Series("line", MONGODB_LINES))
+    assert got.select("level", "component").rows() == [
+        ("INFO", "NETWORK"),
+        ("FATAL", "-"),
+        ("INFO", "JOURNAL"),
+        ("INFO", "NETWORK"),
+    ]
+    assert got["message"][1] == "Got signal: 11 (Segmentation fault)."
+    assert str(got["time"][0]) == "2014-11-03 23:28:32.450000+00:00"  # -0500 taken into account
+    verbose = "2020-08-13T11:58:09.672+0200 D3 NETWORK  [conn2] x"
+    assert parse_app(MONGODB, pl.Series("line", [verbose]))["level"][0] == "TRACE"
+
+
+def test_jenkins_and_cassandra_fold_java_traces() -> None:
+    assert folded(JENKINS, JENKINS_LINES) == [
+        ("INFO", "hudson.WebAppMain$3", 1),
+        ("ERROR", "hudson.model.Executor", 3),
+    ]
+    assert folded(CASSANDRA, CASSANDRA_LINES) == [
+        ("INFO", "StorageService.java", 1),
+        ("ERROR", "CassandraDaemon.java", 3),
+    ]
+
+
+def test_celery_names_the_task_else_the_process_kind() -> None:
+    assert folded(CELERY, CELERY_LINES) == [
+        ("INFO", "MainProcess", 1),
+        ("ERROR", "app.tasks.send_mail", 3),  # its traceback folded
+        ("WARN", "app.tasks.sync", 1),
+        ("ERROR", "ForkPoolWorker", 1),  # the kind, not each worker's number
+    ]
+
+
+def test_php_error_kinds_script_files_and_stack_traces() -> None:
+    assert folded(PHP, PHP_LINES) == [
+        ("FATAL", "/var/www/html/index.php", 3),  # "PHP Stack trace:" and its frames folded
+        ("WARN", "/var/www/html/a.php", 1),
+        ("INFO", "/var/www/html/b.php", 1),
+        (None, "payment gateway answered", 1),  # the application's error_log(): no level
+    ]
+
+
+def test_php_fpm_levels_and_pool() -> None:
+    got = parse_app(PHP, pl.Series("line", FPM_LINES))
+    assert got.select("level", "component").rows() == [
+        ("INFO", "fpm is"),
+        ("WARN", "www"),
+        ("ERROR", "unable to bind listening"),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("lines", "name"),
+    [
+        (TOMCAT_TRACE, "tomcat"),
+        (MONGODB_LINES, "mongodb"),
+        (JENKINS_LINES, "jenkins"),
+        (CASSANDRA_LINES, "cassandra"),
+        (CELERY_LINES, "celery"),
+        (PHP_LINES, "php"),
+        (FPM_LINES, "php"),
+    ],
+)
+def test_detection_names_each_platform(lines: list[str], name: str) -> None:
+    found = detect_all(lines * 5)
+    assert found.scores[0] == (name, 1.0) and not found.ambiguous
