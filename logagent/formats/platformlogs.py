@@ -42,7 +42,7 @@ _ISO_TIMES = (
 TOMCAT = AppRegexFormat(
     name="tomcat",
     patterns=(
-        r"^(?P<ts>" + _DMY + " " + _HMS + r"\.[0-9]{3}) (?P<level>" + _JUL + r") \[[^\]]*\] "
+        r"^(?P<ts>" + _DMY + " " + _HMS + r"\.[0-9]{3}) (?P<level>" + _JUL + r") \[.*?\] "
         r"(?P<component>[A-Za-z_$][A-Za-z0-9_$.<>\-]*) (?P<message>.*)$",
     ),
     min_line_bytes=30,
@@ -71,11 +71,11 @@ CASSANDRA = AppRegexFormat(
     name="cassandra",
     patterns=(
         r"^(?P<level>" + _LOGBACK_LEVEL + r") +\[[^\]]*\] (?P<ts>" + _D4 + " " + _HMS + ",[0-9]{3})"
-        r" (?P<component>[A-Za-z0-9_$.]+?)(?::[0-9]+)? - (?P<message>.*)$",
+        r" +(?P<component>[A-Za-z0-9_$.]+?)(?::[0-9]+)? - (?P<message>.*)$",
     ),
     min_line_bytes=40,
     time_formats=("%Y-%m-%d %H:%M:%S,%3f",),
-    record_start=r"(?:" + _LOGBACK_LEVEL + r") +\[[^\]]*\] " + _D4 + " ",
+    record_start=r"(?:" + _LOGBACK_LEVEL + r") +\[[^\]\n]*\] " + _D4 + " ",
     description="Cassandra (level [thread] date File.java:line - msg): component = source file",
     example="ERROR [CompactionExecutor:1] 2026-12-06 02:40:38,456 CassandraDaemon.java:228 - boom",
 )
@@ -102,6 +102,8 @@ MONGODB = AppRegexFormat(
     min_line_bytes=40,
     time_formats=_ISO_TIMES,
     level_map=MONGODB_LEVELS,
+    # a crash's "----- BEGIN BACKTRACE -----" and its JSON lines continue the record before
+    record_start=_D4 + "T" + _HMS + r"\.[0-9]{3}(?:[+-][0-9]{4}|Z) ",
     description="MongoDB < 4.4 text log (ts S COMPONENT [ctx] msg): component = COMPONENT",
     example="2019-01-01T12:00:00.100+0000 E STORAGE  [initandlisten] WiredTiger error",
 )
@@ -114,7 +116,7 @@ CELERY = AppRegexFormat(
     patterns=(
         _CELERY_HEAD + r"[^\]]+\] (?:Task )?(?P<component>[A-Za-z_][A-Za-z0-9_.]*)"
         r"\[[0-9A-Za-z\-]+\]:? (?P<message>.*)$",
-        _CELERY_HEAD + r"(?P<component>[A-Za-z]+)(?:-[0-9]+)?\] (?P<message>.*)$",
+        _CELERY_HEAD + r"(?P<component>[A-Za-z]+)(?:-[0-9_]+)?\] (?P<message>.*)$",
     ),
     min_line_bytes=30,
     time_formats=("%Y-%m-%d %H:%M:%S,%3f",),
@@ -138,31 +140,82 @@ PHP_LEVELS = (
     ("DEBUG", DEBUG),
 )
 _PHP_KIND = "|".join(sorted((k for ks in _PHP_KINDS.values() for k in ks), key=len, reverse=True))
-_PHP_STAMP = r"\[(?P<ts>" + _DMY + " " + _HMS + r")(?: [A-Za-z0-9_/+\-]+)?\] "
-_PHP_START = r"\[" + _DMY + " " + _HMS + r"(?: [A-Za-z0-9_/+\-]+)?\] "
+_PHP_ZONE = r" [A-Za-z0-9_/+\-]+"
+_PHP_STAMP = r"\[(?P<ts>" + _DMY + " " + _HMS + r")(?:" + _PHP_ZONE + r")?\] "
+_PHP_START = r"\[" + _DMY + " " + _HMS + r"(?:" + _PHP_ZONE + r")?\] "
+_FPM_START = r"\[" + _DMY + " " + _HMS + r"\] (?:ALERT|ERROR|WARNING|NOTICE|DEBUG): "
+#: A worker's output php-fpm relays (``catch_workers_output``): ``[pool www] child 12 said into
+#: stderr: "NOTICE: PHP message: PHP Fatal error:  ..."``, one relayed line each.
+_FPM_SAID = r"\[pool [^\]\n]*\] child [0-9]+ said into std(?:err|out): "
+_FPM_PHP = _FPM_SAID + r'"(?:[A-Z]+: )?PHP message: PHP '
+#: Where a script's path sits in a PHP message (``in /srv/a.php:3``, ``on line 3``).
+_PHP_FILE = (
+    r"(?P<message>.*? in (?P<component>/[^ :]+?\.(?:php|inc|phtml))(?::[0-9]+| on line [0-9]+).*)"
+)
+#: The start of every record: a PHP error, an application's error_log() line (PHP writes the
+#: zone; anything but another "PHP " line: "PHP Stack trace:", "PHP   1. {main}()" continue),
+#: and php-fpm's own lines, but not a worker's relayed output other than a PHP message (its
+#: "Stack trace:", "#0 ..." and "thrown in" lines continue that message). No class matches a
+#: newline (``app.record_start``'s shared syntax).
+_PHP_RECORD = (
+    "(?:"
+    + _PHP_START
+    + "PHP (?:"
+    + _PHP_KIND
+    + "):|"
+    + r"\["
+    + _DMY
+    + " "
+    + _HMS
+    + _PHP_ZONE
+    + r"\] (?:[^P\n]|P[^H\n]|PH[^P\n]|PHP[^ \n])|"
+    + _FPM_START
+    + r"(?:[^\[\n]|\[[^p\n]|\[pool [^\]\n]*\] (?:[^c\n]|c[^h\n]|ch[^i\n]|chi[^l\n]|chil[^d\n]"
+    + r"|child[^ \n]|child [0-9]+ (?:[^s\n]|s[^a\n]))|"
+    + _FPM_PHP
+    + "))"
+)
 PHP = AppRegexFormat(
     name="php",
     patterns=(
-        "^" + _PHP_STAMP + r"PHP (?P<level>" + _PHP_KIND + r"): +(?P<message>.*? in "
-        r"(?P<component>/[^ :]+?\.(?:php|inc|phtml))(?::[0-9]+| on line [0-9]+).*)$",
+        "^" + _PHP_STAMP + r"PHP (?P<level>" + _PHP_KIND + r"): +" + _PHP_FILE + "$",
         "^" + _PHP_STAMP + r"PHP (?P<level>" + _PHP_KIND + r"): +(?P<message>.*)$",
+        # a PHP error php-fpm relays: its level is PHP's, not the relaying line's
+        "^"
+        + _PHP_STAMP
+        + r"(?:ALERT|ERROR|WARNING|NOTICE|DEBUG): "
+        + _FPM_PHP
+        + r"(?P<level>"
+        + _PHP_KIND
+        + r"): +"
+        + _PHP_FILE
+        + "$",
+        "^"
+        + _PHP_STAMP
+        + r"(?:ALERT|ERROR|WARNING|NOTICE|DEBUG): "
+        + _FPM_PHP
+        + r"(?P<level>"
+        + _PHP_KIND
+        + r"): +(?P<message>.*)$",
         # php-fpm's own log: its level, the pool as component
         "^" + _PHP_STAMP + r"(?P<level>ALERT|ERROR|WARNING|NOTICE|DEBUG): "
         r"(?:\[pool (?P<component>[^\]]+)\] )?(?P<message>.*)$",
         # the application's error_log() (PHP writes the zone; php-fpm does not): no level
-        r"^\[(?P<ts>" + _DMY + " " + _HMS + r") [A-Za-z0-9_/+\-]+\] (?P<message>.*)$",
+        r"^\[(?P<ts>" + _DMY + " " + _HMS + r")" + _PHP_ZONE + r"\] (?P<message>.*)$",
     ),
     min_line_bytes=24,
     time_formats=("%d-%b-%Y %H:%M:%S",),
-    record_start=_PHP_START
-    + "(?:PHP (?:"
-    + _PHP_KIND
-    + "):|[^P]|P[^H]|PH[^P]|PHP[^ ])",  # "PHP Stack trace:", "PHP   1. {main}()" continue
-    continuation=_PHP_START + r"PHP (?:Stack trace:| +[0-9]+\. )",
+    record_start=_PHP_RECORD,
+    # PHP's own trace lines: with the stamp (5.x), raw (7+: "Stack trace:", "#0 ...", "  thrown
+    # in"), or relayed by php-fpm
+    continuation=_PHP_START
+    + r"PHP (?:Stack trace:| +[0-9]+\. )|Stack trace:|#[0-9]+ |"
+    + _FPM_START
+    + _FPM_SAID,
     head_component=True,
     level_map=PHP_LEVELS,
-    description="PHP error_log: component = the script file, level from the error kind "
-    "(Fatal/Parse error: FATAL)",
+    description="PHP error_log and php-fpm: component = the script file, level from the error "
+    "kind (Fatal/Parse error: FATAL)",
     example="[06-Dec-2026 02:40:38 UTC] PHP Fatal error:  Uncaught Error: x in /srv/a.php:3",
 )
 

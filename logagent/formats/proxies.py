@@ -182,8 +182,8 @@ S3 = ProxyFormat(
 @dataclass(frozen=True)
 class ForwardProxyFormat(ProxyFormat):
     """A forward proxy's log: its requests go to other sites, so the site is the route's first
-    segment (``path`` captures the URL without its scheme: ``/wiki.example.org/x``; a
-    CONNECT's ``/host:443``), where a route of an absolute URI would keep only its path."""
+    segment (``path`` captures the URL without its scheme and credentials: ``/wiki.example.org/x``;
+    a CONNECT's ``/host:443``), where a route of an absolute URI would keep only its path."""
 
     def fields(self, line: pl.Expr) -> dict[str, pl.Expr]:
         """``ProxyFormat.fields`` with ``/`` before the site."""
@@ -200,7 +200,7 @@ SQUID = ForwardProxyFormat(
     pattern=(
         rf"^(?:{_SYSLOG})?\d{{9,10}}\.\d{{3}} +-?\d+ (?P<client>\S+) [A-Z][A-Z0-9_]*/"
         r"(?P<status>\d{3}) \d+ (?P<method>[A-Za-z_]+|-) "
-        r"(?:[A-Za-z][A-Za-z0-9+.\-]*://)?(?P<path>\S+) \S+ \S+(?: \S+)?(?:\s.*)?$"
+        r"(?:[A-Za-z][A-Za-z0-9+.\-]*://)?(?:[^/@ ]*@)?(?P<path>\S+) \S+ \S+(?: \S+)?(?:\s.*)?$"
     ),
     stamp=(rf"^(?:{_SYSLOG})?(\d{{9,10}}\.\d{{3}}) ", "epoch"),
     min_line_bytes=50,

@@ -97,20 +97,24 @@ _PG_PREFIX = _PG_STAMP + r" [A-Za-z0-9+\-]+ \[[0-9]+(?:-[0-9]+)?\] "
 #: After the stamp, any ``log_line_prefix`` holding the process id in brackets (%p: ``[123]``,
 #: ``[123-4]``, ``:[123]:``), a zone perhaps first: Debian's ``%m [%p] %q%u@%d``, pgBadger's
 #: ``%t [%p]: [%l-1] user=%u,db=%d,app=%a,client=%h``, ``%t:%r:%u@%d:[%p]:``; a user@db token
-#: (%u@%d) right before the level is the component. In the shared syntax of
-#: ``app.record_start`` (no ``\d``, ``\s``, ``$``).
+#: (%u@%d) right before the level is the component. The prefix holds no two blanks in a row:
+#: the level's ``:  `` is the first (PostgreSQL writes two blanks there, and Python's logging
+#: one), so a note's text (``DETAIL:  ... ERROR:  ...``) never reads as a level, and a search
+#: stays within the prefix. In the shared syntax of ``app.record_start`` (no ``\d``, ``\s``,
+#: ``$``; no class that matches a newline).
+_PG_RUN = r"(?:[^ \n]| [^ \n])*?"  # text without two blanks in a row
 _PG_AFTER = (
     r"(?: [A-Za-z][A-Za-z0-9+\-/_]*| [+-][0-9]{2}:?[0-9]{2})?"
-    r"(?:[ :]|[ :].*?[ :])\[[0-9]+(?:-[0-9]+)?\]:?(?:[ :].*?)?[ :]"
+    r"(?:[ :]|[ :]" + _PG_RUN + r"[ :])\[[0-9]+(?:-[0-9]+)?\]:?(?:[ :]" + _PG_RUN + r")??[ :]"
 )
-_PG_USER_DB = r"[^ :@\[\]=,]*@[^ :@\[\]=,]*"
+_PG_USER_DB = r"[^ :@\[\]=,\n]*@[^ :@\[\]=,\n]*"
 
 
 def _pg_head(words: str) -> str:
     """The start of a line of either prefix whose level is one of ``words`` (a record's, or a
     note's that continues one)."""
-    strict = _PG_PREFIX + "(?:[^ ]*@[^ ]* )?(?:" + words + "):"
-    return "(?:" + strict + "|" + _PG_STAMP + _PG_AFTER + f"(?:{_PG_USER_DB}[ :])?(?:{words}):)"
+    strict = _PG_PREFIX + "(?:[^ \n]*@[^ \n]* )?(?:" + words + "):  "
+    return "(?:" + strict + "|" + _PG_STAMP + _PG_AFTER + f"(?:{_PG_USER_DB}[ :])?(?:{words}):  )"
 
 
 POSTGRES = AppRegexFormat(
@@ -118,9 +122,8 @@ POSTGRES = AppRegexFormat(
     patterns=(
         r"^(?P<ts>" + _PG_STAMP + r") [A-Za-z0-9+\-]+ \[[0-9]+(?:-[0-9]+)?\] "
         r"(?:(?P<component>[^ ]*@[^ ]*) )?(?P<level>" + _PG_LEVELS + r"):  (?P<message>.*)$",
-        # PostgreSQL writes "LEVEL:  msg"; one blank is accepted too
         r"^(?P<ts>" + _PG_STAMP + ")" + _PG_AFTER + r"(?:(?P<component>" + _PG_USER_DB + r")[ :])?"
-        r"(?P<level>" + _PG_LEVELS + r"):  ?(?P<message>.*)$",
+        r"(?P<level>" + _PG_LEVELS + r"):  (?P<message>.*)$",
     ),
     min_line_bytes=30,
     time_formats=("%Y-%m-%d %H:%M:%S%.f",),

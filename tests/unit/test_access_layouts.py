@@ -348,6 +348,9 @@ def test_squid_status_after_the_cache_result_and_epoch_time() -> None:
         "/www.sample.com/hellow_world.txt",  # the site stays in the route
     ]
     assert str(got["time"][0]) == "2018-05-03 10:54:16.899000+00:00"
+    secret = SQUID_LINES[3].replace("http://wiki", "http://bob:hunter2@wiki")
+    path = pl.DataFrame({"line": [secret]}).select(SQUID.fields(line)["path"]).item()
+    assert path == "/wiki.ipfire.org/"  # credentials in a URL never reach a route
     prefilter = SQUID.error_prefilter
     assert prefilter is not None
     assert [bool(prefilter.search(x.encode())) for x in SQUID_LINES] == [0, 0, 0, 1, 1]

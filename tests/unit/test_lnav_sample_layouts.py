@@ -28,8 +28,9 @@ POSTGRES_LINES = [
         "INFO",
         "database system was shut",
     ),
-    (  # Debian's '%m [%p] %q%u@%d ' with %l (and one blank after the level, as lnav has it)
-        "2025-06-05 17:10:04 MSK [608647-3] [local] postgres@postgres WARNING: terminating "
+    (  # Debian's '%m [%p] %q%u@%d ' with %l (lnav's sample has one blank after the level;
+        # PostgreSQL writes two, elog.c's "%s:  ")
+        "2025-06-05 17:10:04 MSK [608647-3] [local] postgres@postgres WARNING:  terminating "
         "connection because of crash of another server process",
         "WARN",
         "postgres@postgres",
@@ -115,6 +116,52 @@ def test_a_timestamped_line_without_a_process_id_is_no_postgres_record() -> None
     lines = ["2024-01-02 03:04:05 ERROR: disk full", "2024-01-02 03:04:06 LOG:  ok go on"]
     assert rows(POSTGRES, lines) == [(None, None, None), (None, None, None)]
     assert detect_all(lines * 10).best != "postgres"
+
+
+def test_python_logging_with_a_process_id_stays_generic() -> None:
+    """``%(asctime)s [%(process)d] %(levelname)s: %(message)s`` writes one blank after the
+    level, PostgreSQL two: such a log is not PostgreSQL's, and its CRITICAL lines (no
+    PostgreSQL level) are records of their own, not folded into the one before."""
+    lines = [
+        "2024-01-02 03:04:05 [4242] ERROR: worker step 3 failed",
+        "2024-01-02 03:04:06 [4242] INFO: worker step 4 ok",
+        "2024-01-02 03:04:07 [4242] CRITICAL: worker gone",
+        "2024-01-02 03:04:08 myapp [42] ERROR: failed to open file",
+    ]
+    assert rows(POSTGRES, lines) == [(None, None, None)] * 4
+    found = detect_all(lines * 10)
+    assert found.best == "generic"
+
+
+def test_a_level_inside_a_notes_text_is_no_record() -> None:
+    """A DETAIL or STATEMENT whose text holds ``ERROR:`` or ``LOG:  `` continues its record:
+    the level is the first word after the prefix, whose text has no two blanks in a row."""
+    p = "2024-01-02 03:00:00.123 UTC [1234] app@jobs "
+    lines = [
+        p + 'ERROR:  null value in column "x" violates not-null constraint',
+        p + "DETAIL:  Failing row contains (0, null, ERROR: upstream timeout).",
+        p + "STATEMENT:  insert into t values ('LOG:  x', '[1] ERROR:  y')",
+    ]
+    got = fold_records(pl.Series("line", lines), POSTGRES).select("level", "component", "lines")
+    assert got.rows() == [("ERROR", "app@jobs", 3)]
+
+
+def test_user_at_db_is_named_without_a_zone_too() -> None:
+    line = "2024-01-02 03:04:05.123 [1234] user@db ERROR:  relation x does not exist"
+    assert rows(POSTGRES, [line])[0][:2] == ("ERROR", "user@db")
+
+
+def test_postgres_record_start_finds_no_start_inside_a_long_statement() -> None:
+    """The reader finds record starts with Python's ``re`` (``records.compile_start``): a long
+    statement full of ``[n]`` tokens starts no record there (the prefix cannot run past the
+    level's two blanks, which also keeps this search linear: 22 s for one such line before)."""
+    import re
+
+    start = re.compile(("^(?:" + POSTGRES.record_start + ")").encode(), re.MULTILINE)
+    p = b"2024-01-02 03:00:00.123 UTC [1234] app@jobs "
+    long_line = p + b"STATEMENT:  insert into t values ('" + b"x = [1] or " * 8000 + b"')\n"
+    record = p + b"LOG:  checkpoint starting: time\n"
+    assert [m.start() for m in start.finditer(record + long_line * 4)] == [0]
 
 
 def test_zookeeper_with_and_without_its_server_id() -> None:

@@ -162,3 +162,105 @@ def test_php_fpm_levels_and_pool() -> None:
 def test_detection_names_each_platform(lines: list[str], name: str) -> None:
     found = detect_all(lines * 5)
     assert found.scores[0] == (name, 1.0) and not found.ambiguous
+
+
+FPM_RELAYED = [
+    '[06-Dec-2026 02:40:39] WARNING: [pool www] child 12 said into stderr: "NOTICE: PHP message: '
+    'PHP Fatal error:  Uncaught Exception: boom in /var/www/a.php:3"',
+    '[06-Dec-2026 02:40:39] WARNING: [pool www] child 12 said into stderr: "Stack trace:"',
+    '[06-Dec-2026 02:40:39] WARNING: [pool www] child 12 said into stderr: "#0 {main}"',
+    '[06-Dec-2026 02:40:39] WARNING: [pool www] child 12 said into stderr: "  thrown in '
+    '/var/www/a.php on line 3"',
+    "[06-Dec-2026 02:40:40] WARNING: [pool www] child 12 exited on signal 11 (SIGSEGV) after "
+    "3.1 seconds from start",
+    "[06-Dec-2026 02:40:41] NOTICE: [pool www] child 13 started",
+]
+PHP7_TRACE = [
+    "[06-Dec-2026 02:40:38 UTC] PHP Fatal error:  Uncaught Exception: boom in /var/www/a.php:3",
+    "Stack trace:",
+    "#0 /var/www/b.php(12): foo()",
+    "#1 {main}",
+    "  thrown in /var/www/a.php on line 3",
+    "[06-Dec-2026 02:40:39 UTC] PHP Warning:  Undefined variable $x in /var/www/a.php on line 5",
+]
+
+
+def test_php_errors_php_fpm_relays_keep_their_level_and_trace() -> None:
+    """A worker's PHP fatal relayed by php-fpm (``catch_workers_output``) is FATAL, not the
+    relaying line's WARNING; its relayed trace continues it; php-fpm's own lines about the
+    child (exited, started) stay records of their own."""
+    assert folded(PHP, FPM_RELAYED) == [
+        ("FATAL", "/var/www/a.php", 4),
+        ("WARN", "www", 1),
+        ("INFO", "www", 1),
+    ]
+    assert detect_all(FPM_RELAYED * 5).scores[0] == ("php", 1.0)
+
+
+def test_php_7_raw_stack_traces_continue_and_do_not_lower_confidence() -> None:
+    assert folded(PHP, PHP7_TRACE) == [
+        ("FATAL", "/var/www/a.php", 5),
+        ("WARN", "/var/www/a.php", 1),
+    ]
+    assert detect_all(PHP7_TRACE * 5).scores[0] == ("php", 1.0)
+
+
+def test_tomcat_thread_names_may_hold_brackets() -> None:
+    line = (
+        "06-Dec-2018 10:00:01.000 SEVERE [ContainerBackgroundProcessor[StandardEngine[Catalina]]] "
+        "org.apache.catalina.loader.WebappClassLoaderBase.checkThreadLocalMapForLeaks The web "
+        "application [ROOT] created a ThreadLocal"
+    )
+    got = parse_app(TOMCAT, pl.Series("line", [line]))
+    assert got.select("level", "component").row(0) == (
+        "ERROR",
+        "org.apache.catalina.loader.WebappClassLoaderBase.checkThreadLocalMapForLeaks",
+    )
+
+
+def test_cassandra_dse_and_celery_thread_pools_and_mongodb_backtraces() -> None:
+    dse = "ERROR [main] 2019-05-29 10:43:08,540  DseDaemon.java:500 - Unable to start DSE server."
+    assert parse_app(CASSANDRA, pl.Series("line", [dse])).select("component").item() == (
+        "DseDaemon.java"
+    )
+    pool = "[2026-12-06 02:40:38,123: ERROR/ThreadPoolExecutor-0_0] Thread pool worker died"
+    assert parse_app(CELERY, pl.Series("line", [pool])).select("component").item() == (
+        "ThreadPoolExecutor"
+    )
+    crash = [
+        MONGODB_LINES[1],
+        " mongod(_ZN5mongo15printStackTraceERSo+0x41) [0x1234]",
+        "----- BEGIN BACKTRACE -----",
+        '{"backtrace":[{"b":"400000","o":"1234"}]}',
+        MONGODB_LINES[0],
+    ]
+    assert folded(MONGODB, crash) == [("FATAL", "-", 4), ("INFO", "NETWORK", 1)]
+
+
+@pytest.mark.parametrize(
+    ("fmt", "lines"),
+    [
+        (PHP, [*PHP_LINES, *FPM_LINES, *FPM_RELAYED, *PHP7_TRACE, "[06-Dec-2026 02:40:42 UTC] "]),
+        (CASSANDRA, [*CASSANDRA_LINES, "INFO  [main", "x] 2024-01-02 03:04:05,000 A.java:1 - m"]),
+        (TOMCAT, TOMCAT_TRACE),
+        (JENKINS, JENKINS_LINES),
+        (CELERY, CELERY_LINES),
+        (MONGODB, MONGODB_LINES),
+    ],
+)
+def test_python_and_polars_agree_on_record_starts(fmt: AppRegexFormat, lines: list[str]) -> None:
+    """The reader cuts units on ``record_start`` with Python's bytes ``re`` over many lines at
+    once; the parser folds lines with Polars one line at a time: both must find the same
+    starts, also where a line is empty or a bracket opens on one line and closes on the next."""
+    from logagent.formats.records import start_expr
+    from logagent.sources.records import compile_start
+
+    assert fmt.record_start is not None
+    data = "\n".join(lines).encode() + b"\n"
+    offsets = [0]
+    for line in lines[:-1]:
+        offsets.append(offsets[-1] + len(line.encode()) + 1)
+    by_python = [m.start() for m in compile_start(fmt.record_start).finditer(data)]
+    frame = pl.DataFrame({"line": lines}).select(start_expr(fmt, pl.col("line")))
+    by_polars = [o for o, s in zip(offsets, frame.to_series(), strict=True) if s]
+    assert by_python == by_polars
