@@ -126,7 +126,16 @@ FORMAT_NOTES: dict[str, str] = {
     ),
     **{
         n: _KIND_NOTE
-        for n in ("apache_error", "nginx_error", "postgres", "mysql", "cri", "docker_json", "redis")
+        for n in (
+            "apache_error",
+            "nginx_error",
+            "postgres",
+            "mysql",
+            "cri",
+            "docker_json",
+            "redis",
+            "rabbitmq",
+        )
     },
 }
 

@@ -1,5 +1,5 @@
 """Built-in layouts of platforms' own logs: Tomcat (JULI), Jenkins, Cassandra, MongoDB before
-4.4, Celery and PHP's error log (PURE).
+4.4, Celery, PHP's error log, Airflow and RabbitMQ (PURE).
 
 Each is an ``AppRegexFormat`` with an example line and what becomes its component and level;
 stack traces and tracebacks continue the record before them (``record_start``).
@@ -21,6 +21,9 @@ stack traces and tracebacks continue the record before them (``record_start``).
   deprecations: INFO). An ``error_log()`` line of the application is a record with no level;
   ``PHP Stack trace:`` lines continue the error above them. php-fpm's own log (no zone in
   the stamp: ``ERROR: [pool www] msg``) reads too: its levels, the pool as component.
+* ``airflow``: ``[ts] {file.py:123} LEVEL - msg``; component = the source file.
+* ``rabbitmq``: 3.9+'s ``ts [level] <0.456.0> msg``; the Erlang process names no component:
+  the error kind stands in. Its multi-line messages continue the record.
 """
 
 from __future__ import annotations
@@ -219,4 +222,36 @@ PHP = AppRegexFormat(
     example="[06-Dec-2026 02:40:38 UTC] PHP Fatal error:  Uncaught Error: x in /srv/a.php:3",
 )
 
-PLATFORM_LAYOUTS = (TOMCAT, JENKINS, CASSANDRA, MONGODB, CELERY, PHP)
+_PY_LEVEL = "DEBUG|INFO|WARNING|ERROR|CRITICAL"
+AIRFLOW = AppRegexFormat(
+    name="airflow",
+    patterns=(
+        r"^\[(?P<ts>"
+        + _D4
+        + "[ T]"
+        + _HMS
+        + r"(?:[,.][0-9]{1,6})?(?:Z|[+-][0-9]{2}:?[0-9]{2})?)\] "
+        r"\{(?P<component>[^}:]+):[0-9]+\} (?P<level>" + _PY_LEVEL + r") - (?P<message>.*)$",
+    ),
+    min_line_bytes=30,
+    time_formats=_ISO_TIMES,
+    record_start=r"\[" + _D4 + "[ T]" + _HMS + r"[^\]\n]*\] \{",
+    description="Apache Airflow (task and scheduler logs): component = source file",
+    example="[2026-12-06T02:40:38.456+0000] {taskinstance.py:1890} ERROR - Task failed",
+)
+
+RABBITMQ = AppRegexFormat(
+    name="rabbitmq",
+    patterns=(
+        r"^(?P<ts>" + _D4 + " " + _HMS + r"\.[0-9]{3,6}[+-][0-9]{2}:[0-9]{2}) "
+        r"\[(?P<level>debug|info|notice|warning|error|critical)\] <[0-9.]+> (?P<message>.*)$",
+    ),
+    min_line_bytes=40,
+    time_formats=_ISO_TIMES,
+    record_start=_D4 + " " + _HMS + r"\.[0-9]{3,6}[+-][0-9]{2}:[0-9]{2} \[",
+    head_component=True,
+    description="RabbitMQ 3.9+ (ts [level] <erlang pid> msg): component = error kind",
+    example="2026-12-06 02:40:38.223456+00:00 [error] <0.456.0> Error on AMQP connection",
+)
+
+PLATFORM_LAYOUTS = (TOMCAT, JENKINS, CASSANDRA, MONGODB, CELERY, PHP, AIRFLOW, RABBITMQ)

@@ -16,7 +16,16 @@ import pytest
 
 from logagent.formats.app import AppRegexFormat, parse_app
 from logagent.formats.detect import detect_all
-from logagent.formats.platformlogs import CASSANDRA, CELERY, JENKINS, MONGODB, PHP, TOMCAT
+from logagent.formats.platformlogs import (
+    AIRFLOW,
+    CASSANDRA,
+    CELERY,
+    JENKINS,
+    MONGODB,
+    PHP,
+    RABBITMQ,
+    TOMCAT,
+)
 from logagent.formats.records import fold_records
 
 TOMCAT_TRACE = [
@@ -78,6 +87,22 @@ FPM_LINES = [
     "[06-Dec-2026 02:40:38] NOTICE: fpm is running, pid 1",
     "[06-Dec-2026 02:40:39] WARNING: [pool www] server reached pm.max_children setting (5)",
     "[06-Dec-2026 02:40:40] ERROR: unable to bind listening socket for address '/run/php.sock'",
+]
+
+
+AIRFLOW_LINES = [
+    "[2026-12-06T02:40:38.123+0000] {taskinstance.py:1157} INFO - Starting attempt 1 of 1",
+    "[2026-12-06T02:40:38.456+0000] {taskinstance.py:1890} ERROR - Task failed with exception",
+    "Traceback (most recent call last):",
+    '  File "/opt/airflow/dags/etl.py", line 12, in load',
+    "[2026-12-06 02:40:39,000] {scheduler_job.py:567} WARNING - Tasks are still running",
+]
+RABBITMQ_LINES = [
+    "2026-12-06 02:40:38.123456+00:00 [info] <0.123.0> Server startup complete; 3 plugins started.",
+    "2026-12-06 02:40:38.223456+00:00 [error] <0.456.0> Error on AMQP connection <0.456.0> "
+    "(10.0.0.1:5672 -> 10.0.0.2:5672, state: starting):",
+    "2026-12-06 02:40:38.223456+00:00 [error] <0.456.0> PLAIN login refused: user 'guest'",
+    "2026-12-06 02:40:38.323456+00:00 [warning] <0.789.0> closing AMQP connection",
 ]
 
 
@@ -157,6 +182,8 @@ def test_php_fpm_levels_and_pool() -> None:
         (CELERY_LINES, "celery"),
         (PHP_LINES, "php"),
         (FPM_LINES, "php"),
+        (AIRFLOW_LINES, "airflow"),
+        (RABBITMQ_LINES, "rabbitmq"),
     ],
 )
 def test_detection_names_each_platform(lines: list[str], name: str) -> None:
@@ -246,6 +273,8 @@ def test_cassandra_dse_and_celery_thread_pools_and_mongodb_backtraces() -> None:
         (JENKINS, JENKINS_LINES),
         (CELERY, CELERY_LINES),
         (MONGODB, MONGODB_LINES),
+        (AIRFLOW, AIRFLOW_LINES),
+        (RABBITMQ, RABBITMQ_LINES),
     ],
 )
 def test_python_and_polars_agree_on_record_starts(fmt: AppRegexFormat, lines: list[str]) -> None:
@@ -264,3 +293,18 @@ def test_python_and_polars_agree_on_record_starts(fmt: AppRegexFormat, lines: li
     frame = pl.DataFrame({"line": lines}).select(start_expr(fmt, pl.col("line")))
     by_polars = [o for o, s in zip(offsets, frame.to_series(), strict=True) if s]
     assert by_python == by_polars
+
+
+def test_airflow_source_files_and_rabbitmq_error_kinds() -> None:
+    assert folded(AIRFLOW, AIRFLOW_LINES) == [
+        ("INFO", "taskinstance.py", 1),
+        ("ERROR", "taskinstance.py", 3),  # its traceback folded
+        ("WARN", "scheduler_job.py", 1),
+    ]
+    got = parse_app(RABBITMQ, pl.Series("line", RABBITMQ_LINES))
+    assert got.select("level", "component").rows() == [
+        ("INFO", "Server startup"),
+        ("ERROR", "Error on AMQP connection"),
+        ("ERROR", "PLAIN login"),
+        ("WARN", "closing AMQP connection"),
+    ]
