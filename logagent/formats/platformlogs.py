@@ -178,28 +178,24 @@ _PHP_RECORD = (
     + _FPM_PHP
     + "))"
 )
+_PHP_ERROR = "^" + _PHP_STAMP + r"PHP (?P<level>" + _PHP_KIND + r"): +"
+#: A PHP error php-fpm relays: its level is PHP's, not the relaying line's.
+_FPM_RELAYED = (
+    "^"
+    + _PHP_STAMP
+    + r"(?:ALERT|ERROR|WARNING|NOTICE|DEBUG): "
+    + _FPM_PHP
+    + r"(?P<level>"
+    + _PHP_KIND
+    + r"): +"
+)
 PHP = AppRegexFormat(
     name="php",
     patterns=(
-        "^" + _PHP_STAMP + r"PHP (?P<level>" + _PHP_KIND + r"): +" + _PHP_FILE + "$",
-        "^" + _PHP_STAMP + r"PHP (?P<level>" + _PHP_KIND + r"): +(?P<message>.*)$",
-        # a PHP error php-fpm relays: its level is PHP's, not the relaying line's
-        "^"
-        + _PHP_STAMP
-        + r"(?:ALERT|ERROR|WARNING|NOTICE|DEBUG): "
-        + _FPM_PHP
-        + r"(?P<level>"
-        + _PHP_KIND
-        + r"): +"
-        + _PHP_FILE
-        + "$",
-        "^"
-        + _PHP_STAMP
-        + r"(?:ALERT|ERROR|WARNING|NOTICE|DEBUG): "
-        + _FPM_PHP
-        + r"(?P<level>"
-        + _PHP_KIND
-        + r"): +(?P<message>.*)$",
+        _PHP_ERROR + _PHP_FILE + "$",
+        _PHP_ERROR + r"(?P<message>.*)$",
+        _FPM_RELAYED + _PHP_FILE + "$",
+        _FPM_RELAYED + r"(?P<message>.*)$",
         # php-fpm's own log: its level, the pool as component
         "^" + _PHP_STAMP + r"(?P<level>ALERT|ERROR|WARNING|NOTICE|DEBUG): "
         r"(?:\[pool (?P<component>[^\]]+)\] )?(?P<message>.*)$",
