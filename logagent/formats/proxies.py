@@ -1,5 +1,5 @@
 """Access logs of proxies, load balancers and app servers: HAProxy, Envoy/Istio, AWS ALB and
-classic ELB, uWSGI, Amazon S3, Squid (PURE).
+classic ELB, uWSGI, Amazon S3, Squid, Heroku's router (PURE).
 
 Each is one regex (Rust syntax) with the named groups ``status`` and ``path``
 (what the access questions count) and, for ``extra_fields``, ``client``,
@@ -208,4 +208,20 @@ SQUID = ForwardProxyFormat(
     description="Squid native access log: status after the cache result, route = site + path",
 )
 
-PROXY_LAYOUTS = (HAPROXY, ENVOY, ALB, ELB, UWSGI, S3, SQUID)
+#: Heroku's router (``heroku[router]: at=... method= path= ... status= bytes= ...``), as
+#: ``heroku logs`` prints it or a syslog drain (RFC 5424 from Logplex) delivers it.
+HEROKU = ProxyFormat(
+    name="heroku",
+    pattern=(
+        r"^(?:<\d{1,3}>1 )?\d{4}-\d\d-\d\dT\S+ (?:\S+ )?heroku(?:\[router\]:| router -) at=\S+ "
+        r'(?:code=\S+ desc="[^"]*" )?method=(?P<method>\S+) path="?(?P<path>[^" ]*)"? host=\S+ '
+        r'request_id=\S+ fwd="(?P<client>[^"]*)" dyno=\S* connect=\S* service=\S* '
+        r"status=(?P<status>\d{3}) bytes=\S*(?:\s.*)?$"
+    ),
+    stamp=(r"^(?:<[0-9]{1,3}>1 )?(\S+) ", "iso8601"),
+    min_line_bytes=100,
+    error_prefilter=re.compile(rb"status=5[0-9][0-9](?![0-9])"),
+    description="Heroku router log (heroku[router]: ... status=503), syslog drain too",
+)
+
+PROXY_LAYOUTS = (HAPROXY, ENVOY, ALB, ELB, UWSGI, S3, SQUID, HEROKU)

@@ -15,7 +15,7 @@ from logagent.formats.catalog import build_any_format
 from logagent.formats.detect import detect_all
 from logagent.formats.extract import CONTINUATION
 from logagent.formats.jsonaccess import CADDY, TRAEFIK
-from logagent.formats.proxies import ALB, ELB, ENVOY, HAPROXY, S3, SQUID
+from logagent.formats.proxies import ALB, ELB, ENVOY, HAPROXY, HEROKU, S3, SQUID
 from logagent.formats.w3c import CLOUDFRONT, IIS
 from tests.real_reference import ACCESS_SAMPLES
 
@@ -160,6 +160,7 @@ def test_detection_names_each_layout_on_inline_lines() -> None:
         "traefik": [TRAEFIK_LINE],
         "s3": S3_LINES,
         "squid": SQUID_LINES,
+        "heroku": HEROKU_LINES,
     }
     for name, lines in cases.items():
         found = detect_all(lines)
@@ -189,6 +190,7 @@ def test_unknown_format_lists_the_new_layouts() -> None:
         "uwsgi",
         "s3",
         "squid",
+        "heroku",
     ):
         assert name in str(err.value)
 
@@ -357,3 +359,60 @@ def test_squid_status_after_the_cache_result_and_epoch_time() -> None:
     # through syslog only: squid, not syslog3164 (nested), and not ambiguous
     found = detect_all(SQUID_LINES[4:] * 10)
     assert found.best == "squid" and not found.ambiguous
+
+
+#: Heroku's router, as Heroku's documentation prints its lines (``heroku logs``), an H12 and a
+#: plain request; then one through a Logplex syslog drain (RFC 5424).
+HEROKU_LINES = [
+    "2026-12-06T02:40:38.123456+00:00 heroku[router]: at=error code=H12 "
+    'desc="Request timeout" method=GET path="/api/items/42" host=myapp.herokuapp.com '
+    'request_id=8601b555-6a34-4c5d-8e35-1f1a4a7e0d9f fwd="204.204.204.204" dyno=web.1 '
+    "connect=0ms service=30000ms status=503 bytes=0 protocol=https",
+    "2026-12-06T02:40:39.223456+00:00 heroku[router]: at=info method=POST path=/login "
+    'host=myapp.herokuapp.com request_id=8601b556 fwd="204.204.204.205" dyno=web.2 '
+    "connect=1ms service=18ms status=302 bytes=421 protocol=https",
+    "<158>1 2026-12-06T02:40:40.323456+00:00 host heroku router - at=info method=GET "
+    'path="/" host=myapp.herokuapp.com request_id=8601b557 fwd="204.204.204.206" dyno=web.1 '
+    "connect=0ms service=3ms status=200 bytes=1024 protocol=https",
+]
+
+
+def test_heroku_router_fields_time_and_prefilter() -> None:
+    frame = pl.DataFrame({"line": HEROKU_LINES})
+    line = pl.col("line")
+    got = frame.select(**HEROKU.fields(line), **HEROKU.extra_fields(line), t=HEROKU.time_expr(line))
+    assert got.select("path", "status", "client", "method").rows() == [
+        ("/api/items/42", 503, "204.204.204.204", "GET"),
+        ("/login", 302, "204.204.204.205", "POST"),
+        ("/", 200, "204.204.204.206", "GET"),
+    ]
+    assert str(got["t"][0]) == "2026-12-06 02:40:38.123456+00:00"
+    prefilter = HEROKU.error_prefilter
+    assert prefilter is not None
+    assert [bool(prefilter.search(x.encode())) for x in HEROKU_LINES] == [True, False, False]
+    found = detect_all(HEROKU_LINES[2:] * 10)  # the drain's lines alone: heroku, not syslog5424
+    assert found.best == "heroku" and not found.ambiguous
+
+
+def test_kubernetes_audit_log_reads_as_json_access() -> None:
+    """The API server's audit log: 5xx by ``requestURI`` (``responseStatus.code``)."""
+    rows = [
+        {
+            "kind": "Event",
+            "apiVersion": "audit.k8s.io/v1",
+            "level": "Metadata",
+            "stage": "ResponseComplete",
+            "requestURI": f"/api/v1/namespaces/default/pods/web-{i}",
+            "verb": "get",
+            "responseStatus": {"metadata": {}, "code": 500 if i % 2 else 200},
+            "requestReceivedTimestamp": "2026-12-06T02:40:38.123456Z",
+        }
+        for i in range(20)
+    ]
+    lines = [json.dumps(r) for r in rows]
+    found = detect_all(lines)
+    assert found.best == "jsonl"
+    fmt = build_any_format("jsonl", lines)
+    frame = pl.DataFrame({"line": lines}).select(**fmt.fields(pl.col("line")))
+    assert frame["status"].to_list()[:2] == [200, 500]
+    assert frame["path"][1] == "/api/v1/namespaces/default/pods/web-1"
