@@ -8,7 +8,8 @@
   bracketed, within a few tokens of the timestamp; lower case as the first word
   after the timestamp, ``LOWER_LEVEL``);
 * a component in what follows the level: ``(name)`` at the end, ``Class@line``,
-  ``[name]``, ``name:``, ``name -`` or a dotted logger, whichever shape fits
+  ``[name]``, ``name:``, ``name -``, a dotted logger, env_logger's ``module::path]`` or
+  NLog's ``|Logger|``, whichever shape fits
   most lines (``COMPONENT_SHAPES``); none fitting, the error kind (message head).
 
 It reports what it inferred and on which share of the sample in its
@@ -99,6 +100,10 @@ COMPONENT_SHAPES: tuple[tuple[str, str], ...] = (
     ("name:", r"^(?P<component>[A-Za-z_][A-Za-z0-9_$.\-/]*)(?:\[[0-9]+\])?: (?P<message>.*)$"),
     ("name -", r"^(?:\[[^\]]*\] +)?(?P<component>[A-Za-z_$][A-Za-z0-9_$.]*) +- (?P<message>.*)$"),
     ("dotted logger", r"^(?P<component>[a-z][A-Za-z0-9_$]*(?:\.[A-Za-z0-9_$]+)+) (?P<message>.*)$"),
+    # Rust's env_logger: "[ts LEVEL module::path] msg"
+    ("[ts level name]", r"^(?P<component>[A-Za-z_][A-Za-z0-9_:.\-]*)\] +(?P<message>.*)$"),
+    # NLog's default: "ts|LEVEL|Logger.Name|msg"
+    ("|name|", r"^(?P<component>[A-Za-z_][A-Za-z0-9_.`+\-]*)\|(?P<message>.*)$"),
 )
 MIN_COMPONENT_SHARE = 0.6
 

@@ -1,5 +1,5 @@
 """Built-in layouts of platforms' own logs: Tomcat (JULI), Jenkins, Cassandra, MongoDB before
-4.4, Celery, PHP's error log, Airflow and RabbitMQ (PURE).
+4.4, Celery, PHP's error log, Airflow, RabbitMQ and .NET's console logger (PURE).
 
 Each is an ``AppRegexFormat`` with an example line and what becomes its component and level;
 stack traces and tracebacks continue the record before them (``record_start``).
@@ -24,6 +24,9 @@ stack traces and tracebacks continue the record before them (``record_start``).
 * ``airflow``: ``[ts] {file.py:123} LEVEL - msg``; component = the source file.
 * ``rabbitmq``: 3.9+'s ``ts [level] <0.456.0> msg``; the Erlang process names no component:
   the error kind stands in. Its multi-line messages continue the record.
+* ``dotnet``: Microsoft.Extensions.Logging's console output, ``fail: Category[EventId]`` and
+  the message indented on the lines below (or on the same line, ``SingleLine``), a stamp first
+  where ``TimestampFormat`` asks for one; component = the category.
 """
 
 from __future__ import annotations
@@ -250,4 +253,29 @@ RABBITMQ = AppRegexFormat(
     example="2026-12-06 02:40:38.223456+00:00 [error] <0.456.0> Error on AMQP connection",
 )
 
-PLATFORM_LAYOUTS = (TOMCAT, JENKINS, CASSANDRA, MONGODB, CELERY, PHP, AIRFLOW, RABBITMQ)
+#: .NET's console logger (Microsoft.Extensions.Logging): its four-letter levels.
+DOTNET_LEVELS = (
+    ("TRCE", TRACE),
+    ("DBUG", DEBUG),
+    ("INFO", INFO),
+    ("WARN", WARN),
+    ("FAIL", ERROR),
+    ("CRIT", FATAL),
+)
+_DOTNET_STAMP = _D4 + "[ T]" + _HMS + r"[0-9.,:+Z\-]*"
+DOTNET = AppRegexFormat(
+    name="dotnet",
+    patterns=(
+        r"^(?:(?P<ts>" + _DOTNET_STAMP + r") )?(?P<level>trce|dbug|info|warn|fail|crit): "
+        r"(?P<component>[^\s\[]+)\[-?[0-9]+\] ?(?P<message>.*)$",
+    ),
+    min_line_bytes=12,
+    time_formats=_ISO_TIMES,
+    record_start=r"(?:" + _DOTNET_STAMP + r" )?(?:trce|dbug|info|warn|fail|crit): ",
+    level_map=DOTNET_LEVELS,
+    description=".NET console logger (fail: Category[EventId], message indented below): "
+    "component = category; fail is ERROR, crit FATAL",
+    example="fail: Microsoft.AspNetCore.Server.Kestrel[13]",
+)
+
+PLATFORM_LAYOUTS = (TOMCAT, JENKINS, CASSANDRA, MONGODB, CELERY, PHP, AIRFLOW, RABBITMQ, DOTNET)

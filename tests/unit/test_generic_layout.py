@@ -87,6 +87,19 @@ VARIANTS = {
         "request",
         "ERROR",
     ),
+    # Rust's env_logger ("[ts LEVEL module::path] msg") and NLog's default ("ts|LEVEL|Logger|msg")
+    "env_logger": (
+        [f"[2024-01-02T03:00:{i:02d}Z {lv:<5} my_crate::db::pool] checkout {i} slow" for
+         i, lv in enumerate(["ERROR", "INFO", "WARN", "INFO"] * 5)],
+        "my_crate::db::pool",
+        "ERROR",
+    ),
+    "nlog": (
+        [f"2024-01-02 03:00:{i:02d}.1234|{lv}|MyApp.Services.OrderService|order {i} failed" for
+         i, lv in enumerate(["ERROR", "INFO", "WARN", "INFO"] * 5)],
+        "MyApp.Services.OrderService",
+        "ERROR",
+    ),
     "lower-case level and a colon": (
         [f"2024-01-02 03:00:{i:02d}.123 {lv}: request {i} failed" for
          i, lv in enumerate(["error", "info", "warn", "debug"] * 5)],

@@ -16,10 +16,12 @@ import pytest
 
 from logagent.formats.app import AppRegexFormat, parse_app
 from logagent.formats.detect import detect_all
+from logagent.formats.levelfilter import level_prefilter
 from logagent.formats.platformlogs import (
     AIRFLOW,
     CASSANDRA,
     CELERY,
+    DOTNET,
     JENKINS,
     MONGODB,
     PHP,
@@ -106,6 +108,19 @@ RABBITMQ_LINES = [
 ]
 
 
+#: .NET's console logger, as Microsoft's documentation shows its default output, then one
+#: SingleLine record with a TimestampFormat.
+DOTNET_LINES = [
+    "info: Microsoft.Hosting.Lifetime[14]",
+    "      Now listening on: http://localhost:5000",
+    "fail: Microsoft.AspNetCore.Server.Kestrel[13]",
+    '      Connection id "0HMQ8", Request id "0HMQ8:00000001": An unhandled exception was thrown.',
+    "      System.InvalidOperationException: boom",
+    "         at Program.<>c.<Main>b__0_0() in /src/Program.cs:line 9",
+    "2026-12-06 02:40:38 crit: MyApp.Startup[0] Host terminated unexpectedly",
+]
+
+
 def folded(fmt: AppRegexFormat, lines: list[str]) -> list[tuple[object, ...]]:
     frame = fold_records(pl.Series("line", lines), fmt)
     return frame.select("level", "component", "lines").rows()
@@ -184,6 +199,7 @@ def test_php_fpm_levels_and_pool() -> None:
         (FPM_LINES, "php"),
         (AIRFLOW_LINES, "airflow"),
         (RABBITMQ_LINES, "rabbitmq"),
+        (DOTNET_LINES, "dotnet"),
     ],
 )
 def test_detection_names_each_platform(lines: list[str], name: str) -> None:
@@ -275,6 +291,7 @@ def test_cassandra_dse_and_celery_thread_pools_and_mongodb_backtraces() -> None:
         (MONGODB, MONGODB_LINES),
         (AIRFLOW, AIRFLOW_LINES),
         (RABBITMQ, RABBITMQ_LINES),
+        (DOTNET, DOTNET_LINES),
     ],
 )
 def test_python_and_polars_agree_on_record_starts(fmt: AppRegexFormat, lines: list[str]) -> None:
@@ -308,3 +325,16 @@ def test_airflow_source_files_and_rabbitmq_error_kinds() -> None:
         ("ERROR", "PLAIN login"),
         ("WARN", "closing AMQP connection"),
     ]
+
+
+def test_dotnet_console_messages_below_their_category() -> None:
+    got = fold_records(pl.Series("line", DOTNET_LINES), DOTNET)
+    assert got.select("level", "component", "lines").rows() == [
+        ("INFO", "Microsoft.Hosting.Lifetime", 2),
+        ("ERROR", "Microsoft.AspNetCore.Server.Kestrel", 4),
+        ("FATAL", "MyApp.Startup", 1),
+    ]
+    assert "An unhandled exception was thrown" in got["message"][1]
+    assert str(got["time"][2]) == "2026-12-06 02:40:38+00:00"
+    prefilter = level_prefilter(DOTNET, ["ERROR", "FATAL"])  # its own words: fail, crit
+    assert prefilter is not None and prefilter.pattern == b"crit|fail"

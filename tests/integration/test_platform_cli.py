@@ -1,0 +1,51 @@
+"""The new platform layouts through the CLI: the engine's level prefilter, record folding and
+component ranking give the counts a plain reading of the lines gives (``php``, ``dotnet``)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.unit.test_platform_layouts import DOTNET_LINES, FPM_RELAYED, PHP7_TRACE
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def answer(path: Path, *extra: str) -> dict[str, object]:
+    proc = subprocess.run(
+        [sys.executable, "-m", "logagent", "analyze", str(path), "--json", "--llm", "off", *extra],
+        capture_output=True,
+        timeout=120,
+        check=True,
+        cwd=ROOT,
+    )
+    out: dict[str, object] = json.loads(proc.stdout)
+    return out
+
+
+def top(out: dict[str, object]) -> dict[str, int]:
+    found = out["answer"]
+    assert isinstance(found, dict)
+    return {e["key"]: e["count"] for e in found["top"]}
+
+
+def test_dotnet_errors_by_category_with_their_messages_folded(tmp_path: Path) -> None:
+    log = tmp_path / "app.log"
+    log.write_text("\n".join(DOTNET_LINES * 7) + "\n")
+    out = answer(log)
+    assert out["status"] == "exact" and out["input"]["format"] == "dotnet"  # type: ignore[index]
+    assert top(out) == {"Microsoft.AspNetCore.Server.Kestrel": 7, "MyApp.Startup": 7}
+
+
+def test_php_fatals_relayed_or_raw_are_fatal_once(tmp_path: Path) -> None:
+    """Each fatal counts once, under its script, however many trace lines follow it; php-fpm's
+    own WARNING lines about children are no errors."""
+    log = tmp_path / "php.log"
+    log.write_text("\n".join(PHP7_TRACE * 3 + FPM_RELAYED * 4) + "\n")
+    out = answer(log)
+    assert out["input"]["format"] == "php"  # type: ignore[index]
+    assert top(out) == {"/var/www/a.php": 7}
+    warn = answer(log, "--level", "warn")
+    assert top(warn) == {"/var/www/a.php": 10, "www": 4}
