@@ -33,7 +33,12 @@ import polars as pl
 
 from logagent.formats.apptimes import YearOf, parse_times, staged_times
 from logagent.formats.base import Stages
-from logagent.formats.levels import level_from_message, level_from_pri, normalize_level
+from logagent.formats.levels import (
+    LEVEL_MAP,
+    level_from_message,
+    level_from_pri,
+    normalize_level,
+)
 
 TS, TIME, LEVEL, COMPONENT, MESSAGE = "ts", "time", "level", "component", "message"
 APP_COLUMNS = (TS, TIME, LEVEL, COMPONENT, MESSAGE)
@@ -156,10 +161,8 @@ class AppRegexFormat:
     def _columns(self, cols: dict[str, pl.Expr], time: pl.Expr) -> dict[str, pl.Expr]:
         """The fields from the raw groups ``cols`` (``_RAW``) and the parsed ``time``."""
         message = self._refused(cols[MESSAGE], cols[COMPONENT])
-        own = normalize_level(cols["level"], dict(self.level_map)) if self.level_map else None
-        level = pl.coalesce(
-            own if own is not None else normalize_level(cols["level"]), level_from_pri(cols["pri"])
-        )
+        vocabulary = dict(self.level_map) if self.level_map else LEVEL_MAP
+        level = pl.coalesce(normalize_level(cols["level"], vocabulary), level_from_pri(cols["pri"]))
         if self.level_words:
             level = pl.coalesce(
                 level, pl.when(message.is_not_null()).then(level_from_message(message))
