@@ -1,5 +1,6 @@
 """Built-in layouts of platforms' own logs: Tomcat (JULI), Jenkins, Cassandra, MongoDB before
-4.4, Celery, PHP's error log, Airflow, RabbitMQ and .NET's console logger (PURE).
+4.4, Celery, PHP's error log, Airflow, RabbitMQ, .NET's console logger, ClickHouse and Uvicorn
+(PURE).
 
 Each is an ``AppRegexFormat`` with an example line and what becomes its component and level;
 stack traces and tracebacks continue the record before them (``record_start``).
@@ -27,6 +28,9 @@ stack traces and tracebacks continue the record before them (``record_start``).
 * ``dotnet``: Microsoft.Extensions.Logging's console output, ``fail: Category[EventId]`` and
   the message indented on the lines below (or on the same line, ``SingleLine``), a stamp first
   where ``TimestampFormat`` asks for one; component = the category.
+* ``clickhouse``: ``ts [thread] {query id} <Level> Component: msg``; component = Component.
+* ``uvicorn``: Uvicorn's ``LEVEL:`` padded to ten characters, then the message (its access
+  lines are INFO records here); component = the error kind; tracebacks continue.
 """
 
 from __future__ import annotations
@@ -278,4 +282,43 @@ DOTNET = AppRegexFormat(
     example="fail: Microsoft.AspNetCore.Server.Kestrel[13]",
 )
 
-PLATFORM_LAYOUTS = (TOMCAT, JENKINS, CASSANDRA, MONGODB, CELERY, PHP, AIRFLOW, RABBITMQ, DOTNET)
+_CH_STAMP = r"[0-9]{4}\.[0-9]{2}\.[0-9]{2} " + _HMS + r"\.[0-9]{6}"
+CLICKHOUSE = AppRegexFormat(
+    name="clickhouse",
+    patterns=(
+        r"^(?P<ts>" + _CH_STAMP + r") \[ *[0-9]+ *\] \{[^}]*\} "
+        r"<(?P<level>Trace|Test|Debug|Information|Notice|Warning|Error|Critical|Fatal)> "
+        r"(?P<component>[^:]+?): (?P<message>.*)$",
+    ),
+    min_line_bytes=40,
+    time_formats=("%Y.%m.%d %H:%M:%S%.f",),
+    record_start=_CH_STAMP + " ",
+    description="ClickHouse server log (ts [thread] {query} <Level> Component: msg)",
+    example="2026.12.06 02:40:38.123456 [ 123 ] {a1b2} <Error> executeQuery: Code: 60. DB::Excep",
+)
+
+#: Uvicorn (FastAPI, Starlette): ``LEVEL:`` padded to ten characters, then the message, access
+#: lines (``10.0.0.1:5000 - "GET / HTTP/1.1" 500``) among them; Python's tracebacks continue.
+UVICORN = AppRegexFormat(
+    name="uvicorn",
+    patterns=(r"^(?P<level>" + _PY_LEVEL + r"|TRACE):(?: +| *$)(?P<message>.*)$",),
+    min_line_bytes=8,
+    record_start=r"(?:" + _PY_LEVEL + r"|TRACE): ",
+    head_component=True,
+    description="Uvicorn / FastAPI (LEVEL:    msg, access lines too): component = error kind",
+    example="ERROR:    Exception in ASGI application",
+)
+
+PLATFORM_LAYOUTS = (
+    TOMCAT,
+    JENKINS,
+    CASSANDRA,
+    MONGODB,
+    CELERY,
+    PHP,
+    AIRFLOW,
+    RABBITMQ,
+    DOTNET,
+    CLICKHOUSE,
+    UVICORN,
+)

@@ -21,12 +21,14 @@ from logagent.formats.platformlogs import (
     AIRFLOW,
     CASSANDRA,
     CELERY,
+    CLICKHOUSE,
     DOTNET,
     JENKINS,
     MONGODB,
     PHP,
     RABBITMQ,
     TOMCAT,
+    UVICORN,
 )
 from logagent.formats.records import fold_records
 
@@ -121,6 +123,23 @@ DOTNET_LINES = [
 ]
 
 
+CLICKHOUSE_LINES = [
+    "2026.12.06 02:40:38.123456 [ 123 ] {a1b2c3} <Error> executeQuery: Code: 60. "
+    "DB::Exception: Table default.x does not exist. (UNKNOWN_TABLE)",
+    "2026.12.06 02:40:38.223456 [ 124 ] {} <Information> Application: Ready for connections.",
+    "2026.12.06 02:40:38.323456 [ 125 ] {} <Warning> Context: Server was built in debug mode.",
+]
+UVICORN_LINES = [
+    "INFO:     Started server process [123]",
+    'INFO:     10.0.0.1:5000 - "GET /api/items/42 HTTP/1.1" 500 Internal Server Error',
+    "ERROR:    Exception in ASGI application",
+    "Traceback (most recent call last):",
+    '  File "/app/main.py", line 10, in read',
+    "ValueError: boom",
+    "WARNING:  Invalid HTTP request received.",
+]
+
+
 def folded(fmt: AppRegexFormat, lines: list[str]) -> list[tuple[object, ...]]:
     frame = fold_records(pl.Series("line", lines), fmt)
     return frame.select("level", "component", "lines").rows()
@@ -200,6 +219,8 @@ def test_php_fpm_levels_and_pool() -> None:
         (AIRFLOW_LINES, "airflow"),
         (RABBITMQ_LINES, "rabbitmq"),
         (DOTNET_LINES, "dotnet"),
+        (CLICKHOUSE_LINES, "clickhouse"),
+        (UVICORN_LINES, "uvicorn"),
     ],
 )
 def test_detection_names_each_platform(lines: list[str], name: str) -> None:
@@ -292,6 +313,8 @@ def test_cassandra_dse_and_celery_thread_pools_and_mongodb_backtraces() -> None:
         (AIRFLOW, AIRFLOW_LINES),
         (RABBITMQ, RABBITMQ_LINES),
         (DOTNET, DOTNET_LINES),
+        (CLICKHOUSE, CLICKHOUSE_LINES),
+        (UVICORN, UVICORN_LINES),
     ],
 )
 def test_python_and_polars_agree_on_record_starts(fmt: AppRegexFormat, lines: list[str]) -> None:
@@ -338,3 +361,19 @@ def test_dotnet_console_messages_below_their_category() -> None:
     assert str(got["time"][2]) == "2026-12-06 02:40:38+00:00"
     prefilter = level_prefilter(DOTNET, ["ERROR", "FATAL"])  # its own words: fail, crit
     assert prefilter is not None and prefilter.pattern == b"crit|fail"
+
+
+def test_clickhouse_components_and_uvicorn_tracebacks() -> None:
+    got = parse_app(CLICKHOUSE, pl.Series("line", CLICKHOUSE_LINES))
+    assert got.select("level", "component").rows() == [
+        ("ERROR", "executeQuery"),
+        ("INFO", "Application"),
+        ("WARN", "Context"),
+    ]
+    assert str(got["time"][0]) == "2026-12-06 02:40:38.123456+00:00"
+    assert folded(UVICORN, UVICORN_LINES) == [
+        ("INFO", "Started server process", 1),
+        ("INFO", "-", 1),  # an access line names no error kind
+        ("ERROR", "Exception in ASGI application", 4),  # the traceback folded
+        ("WARN", "Invalid HTTP request received", 1),
+    ]
