@@ -101,9 +101,15 @@ COMPONENT_SHAPES: tuple[tuple[str, str], ...] = (
     ("name -", r"^(?:\[[^\]]*\] +)?(?P<component>[A-Za-z_$][A-Za-z0-9_$.]*) +- (?P<message>.*)$"),
     ("dotted logger", r"^(?P<component>[a-z][A-Za-z0-9_$]*(?:\.[A-Za-z0-9_$]+)+) (?P<message>.*)$"),
     # Rust's env_logger: "[ts LEVEL module::path] msg"
-    ("[ts level name]", r"^(?P<component>[A-Za-z_][A-Za-z0-9_:.\-]*)\] +(?P<message>.*)$"),
-    # NLog's default: "ts|LEVEL|Logger.Name|msg"
-    ("|name|", r"^(?P<component>[A-Za-z_][A-Za-z0-9_.`+\-]*)\|(?P<message>.*)$"),
+    (
+        "[ts level name]",
+        r"^(?P<component>[A-Za-z_][A-Za-z0-9_]*(?:::[A-Za-z0-9_]+)*)\] +(?P<message>.*)$",
+    ),
+    # NLog's default: "ts|LEVEL|Logger.Name|msg" (a dotted logger: "user1|msg" is no component)
+    (
+        "|name|",
+        r"^(?P<component>[A-Za-z_][A-Za-z0-9_`+\-]*(?:\.[A-Za-z0-9_`+\-]+)+)\|(?P<message>.*)$",
+    ),
 )
 MIN_COMPONENT_SHARE = 0.6
 

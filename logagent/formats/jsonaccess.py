@@ -1,4 +1,5 @@
-"""JSON access logs of Caddy, Traefik and Cloudflare, with their own fixed keys (PURE).
+"""JSON access logs of Caddy, Traefik, Cloudflare and Kubernetes' audit, with their own fixed
+keys (PURE).
 
 ``jsonl`` finds status and path keys by itself; these layouts are named by
 keys only they write, so ``logagent detect`` names the server:
@@ -12,6 +13,10 @@ keys only they write, so ``logagent detect`` names the server:
 * ``cloudflare``: Logpush's HTTP requests dataset (``EdgeResponseStatus``, the status the
   client got; ``ClientRequestURI``, ``ClientIP``, ``ClientRequestMethod``,
   ``ClientRequestUserAgent``; ``EdgeStartTimestamp`` as RFC 3339 or Unix nanoseconds).
+* ``k8s_audit``: the Kubernetes API server's audit log (``responseStatus.code``,
+  ``requestURI``, ``sourceIPs[0]``, ``verb``, ``userAgent``). An event of a stage before the
+  response (``RequestReceived``, ``ResponseStarted``) has no status yet: it is no record, and
+  flagged so (not malformed), as the response's own event counts the request.
 
 A line is a record when it is an object holding the status and the path key.
 """
@@ -24,6 +29,7 @@ from dataclasses import dataclass
 import polars as pl
 
 from logagent.formats.base import PATH, STATUS
+from logagent.formats.extract import CONTINUATION
 from logagent.formats.jsonl import OBJECT_FIRST
 from logagent.formats.proxies import CLIENT, METHOD, USER_AGENT
 from logagent.timewindow.columns import stamp_expr
@@ -39,6 +45,8 @@ class JsonAccessLayout:
     description: str
     time_paths: tuple[str, ...] = ()
     min_line_bytes: int = 30
+    #: Lines of the layout that are no HTTP record (flagged ``continuation``: not malformed).
+    skip: str | None = None
     record_needs = OBJECT_FIRST
 
     def time_expr(self, line: pl.Expr, tz: str = "UTC") -> pl.Expr:
@@ -60,7 +68,10 @@ class JsonAccessLayout:
         path = self._get(line, PATH)
         status = self._get(line, STATUS).cast(pl.Float64, strict=False).cast(pl.Int32, strict=False)
         record = line.str.starts_with("{") & path.is_not_null()
-        return {PATH: path, STATUS: pl.when(record).then(status)}
+        cols = {PATH: path, STATUS: pl.when(record).then(status)}
+        if self.skip is None:
+            return cols
+        return {**cols, CONTINUATION: line.str.contains(self.skip)}
 
     def extra_fields(self, line: pl.Expr) -> dict[str, pl.Expr]:
         """``client``, ``method`` and ``user_agent`` (null where not logged)."""
@@ -106,4 +117,18 @@ CLOUDFLARE = JsonAccessLayout(
     time_paths=("$.EdgeStartTimestamp",),
     description="Cloudflare Logpush HTTP requests (JSON): status = EdgeResponseStatus",
 )
-JSON_ACCESS_LAYOUTS = (CADDY, TRAEFIK, CLOUDFLARE)
+K8S_AUDIT = JsonAccessLayout(
+    name="k8s_audit",
+    paths=(
+        (STATUS, ("$.responseStatus.code",)),
+        (PATH, ("$.requestURI",)),
+        (CLIENT, ("$.sourceIPs[0]",)),
+        (METHOD, ("$.verb",)),
+        (USER_AGENT, ("$.userAgent",)),
+    ),
+    status_key="code",
+    time_paths=("$.requestReceivedTimestamp", "$.stageTimestamp"),
+    skip=r'"stage" *: *"(?:RequestReceived|ResponseStarted)"',
+    description="Kubernetes API server audit log: status = responseStatus.code, path = requestURI",
+)
+JSON_ACCESS_LAYOUTS = (CADDY, TRAEFIK, CLOUDFLARE, K8S_AUDIT)

@@ -39,7 +39,6 @@ KEY_CANDIDATES: dict[str, tuple[str, ...]] = {
         "EdgeResponseStatus",  # Cloudflare Logpush (what the client got)
         "properties.httpStatusCode",  # Azure Front Door (resource logs nest their fields)
         "properties.httpStatus",  # Azure Application Gateway
-        "responseStatus.code",  # Kubernetes API server audit log
     ),
     PATH: (
         "path",
@@ -63,7 +62,6 @@ KEY_CANDIDATES: dict[str, tuple[str, ...]] = {
         "ClientRequestPath",  # Cloudflare Logpush
         "ClientRequestURI",
         "properties.requestUri",  # Azure Front Door, Application Gateway
-        "requestURI",  # Kubernetes API server audit log
         "request",
     ),
     "ts": (
@@ -75,7 +73,6 @@ KEY_CANDIDATES: dict[str, tuple[str, ...]] = {
         "date",
         "EdgeStartTimestamp",
         "timeStamp",
-        "requestReceivedTimestamp",  # Kubernetes audit
     ),
     "level": ("level", "severity", "levelname", "log.level"),
     "latency": ("latency", "duration", "request_time", "response_time", "elapsed", "duration_ms"),

@@ -24,11 +24,13 @@ stack traces and tracebacks continue the record before them (``record_start``).
   the stamp: ``ERROR: [pool www] msg``) reads too: its levels, the pool as component.
 * ``airflow``: ``[ts] {file.py:123} LEVEL - msg``; component = the source file.
 * ``rabbitmq``: 3.9+'s ``ts [level] <0.456.0> msg``; the Erlang process names no component:
-  the error kind stands in. Its multi-line messages continue the record.
+  the error kind stands in. RabbitMQ writes the prefix on every line of a multi-line message
+  (a crash report's ``** ...`` lines), so each of them is a record.
 * ``dotnet``: Microsoft.Extensions.Logging's console output, ``fail: Category[EventId]`` and
   the message indented on the lines below (or on the same line, ``SingleLine``), a stamp first
   where ``TimestampFormat`` asks for one; component = the category.
-* ``clickhouse``: ``ts [thread] {query id} <Level> Component: msg``; component = Component.
+* ``clickhouse``: ``ts [thread] {query id} <Level> Component: msg``; component = Component, up to
+  the first ``": "`` (a C++ signature's ``::`` inside it: ``DB::StorageKafka::threadFunc(size_t)``).
 * ``uvicorn``: Uvicorn's ``LEVEL:`` padded to ten characters, then the message (its access
   lines are INFO records here); component = the error kind; tracebacks continue.
 """
@@ -231,14 +233,14 @@ AIRFLOW = AppRegexFormat(
     patterns=(
         r"^\[(?P<ts>"
         + _D4
-        + "[ T]"
+        + "(?:[ T]|, )"
         + _HMS
-        + r"(?:[,.][0-9]{1,6})?(?:Z|[+-][0-9]{2}:?[0-9]{2})?)\] "
+        + r"(?:[,.][0-9]{1,6})?(?:Z|[+-][0-9]{2}:?[0-9]{2}| UTC)?)\] "
         r"\{(?P<component>[^}:]+):[0-9]+\} (?P<level>" + _PY_LEVEL + r") - (?P<message>.*)$",
     ),
     min_line_bytes=30,
-    time_formats=_ISO_TIMES,
-    record_start=r"\[" + _D4 + "[ T]" + _HMS + r"[^\]\n]*\] \{",
+    time_formats=(*_ISO_TIMES, "%Y-%m-%d, %H:%M:%S UTC"),  # the UI's "[2022-07-18, 17:05:19 UTC]"
+    record_start=r"\[" + _D4 + "(?:[ T]|, )" + _HMS + r"[^\]\n]*\] \{",
     description="Apache Airflow (task and scheduler logs): component = source file",
     example="[2026-12-06T02:40:38.456+0000] {taskinstance.py:1890} ERROR - Task failed",
 )
@@ -247,7 +249,8 @@ RABBITMQ = AppRegexFormat(
     name="rabbitmq",
     patterns=(
         r"^(?P<ts>" + _D4 + " " + _HMS + r"\.[0-9]{3,6}[+-][0-9]{2}:[0-9]{2}) "
-        r"\[(?P<level>debug|info|notice|warning|error|critical)\] <[0-9.]+> (?P<message>.*)$",
+        r"\[(?P<level>debug|info|notice|warning|error|critical|alert|emergency)\] <[0-9.]+>"
+        r" ?(?P<message>.*)$",
     ),
     min_line_bytes=40,
     time_formats=_ISO_TIMES,
@@ -267,15 +270,22 @@ DOTNET_LEVELS = (
     ("CRIT", FATAL),
 )
 _DOTNET_STAMP = _D4 + "[ T]" + _HMS + r"[0-9.,:+Z\-]*"
+#: A TimestampFormat of the time alone (``"HH:mm:ss "``, ``"[HH:mm:ss] "``): no date, no time.
+_DOTNET_CLOCK = r"\[?" + _HMS + r"(?:\.[0-9]+)?\]?"
 DOTNET = AppRegexFormat(
     name="dotnet",
     patterns=(
-        r"^(?:(?P<ts>" + _DOTNET_STAMP + r") )?(?P<level>trce|dbug|info|warn|fail|crit): "
+        r"^(?:(?P<ts>" + _DOTNET_STAMP + r") |" + _DOTNET_CLOCK + " )?"
+        r"(?P<level>trce|dbug|info|warn|fail|crit): "
         r"(?P<component>[^\s\[]+)\[-?[0-9]+\] ?(?P<message>.*)$",
     ),
-    min_line_bytes=12,
+    min_line_bytes=9,  # "fail: X[1]"
     time_formats=_ISO_TIMES,
-    record_start=r"(?:" + _DOTNET_STAMP + r" )?(?:trce|dbug|info|warn|fail|crit): ",
+    record_start=r"(?:"
+    + _DOTNET_STAMP
+    + " |"
+    + _DOTNET_CLOCK
+    + r" )?(?:trce|dbug|info|warn|fail|crit): ",
     level_map=DOTNET_LEVELS,
     description=".NET console logger (fail: Category[EventId], message indented below): "
     "component = category; fail is ERROR, crit FATAL",
@@ -288,7 +298,7 @@ CLICKHOUSE = AppRegexFormat(
     patterns=(
         r"^(?P<ts>" + _CH_STAMP + r") \[ *[0-9]+ *\] \{[^}]*\} "
         r"<(?P<level>Trace|Test|Debug|Information|Notice|Warning|Error|Critical|Fatal)> "
-        r"(?P<component>[^:]+?): (?P<message>.*)$",
+        r"(?P<component>(?:[^:]|::)+?): (?P<message>.*)$",
     ),
     min_line_bytes=40,
     time_formats=("%Y.%m.%d %H:%M:%S%.f",),
@@ -299,13 +309,26 @@ CLICKHOUSE = AppRegexFormat(
 
 #: Uvicorn (FastAPI, Starlette): ``LEVEL:`` padded to ten characters, then the message, access
 #: lines (``10.0.0.1:5000 - "GET / HTTP/1.1" 500``) among them; Python's tracebacks continue.
+#: The padding is what tells it from pip's or Docker's ``ERROR: msg`` and Python's ``INFO:name:``.
+UVICORN_LEVELS = (
+    ("INFO:", INFO),
+    ("WARNING:", WARN),
+    ("ERROR:", ERROR),
+    ("DEBUG:", DEBUG),
+    ("TRACE:", TRACE),
+    ("CRITICAL:", FATAL),
+)
+_UVICORN_PREFIX = "INFO:     |WARNING:  |ERROR:    |DEBUG:    |TRACE:    |CRITICAL: "
 UVICORN = AppRegexFormat(
     name="uvicorn",
-    patterns=(r"^(?P<level>" + _PY_LEVEL + r"|TRACE):(?: +| *$)(?P<message>.*)$",),
-    min_line_bytes=8,
-    record_start=r"(?:" + _PY_LEVEL + r"|TRACE): ",
+    patterns=(r"^(?P<level>" + _UVICORN_PREFIX + r")(?P<message>.*)$",),
+    min_line_bytes=11,
+    # a line an application's own logging stamps (in the same stream) is no part of the record
+    # before it: a record of its own, which this layout does not read (malformed, and said)
+    record_start=r"(?:" + _UVICORN_PREFIX + ")|" + _D4 + "[ T]",
     head_component=True,
-    description="Uvicorn / FastAPI (LEVEL:    msg, access lines too): component = error kind",
+    level_map=UVICORN_LEVELS,
+    description="Uvicorn / FastAPI (LEVEL: padded to 10, access lines too): component = error kind",
     example="ERROR:    Exception in ASGI application",
 )
 

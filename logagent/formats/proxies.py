@@ -209,13 +209,15 @@ SQUID = ForwardProxyFormat(
 )
 
 #: Heroku's router (``heroku[router]: at=... method= path= ... status= bytes= ...``), as
-#: ``heroku logs`` prints it or a syslog drain (RFC 5424 from Logplex) delivers it.
+#: ``heroku logs`` prints it or a syslog drain (RFC 5424 from Logplex) delivers it; ``sock=``
+#: first on H18/H27 lines; the older lines without ``request_id`` and with ``fwd`` unquoted.
 HEROKU = ProxyFormat(
     name="heroku",
     pattern=(
-        r"^(?:<\d{1,3}>1 )?\d{4}-\d\d-\d\dT\S+ (?:\S+ )?heroku(?:\[router\]:| router -) at=\S+ "
+        r"^(?:<\d{1,3}>1 )?\d{4}-\d\d-\d\dT\S+ (?:\S+ )?heroku(?:\[router\]:| router -) "
+        r"(?:sock=\S+ )?at=\S+ "
         r'(?:code=\S+ desc="[^"]*" )?method=(?P<method>\S+) path="?(?P<path>[^" ]*)"? host=\S+ '
-        r'request_id=\S+ fwd="(?P<client>[^"]*)" dyno=\S* connect=\S* service=\S* '
+        r'(?:request_id=\S+ )?fwd="?(?P<client>[^" ]*)"? dyno=\S* connect=\S* service=\S* '
         r"status=(?P<status>\d{3}) bytes=\S*(?:\s.*)?$"
     ),
     stamp=(r"^(?:<[0-9]{1,3}>1 )?(\S+) ", "iso8601"),

@@ -374,6 +374,14 @@ HEROKU_LINES = [
     "<158>1 2026-12-06T02:40:40.323456+00:00 host heroku router - at=info method=GET "
     'path="/" host=myapp.herokuapp.com request_id=8601b557 fwd="204.204.204.206" dyno=web.1 '
     "connect=0ms service=3ms status=200 bytes=1024 protocol=https",
+    # H18 puts sock= first; the older form has no request_id and fwd unquoted
+    "2026-12-06T02:40:41.000000+00:00 heroku[router]: sock=backend at=error code=H18 "
+    'desc="Server Request Interrupted" method=POST path="/upload" host=myapp.herokuapp.com '
+    'request_id=8601b558 fwd="204.204.204.207" dyno=web.1 connect=1ms service=9ms status=503 '
+    "bytes=0 protocol=https",
+    "2012-11-30T06:45:29.000000+00:00 heroku[router]: at=info method=GET path=/ "
+    "host=myapp.herokuapp.com fwd=17.17.17.17 dyno=web.1 connect=1ms service=18ms status=200 "
+    "bytes=1234",
 ]
 
 
@@ -385,34 +393,51 @@ def test_heroku_router_fields_time_and_prefilter() -> None:
         ("/api/items/42", 503, "204.204.204.204", "GET"),
         ("/login", 302, "204.204.204.205", "POST"),
         ("/", 200, "204.204.204.206", "GET"),
+        ("/upload", 503, "204.204.204.207", "POST"),
+        ("/", 200, "17.17.17.17", "GET"),
     ]
     assert str(got["t"][0]) == "2026-12-06 02:40:38.123456+00:00"
     prefilter = HEROKU.error_prefilter
     assert prefilter is not None
-    assert [bool(prefilter.search(x.encode())) for x in HEROKU_LINES] == [True, False, False]
-    found = detect_all(HEROKU_LINES[2:] * 10)  # the drain's lines alone: heroku, not syslog5424
+    assert [bool(prefilter.search(x.encode())) for x in HEROKU_LINES] == [1, 0, 0, 1, 0]
+    found = detect_all(HEROKU_LINES[2:3] * 10)  # the drain's lines alone: heroku, not syslog5424
     assert found.best == "heroku" and not found.ambiguous
 
 
-def test_kubernetes_audit_log_reads_as_json_access() -> None:
-    """The API server's audit log: 5xx by ``requestURI`` (``responseStatus.code``)."""
-    rows = [
-        {
+def test_kubernetes_audit_log_reads_as_its_own_json_access_layout() -> None:
+    """The API server's audit log: 5xx by ``requestURI`` (``responseStatus.code``); an event of
+    the stage before the response (no status yet) is flagged, not malformed, so an audit
+    policy that keeps ``RequestReceived`` still reads at 100 %."""
+    rows = []
+    for i in range(20):
+        base = {
             "kind": "Event",
             "apiVersion": "audit.k8s.io/v1",
             "level": "Metadata",
-            "stage": "ResponseComplete",
+            "auditID": f"id-{i}",
             "requestURI": f"/api/v1/namespaces/default/pods/web-{i}",
             "verb": "get",
-            "responseStatus": {"metadata": {}, "code": 500 if i % 2 else 200},
+            "sourceIPs": ["10.0.0.7"],
+            "userAgent": "kubectl/v1.29.0",
             "requestReceivedTimestamp": "2026-12-06T02:40:38.123456Z",
         }
-        for i in range(20)
-    ]
+        rows.append({**base, "stage": "RequestReceived"})
+        done = {"metadata": {}, "code": 500 if i % 2 else 200}
+        rows.append({**base, "stage": "ResponseComplete", "responseStatus": done})
     lines = [json.dumps(r) for r in rows]
     found = detect_all(lines)
-    assert found.best == "jsonl"
-    fmt = build_any_format("jsonl", lines)
-    frame = pl.DataFrame({"line": lines}).select(**fmt.fields(pl.col("line")))
-    assert frame["status"].to_list()[:2] == [200, 500]
-    assert frame["path"][1] == "/api/v1/namespaces/default/pods/web-1"
+    assert found.scores[0] == ("k8s_audit", 1.0) and not found.ambiguous
+    fmt = build_any_format("k8s_audit", lines)
+    line = pl.col("line")
+    frame = pl.DataFrame({"line": lines}).select(**fmt.fields(line), **fmt.extra_fields(line))
+    assert frame["status"].to_list()[:4] == [None, 200, None, 500]
+    assert frame[CONTINUATION].to_list()[:4] == [True, False, True, False]
+    assert frame.row(3, named=True)["path"] == "/api/v1/namespaces/default/pods/web-1"
+    assert frame.row(3, named=True)["client"] == "10.0.0.7"
+    # an application's JSON log that carries a responseStatus is not taken for an audit log
+    app = [
+        json.dumps({"time": "2026-12-06T02:40:38Z", "level": "ERROR", "msg": f"call {i} failed",
+                    "responseStatus": {"code": 500}})
+        for i in range(20)
+    ]  # fmt: skip
+    assert detect_all(app).best != "k8s_audit"

@@ -206,3 +206,19 @@ def test_detect_on_an_empty_input_says_it_is_empty(tmp_path: Path, text: str) ->
     )  # fmt: skip
     assert proc.returncode == 3
     assert b"empty" in proc.stderr and b"0 sampled lines" not in proc.stderr
+
+
+def test_env_logger_and_nlog_shapes_take_no_thread_or_user_for_a_component() -> None:
+    """A thread in brackets after the level is no env_logger module path, and a word before a
+    pipe is no NLog logger unless it is dotted: those lines keep their error kind."""
+    threads = [
+        f"2024-01-02 10:00:{i:02d} [{lv} http-nio-8080-exec-{i}] Request {i} failed"
+        for i, lv in enumerate(["ERROR", "INFO"] * 10)
+    ]
+    users = [
+        f"2024-01-02 10:00:{i:02d} {lv} user{i}|payment declined"
+        for i, lv in enumerate(["ERROR", "INFO"] * 10)
+    ]
+    for lines in (threads, users):
+        rows = fold_records(pl.Series("line", lines), infer_generic(lines))
+        assert not rows["component"][0].startswith(("http-nio", "user0"))

@@ -377,3 +377,69 @@ def test_clickhouse_components_and_uvicorn_tracebacks() -> None:
         ("ERROR", "Exception in ASGI application", 4),  # the traceback folded
         ("WARN", "Invalid HTTP request received", 1),
     ]
+
+
+def test_second_review_variants() -> None:
+    """ClickHouse loggers that are C++ signatures; RabbitMQ's bare prefix (an empty line of a
+    multi-line message) and its alert level; .NET's short categories and time-only stamps;
+    Airflow's "[date, time UTC]"."""
+    ch = (
+        "2024.01.02 10:00:00.223456 [ 124 ] {} <Error> void DB::MergeTreeBackgroundExecutor<DB::"
+        "MergeMutateRuntimeQueue>::routine(DB::TaskRuntimeDataPtr) [Queue = DB::MergeMutateRuntime"
+        "Queue]: Code: 241. DB::Exception: Memory limit exceeded"
+    )
+    kafka = "2024.01.02 10:00:00.323456 [ 125 ] {} <Error> DB::StorageKafka::threadFunc(size_t): x"
+    got = parse_app(CLICKHOUSE, pl.Series("line", [ch, kafka]))
+    assert got["level"].to_list() == ["ERROR", "ERROR"]
+    assert got["component"][1] == "DB::StorageKafka::threadFunc(size_t)"
+    assert got["message"][0].startswith("Code: 241.")
+    rmq = [
+        "2024-01-02 10:00:00.123456+00:00 [error] <0.1264.0> ** Generic server x terminating",
+        "2024-01-02 10:00:00.123456+00:00 [error] <0.1264.0>",
+        "2024-01-02 10:00:00.223456+00:00 [alert] <0.1265.0> disk free limit reached",
+    ]
+    assert parse_app(RABBITMQ, pl.Series("line", rmq))["level"].to_list() == [
+        "ERROR",
+        "ERROR",
+        "FATAL",
+    ]
+    dotnet = [
+        "fail: Db[0]",
+        "      boom",
+        "10:00:01 fail: Microsoft.AspNetCore.Server.Kestrel[13]",
+        "      Connection reset",
+        "[10:00:02] crit: App[0] Host terminated",
+    ]
+    assert folded(DOTNET, dotnet) == [
+        ("ERROR", "Db", 2),
+        ("ERROR", "Microsoft.AspNetCore.Server.Kestrel", 2),
+        ("FATAL", "App", 1),
+    ]
+    ui = "[2022-07-18, 17:05:19 UTC] {taskinstance.py:1889} ERROR - Task failed with exception"
+    got = parse_app(AIRFLOW, pl.Series("line", [ui]))
+    assert got.select("level", "component").row(0) == ("ERROR", "taskinstance.py")
+    assert str(got["time"][0]) == "2022-07-18 17:05:19+00:00"
+
+
+def test_uvicorn_needs_its_padding_and_shows_other_loggers_lines() -> None:
+    """pip's and Docker's "ERROR: msg" and Python's "INFO:name:msg" are no Uvicorn lines; an
+    application's own stamped line in Uvicorn's stream starts a record of its own (one this
+    layout does not read), instead of hiding inside the access line before it."""
+    for lines, not_it in (
+        ([f"ERROR: Could not find a version that satisfies pkg{i}" for i in range(20)], True),
+        ([f"WARNING: No swap limit support {i}" for i in range(20)], True),
+        ([f"INFO: app.db: Starting worker {i}" for i in range(20)], True),
+        (UVICORN_LINES * 3, False),
+    ):
+        assert (detect_all(lines).best != "uvicorn") is not_it
+    mixed = [
+        UVICORN_LINES[1],
+        "2024-01-02 10:00:00,123 ERROR app.db: connection refused",
+        UVICORN_LINES[2],
+    ]
+    got = fold_records(pl.Series("line", mixed), UVICORN)
+    assert got.select("level", "lines", "valid").rows() == [
+        ("INFO", 1, True),
+        (None, 1, False),  # malformed, and counted so, not folded away
+        ("ERROR", 1, True),
+    ]
