@@ -1,5 +1,6 @@
-"""The new platform layouts through the CLI: the engine's level prefilter, record folding and
-component ranking give the counts a plain reading of the lines gives (``php``, ``dotnet``)."""
+"""New layouts through the CLI: the engine's level prefilter, record folding and component
+ranking give the counts a plain reading of the lines gives (``php``, ``dotnet``), and a forward
+proxy's 5xx are ranked by site and path (``squid``)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from tests.unit.test_access_layouts import SQUID_LINES
 from tests.unit.test_platform_layouts import DOTNET_LINES, FPM_RELAYED, PHP7_TRACE
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -49,3 +51,21 @@ def test_php_fatals_relayed_or_raw_are_fatal_once(tmp_path: Path) -> None:
     assert top(out) == {"/var/www/a.php": 7}
     warn = answer(log, "--level", "warn")
     assert top(warn) == {"/var/www/a.php": 10, "www": 4}
+
+
+def test_squid_5xx_are_ranked_by_site(tmp_path: Path) -> None:
+    other = (
+        "1580740556.100     40 192.168.5.3 TCP_MISS/504 0 GET http://api.example.org/v1/items/42"
+        "?x=1 - HIER_DIRECT/10.0.0.9 -"
+    )
+    log = tmp_path / "access.log"
+    log.write_text("\n".join([*SQUID_LINES * 3, other, other]) + "\n")
+    out = answer(log)
+    assert out["input"]["format"] == "squid" and out["status"] == "exact"  # type: ignore[index]
+    assert top(out) == {
+        "/wiki.ipfire.org/": 3,  # 503
+        "/garfield.com/comic/2015-03-14": 3,  # 502, through syslog
+        "/api.example.org/v1/items/{id}": 2,
+    }
+    raw = top(answer(log, "--no-normalize"))
+    assert raw["/api.example.org/v1/items/42"] == 2
