@@ -25,6 +25,7 @@ from logagent.formats.catalog import ACCESS_NAMES, APP_NAMES, AnyFormat, build_a
 from logagent.formats.custom import load_custom_formats
 from logagent.formats.detect import Detection, app_share, detect_all
 from logagent.formats.mixed import FirstOf
+from logagent.formats.proxies import GENERIC_ACCESS
 
 PER_INPUT_SHARE = 0.5  # an input the run's format reads less of than this is detected alone
 #: A second access format is read next to the detected one, line by line, when it reads at
@@ -140,11 +141,15 @@ def _within_input(
     reads lines the best does not (``MIXED_GAIN``): a server whose log format changed mid-file
     (``combined`` lines after ``common`` ones). Read by the best alone, the others' records,
     5xx or not, were malformed and the answer counted only the best's."""
-    if len(detection.scores) < 2 or detection.confidence >= 1.0:
+    # the last resort that reads any request line does not hide the two layouts that name it
+    named = [s for s in detection.scores if s[0] != GENERIC_ACCESS.name]
+    if len(named) < 2 or named[0][1] >= 1.0:
         return None
-    (best, top), (second, second_share) = detection.scores[:2]
+    (best, top), (second, second_share) = named[:2]
     if {best, second} != CHANGED_FORMATS or not sample:
         return None
+    if best != detection.best:
+        fmt = build_any_format(best, sample, json_keys=build["keys"], year=build["year"])
     other = build_any_format(second, sample, json_keys=build["keys"], year=build["year"])
     mixed = FirstOf((fmt, other))  # type: ignore[arg-type]  # access formats
     share = _share(mixed, sample)

@@ -124,6 +124,10 @@ FORMAT_NOTES: dict[str, str] = {
         "the layout was inferred from sampled lines (generic): timestamp, level and component "
         "are guesses; see logagent detect"
     ),
+    "generic_access": (
+        "no access layout names this log: records are the lines with a quoted request line and "
+        "the status after it (generic_access); a custom format in configs/formats/ reads it exactly"
+    ),
     **{
         n: _KIND_NOTE
         for n in (

@@ -44,7 +44,7 @@ from logagent.formats.jsonaccess import JSON_ACCESS_LAYOUTS
 from logagent.formats.jsonl import PLAIN_KEY, JsonFormat, auto_mapping
 from logagent.formats.jsonlayouts import JsonLayout
 from logagent.formats.needs import AllOf, Need, OneOf, any_of, holds, pattern_needs, searcher
-from logagent.formats.proxies import PROXY_LAYOUTS
+from logagent.formats.proxies import GENERIC_ACCESS, PROXY_LAYOUTS
 from logagent.formats.records import start_expr
 from logagent.formats.w3c import W3C_LAYOUTS
 
@@ -84,7 +84,8 @@ class Detection:
         if len(self.scores) < 2 or self.confidence == 0:
             return False
         (best, top), (second, score) = self.scores[0], self.scores[1]
-        nested = (best, second) in NESTED or (second, best) in NESTED or GENERIC in (best, second)
+        nested = (best, second) in NESTED or (second, best) in NESTED
+        nested = nested or bool({GENERIC, GENERIC_ACCESS.name} & {best, second})
         return top - score <= AMBIGUOUS_MARGIN and not nested
 
     @property
@@ -264,7 +265,8 @@ def detect_all(
     shares = _shares(fmts, lines)
     scores = []
     for n in names:
-        discount = GENERIC_DISCOUNT if n == GENERIC and n not in custom else 1.0
+        last_resort = n in (GENERIC, GENERIC_ACCESS.name) and n not in custom
+        discount = GENERIC_DISCOUNT if last_resort else 1.0
         scores.append((n, shares[n] * discount))
     ranked = sorted(scores, key=lambda s: -s[1])  # stable: earlier formats win ties
     return Detection(tuple(ranked), int(lines.len()))

@@ -226,4 +226,34 @@ HEROKU = ProxyFormat(
     description="Heroku router log (heroku[router]: ... status=503), syslog drain too",
 )
 
-PROXY_LAYOUTS = (HAPROXY, ENVOY, ALB, ELB, UWSGI, S3, SQUID, HEROKU)
+
+@dataclass(frozen=True)
+class GenericAccessFormat(ProxyFormat):
+    """Any line with a quoted HTTP request line and the status after it (``generic_access``):
+    a custom ``log_format`` no layout names. Its time is a bracketed CLF stamp, else an ISO
+    8601 stamp at the start of the line (null otherwise)."""
+
+    def time_expr(self, line: pl.Expr, tz: str = "UTC") -> pl.Expr:
+        """The bracketed CLF stamp, else the leading ISO 8601 one."""
+        clf = stamp_expr(line.str.extract(_CLF_BRACKETED, 1), "clf", tz=tz)
+        iso = stamp_expr(line.str.extract(_ISO_FIRST, 1), "iso8601", tz=tz)
+        return pl.coalesce(clf, iso)
+
+
+_CLF_BRACKETED = r"\[([0-9]{2}/[A-Z][a-z]{2}/[0-9]{4}:[0-9]{2}:[0-9]{2}:[0-9]{2} [+-][0-9]{4})\]"
+_ISO_FIRST = r"^([0-9]{4}-[0-9]{2}-[0-9]{2}[T ][0-9]{2}:[0-9]{2}:[0-9]{2}[^ \t]*)"
+#: The last resort of access logs, as ``generic`` is of application logs: detection discounts
+#: it (``generic.GENERIC_DISCOUNT``), so any layout that names a log wins over it.
+GENERIC_ACCESS = GenericAccessFormat(
+    name="generic_access",
+    pattern=(
+        r'"(?P<method>[A-Z]{3,10}) (?P<path>[^ "]+) HTTP/[0-9.]+" (?P<status>[0-9]{3})(?:[^0-9]|$)'
+    ),
+    extra=(METHOD,),
+    min_line_bytes=24,
+    error_prefilter=TOKEN_5XX_PREFILTER,
+    description="any access log with a quoted request line and its status after it (custom "
+    "log_format): the last resort, discounted as generic is",
+)
+
+PROXY_LAYOUTS = (HAPROXY, ENVOY, ALB, ELB, UWSGI, S3, SQUID, HEROKU, GENERIC_ACCESS)

@@ -441,3 +441,39 @@ def test_kubernetes_audit_log_reads_as_its_own_json_access_layout() -> None:
         for i in range(20)
     ]  # fmt: skip
     assert detect_all(app).best != "k8s_audit"
+
+
+def test_generic_access_reads_custom_log_formats_and_yields_to_named_layouts() -> None:
+    """A custom nginx ``log_format`` no layout names (no ident and user, an ISO stamp first) is
+    read by its quoted request line and the status after it, discounted as ``generic`` is; a
+    log a layout names keeps it, unambiguously."""
+    from logagent.formats.proxies import GENERIC_ACCESS
+
+    custom = [
+        '10.0.0.1 [06/Dec/2026:02:40:38 +0000] "GET /api/v1/items/42 HTTP/1.1" 502 150 "-" "curl"',
+        '2026-12-06T02:40:39+00:00 10.0.0.2 "POST /login HTTP/2.0" 200 615 0.001',
+        '2026-12-06T02:40:40+00:00 10.0.0.3 "GET /x HTTP/1.1" 5000 1',  # no 3-digit status
+    ]
+    line = pl.col("line")
+    got = pl.DataFrame({"line": custom}).select(
+        **GENERIC_ACCESS.fields(line),
+        **GENERIC_ACCESS.extra_fields(line),
+        t=GENERIC_ACCESS.time_expr(line),
+    )
+    assert got.select("path", "status", "method").rows() == [
+        ("/api/v1/items/42", 502, "GET"),
+        ("/login", 200, "POST"),
+        (None, None, None),
+    ]
+    assert [str(t) for t in got["t"][:2]] == [
+        "2026-12-06 02:40:38+00:00",
+        "2026-12-06 02:40:39+00:00",
+    ]
+    assert GENERIC_ACCESS.error_prefilter is not None
+    assert GENERIC_ACCESS.error_prefilter.search(custom[0].encode())
+    found = detect_all(custom[:2] * 10)
+    assert found.scores[0] == ("generic_access", 0.9) and not found.ambiguous
+    combined = (DIR / "nginx_access.log").read_text().splitlines()[:200]
+    found = detect_all(combined)
+    assert found.best == "combined" and not found.ambiguous
+    assert dict(found.scores)["generic_access"] == pytest.approx(0.9, abs=0.01)
