@@ -23,9 +23,8 @@ from logagent.engine.views import stamp_reference
 from logagent.errors import ConfigError
 from logagent.formats.catalog import ACCESS_NAMES, APP_NAMES, AnyFormat, build_any_format, is_app
 from logagent.formats.custom import load_custom_formats
-from logagent.formats.detect import Detection, app_share, detect_all
+from logagent.formats.detect import LAST_RESORT, Detection, app_share, detect_all
 from logagent.formats.mixed import FirstOf
-from logagent.formats.proxies import GENERIC_ACCESS
 
 PER_INPUT_SHARE = 0.5  # an input the run's format reads less of than this is detected alone
 #: A second access format is read next to the detected one, line by line, when it reads at
@@ -142,7 +141,7 @@ def _within_input(
     (``combined`` lines after ``common`` ones). Read by the best alone, the others' records,
     5xx or not, were malformed and the answer counted only the best's."""
     # the last resort that reads any request line does not hide the two layouts that name it
-    named = [s for s in detection.scores if s[0] != GENERIC_ACCESS.name]
+    named = [s for s in detection.scores if s[0] not in LAST_RESORT]
     if len(named) < 2 or named[0][1] >= 1.0:
         return None
     (best, top), (second, second_share) = named[:2]

@@ -61,6 +61,10 @@ CONTINUATION_LIKE = (
 )
 
 
+#: The layouts that read what no named layout does (discounted, never ambiguous with one).
+LAST_RESORT = frozenset({GENERIC, GENERIC_ACCESS.name})
+
+
 @dataclass(frozen=True)
 class Detection:
     """Scores of every format on a sample, best first."""
@@ -85,7 +89,7 @@ class Detection:
             return False
         (best, top), (second, score) = self.scores[0], self.scores[1]
         nested = (best, second) in NESTED or (second, best) in NESTED
-        nested = nested or bool({GENERIC, GENERIC_ACCESS.name} & {best, second})
+        nested = nested or bool(LAST_RESORT & {best, second})
         return top - score <= AMBIGUOUS_MARGIN and not nested
 
     @property
@@ -265,7 +269,7 @@ def detect_all(
     shares = _shares(fmts, lines)
     scores = []
     for n in names:
-        last_resort = n in (GENERIC, GENERIC_ACCESS.name) and n not in custom
+        last_resort = n in LAST_RESORT and n not in custom
         discount = GENERIC_DISCOUNT if last_resort else 1.0
         scores.append((n, shares[n] * discount))
     ranked = sorted(scores, key=lambda s: -s[1])  # stable: earlier formats win ties

@@ -39,17 +39,12 @@ from __future__ import annotations
 
 from logagent.formats.app import AppRegexFormat
 from logagent.formats.levels import DEBUG, ERROR, FATAL, INFO, TRACE, WARN
+from logagent.formats.serverlogs import ISO_TIMES
 
 _D4 = r"[0-9]{4}-[0-9]{2}-[0-9]{2}"
 _HMS = r"[0-9]{2}:[0-9]{2}:[0-9]{2}"
 _DMY = r"[0-9]{2}-[A-Z][a-z]{2}-[0-9]{4}"  # 06-Dec-2026
 _JUL = r"SEVERE|WARNING|INFO|CONFIG|FINE|FINER|FINEST"  # java.util.logging
-_ISO_TIMES = (
-    "%Y-%m-%dT%H:%M:%S%.f%#z",
-    "%Y-%m-%d %H:%M:%S%.f%#z",
-    "%Y-%m-%d %H:%M:%S,%3f",
-    "%Y-%m-%d %H:%M:%S%.f",
-)
 
 TOMCAT = AppRegexFormat(
     name="tomcat",
@@ -72,7 +67,7 @@ JENKINS = AppRegexFormat(
         r"(?P<level>" + _JUL + r")\t(?P<component>[^\t#: ]+)(?:#[^\t: ]*)?: (?P<message>.*)$",
     ),
     min_line_bytes=40,
-    time_formats=_ISO_TIMES,
+    time_formats=ISO_TIMES,
     record_start=_D4 + " " + _HMS + r"\.[0-9]{3}[+-][0-9]{4} \[id=[0-9]+\]\t",
     description="Jenkins controller log: component = class (before #method); SEVERE is ERROR",
     example="2026-12-06 02:40:38.456+0000 [id=42]\tSEVERE\thudson.model.Executor#finish1: boom",
@@ -112,7 +107,7 @@ MONGODB = AppRegexFormat(
         r"(?P<component>[A-Z_]+|-) +\[[^\]]*\] (?P<message>.*)$",
     ),
     min_line_bytes=40,
-    time_formats=_ISO_TIMES,
+    time_formats=ISO_TIMES,
     level_map=MONGODB_LEVELS,
     # a crash's "----- BEGIN BACKTRACE -----" and its JSON lines continue the record before
     record_start=_D4 + "T" + _HMS + r"\.[0-9]{3}(?:[+-][0-9]{4}|Z) ",
@@ -239,7 +234,7 @@ AIRFLOW = AppRegexFormat(
         r"\{(?P<component>[^}:]+):[0-9]+\} (?P<level>" + _PY_LEVEL + r") - (?P<message>.*)$",
     ),
     min_line_bytes=30,
-    time_formats=(*_ISO_TIMES, "%Y-%m-%d, %H:%M:%S UTC"),  # the UI's "[2022-07-18, 17:05:19 UTC]"
+    time_formats=(*ISO_TIMES, "%Y-%m-%d, %H:%M:%S UTC"),  # the UI's "[2022-07-18, 17:05:19 UTC]"
     record_start=r"\[" + _D4 + "(?:[ T]|, )" + _HMS + r"[^\]\n]*\] \{",
     description="Apache Airflow (task and scheduler logs): component = source file",
     example="[2026-12-06T02:40:38.456+0000] {taskinstance.py:1890} ERROR - Task failed",
@@ -253,7 +248,7 @@ RABBITMQ = AppRegexFormat(
         r" ?(?P<message>.*)$",
     ),
     min_line_bytes=40,
-    time_formats=_ISO_TIMES,
+    time_formats=ISO_TIMES,
     record_start=_D4 + " " + _HMS + r"\.[0-9]{3,6}[+-][0-9]{2}:[0-9]{2} \[",
     head_component=True,
     description="RabbitMQ 3.9+ (ts [level] <erlang pid> msg): component = error kind",
@@ -280,7 +275,7 @@ DOTNET = AppRegexFormat(
         r"(?P<component>[^\s\[]+)\[-?[0-9]+\] ?(?P<message>.*)$",
     ),
     min_line_bytes=9,  # "fail: X[1]"
-    time_formats=_ISO_TIMES,
+    time_formats=ISO_TIMES,
     record_start=r"(?:"
     + _DOTNET_STAMP
     + " |"

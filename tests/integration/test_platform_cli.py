@@ -4,40 +4,25 @@ proxy's 5xx are ranked by site and path (``squid``)."""
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
 from pathlib import Path
+from typing import Any
 
+from tests.integration.test_json_layout_levels import cli, top
 from tests.unit.test_access_layouts import SQUID_LINES
 from tests.unit.test_platform_layouts import DOTNET_LINES, FPM_RELAYED, PHP7_TRACE
 
-ROOT = Path(__file__).resolve().parents[2]
 
-
-def answer(path: Path, *extra: str) -> dict[str, object]:
-    proc = subprocess.run(
-        [sys.executable, "-m", "logagent", "analyze", str(path), "--json", "--llm", "off", *extra],
-        capture_output=True,
-        timeout=120,
-        check=True,
-        cwd=ROOT,
-    )
-    out: dict[str, object] = json.loads(proc.stdout)
+def answer(path: Path, *extra: str) -> dict[str, Any]:
+    code, out = cli(path, *extra)
+    assert code == 0
     return out
-
-
-def top(out: dict[str, object]) -> dict[str, int]:
-    found = out["answer"]
-    assert isinstance(found, dict)
-    return {e["key"]: e["count"] for e in found["top"]}
 
 
 def test_dotnet_errors_by_category_with_their_messages_folded(tmp_path: Path) -> None:
     log = tmp_path / "app.log"
     log.write_text("\n".join(DOTNET_LINES * 7) + "\n")
     out = answer(log)
-    assert out["status"] == "exact" and out["input"]["format"] == "dotnet"  # type: ignore[index]
+    assert out["status"] == "exact" and out["input"]["format"] == "dotnet"
     assert top(out) == {"Microsoft.AspNetCore.Server.Kestrel": 7, "MyApp.Startup": 7}
 
 
@@ -47,7 +32,7 @@ def test_php_fatals_relayed_or_raw_are_fatal_once(tmp_path: Path) -> None:
     log = tmp_path / "php.log"
     log.write_text("\n".join(PHP7_TRACE * 3 + FPM_RELAYED * 4) + "\n")
     out = answer(log)
-    assert out["input"]["format"] == "php"  # type: ignore[index]
+    assert out["input"]["format"] == "php"
     assert top(out) == {"/var/www/a.php": 7}
     warn = answer(log, "--level", "warn")
     assert top(warn) == {"/var/www/a.php": 10, "www": 4}
@@ -61,7 +46,7 @@ def test_squid_5xx_are_ranked_by_site(tmp_path: Path) -> None:
     log = tmp_path / "access.log"
     log.write_text("\n".join([*SQUID_LINES * 3, other, other]) + "\n")
     out = answer(log)
-    assert out["input"]["format"] == "squid" and out["status"] == "exact"  # type: ignore[index]
+    assert out["input"]["format"] == "squid" and out["status"] == "exact"
     assert top(out) == {
         "/wiki.ipfire.org/": 3,  # 503
         "/garfield.com/comic/2015-03-14": 3,  # 502, through syslog
