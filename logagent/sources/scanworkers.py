@@ -8,9 +8,18 @@ back only the counts and the candidate lines; batches stay in file order.
 A child never logs, never asks the engine's stop check and never raises to
 the parent: a range it cannot scan (an error, a file that changed, dense
 candidates) comes back as None and the parent reads that batch itself, the
-usual way, which raises what is to be raised. The children ignore SIGINT
-(the terminal sends it to the whole group; the parent decides), die on
-SIGTERM, and are terminated when the read ends, however it ends.
+usual way, which raises what is to be raised. So does every range of a child
+that died (the OOM killer, a signal): a run never waits for a dead child.
+
+Each child has a pipe of its own and shares no lock with anyone, so it can
+die at any moment. ``multiprocessing.Pool`` was used before: its children
+wait for tasks on one shared queue, holding its lock while they wait, and a
+SIGTERM sent to the whole process group (``timeout``, ``kill -- -PGID``,
+systemd stopping a unit) killed the child that held it; the parent's
+``terminate`` then waited for that lock forever (a hang, measured: one run in
+three). The children ignore SIGINT (the terminal sends it to the whole group;
+the parent decides), die on SIGTERM, leave when the parent is gone, and are
+killed when the read ends, however it ends.
 """
 
 from __future__ import annotations
@@ -20,20 +29,18 @@ import os
 import signal
 import threading
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from logagent.sources.files import Source
 from logagent.sources.prescan import Found, Prescan, scan_range
 
 if TYPE_CHECKING:  # multiprocessing is imported by the reads that fork (start-up time)
-    from multiprocessing.pool import AsyncResult, Pool
+    from multiprocessing.connection import Connection
+    from multiprocessing.process import BaseProcess
 
-#: The read a pool serves: (token, sources, prescan, cap), set just before its fork and read
-#: by its children. Every task carries the token: a child forked for another read (two runs
-#: of the service at once, a child respawned later) answers None and the parent reads itself.
-_SHARED: tuple[int, Sequence[Source], Prescan, int] | None = None
-_FORKING = threading.Lock()
-_TOKENS = itertools.count(1)
+#: Seconds between a waiting child's looks at whether its parent is still there.
+ORPHAN_POLL = 1.0
 
 
 def available_processes() -> int:
@@ -68,33 +75,48 @@ def workers_for(
 
 
 class ScanWorkers:
-    """A pool of forked prescanning processes for one read (a context manager)."""
+    """Forked prescanning processes for one read, one pipe each (a context manager)."""
 
     def __init__(self, sources: Sequence[Source], prescan: Prescan, *, cap: int, processes: int):
         import multiprocessing
 
-        global _SHARED
-        self._token = next(_TOKENS)
-        with _FORKING:  # one pool forks at a time, each with its own read
-            _SHARED = (self._token, sources, prescan, cap)
-            try:
-                self._pool: Pool | None = multiprocessing.get_context("fork").Pool(
-                    processes, initializer=_child_start
+        ctx = multiprocessing.get_context("fork")
+        self._children: list[_Child] = []
+        self._turn = itertools.count()
+        parent_ends: list[Connection] = []
+        try:
+            for i in range(processes):
+                mine, theirs = ctx.Pipe()
+                parent_ends.append(mine)
+                proc = ctx.Process(
+                    target=_serve,
+                    args=(theirs, tuple(parent_ends), sources, prescan, cap, os.getpid()),
+                    name=f"logagent-scan-{i}",
+                    daemon=True,
                 )
-            finally:
-                _SHARED = None  # the children have their copy; the parent keeps no reference
+                proc.start()
+                theirs.close()  # the child's end lives in the child only: its death is an EOF
+                self._children.append(_Child(proc, mine))
+        except BaseException:
+            for end in parent_ends[len(self._children) :]:
+                end.close()
+            self.close()
+            raise
 
-    def submit(self, source: int, start: int, stop: int) -> AsyncResult[Found | None]:
+    def submit(self, source: int, start: int, stop: int) -> Job:
         """Scan the lines starting in ``[start, stop)`` of source ``source`` in a child."""
-        assert self._pool is not None
-        return self._pool.apply_async(_scan_in_child, (self._token, source, start, stop))
+        for _ in range(len(self._children)):
+            child = self._children[next(self._turn) % len(self._children)]
+            seq = child.send((source, start, stop))
+            if seq is not None:
+                return Job(child, seq)
+        return Job(None, 0)  # every child is gone: the parent reads the range itself
 
     def close(self) -> None:
         """Stop the children now (pending scans are dropped)."""
-        if self._pool is not None:
-            self._pool.terminate()
-            self._pool.join()
-            self._pool = None
+        children, self._children = self._children, []
+        for child in children:
+            child.stop()
 
     def __enter__(self) -> ScanWorkers:
         return self
@@ -103,20 +125,119 @@ class ScanWorkers:
         self.close()
 
 
-def _child_start() -> None:
+@dataclass(eq=False)
+class _Child:
+    """One child and its pipe; results come back in the order their tasks were sent."""
+
+    proc: BaseProcess
+    conn: Connection
+    sent: int = 0
+    got: int = 0
+    dead: bool = False
+    results: dict[int, Found | None] = field(default_factory=dict)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def send(self, task: tuple[int, int, int]) -> int | None:
+        """The task's number, or None when this child is gone."""
+        with self.lock:
+            if self.dead:
+                return None
+            try:
+                self.conn.send(task)
+            except (OSError, ValueError):  # a broken pipe (the child died) or a closed end
+                self.dead = True
+                return None
+            self.sent += 1
+            return self.sent - 1
+
+    def collect(self, seq: int, timeout: float | None) -> bool:
+        """Receive results up to task ``seq``'s, waiting at most ``timeout`` seconds (None:
+        until it comes); whether it is in. A dead child's outstanding tasks answer None."""
+        from multiprocessing.connection import wait
+
+        with self.lock:
+            while self.got <= seq:
+                if not self.dead:
+                    if not self.conn.poll(0):
+                        if not wait([self.conn, self.proc.sentinel], timeout):
+                            return False
+                        if not self.conn.poll(0):  # the sentinel: the child is gone
+                            self.dead = True
+                    if not self.dead:
+                        try:
+                            self.results[self.got] = self.conn.recv()
+                        except (EOFError, OSError):  # died while sending: nothing is trusted
+                            self.dead = True
+                        else:
+                            self.got += 1
+                            continue
+                self.results[self.got] = None
+                self.got += 1
+            return True
+
+    def stop(self) -> None:
+        """Kill the child (it holds nothing another process waits for) and reap it."""
+        with self.lock:
+            self.dead = True
+            if self.proc.exitcode is None:
+                self.proc.kill()
+            self.proc.join()
+            self.conn.close()
+
+
+class Job:
+    """A submitted scan: ``ready``, ``wait`` and ``get`` as ``multiprocessing``'s AsyncResult."""
+
+    def __init__(self, child: _Child | None, seq: int) -> None:
+        self._child = child
+        self._seq = seq
+
+    def ready(self) -> bool:
+        """Whether the result is in (never blocks)."""
+        return self._child is None or self._child.collect(self._seq, 0)
+
+    def wait(self, timeout: float | None = None) -> None:
+        """Wait until the result is in, or ``timeout`` seconds."""
+        if self._child is not None:
+            self._child.collect(self._seq, timeout)
+
+    def get(self) -> Found | None:
+        """The child's result (None: the parent reads the range itself)."""
+        if self._child is None:
+            return None
+        self._child.collect(self._seq, None)
+        return self._child.results.pop(self._seq)
+
+
+def _serve(
+    conn: Connection,
+    inherited: Sequence[Connection],
+    sources: Sequence[Source],
+    prescan: Prescan,
+    cap: int,
+    parent: int,
+) -> None:
+    """A child's loop: scan each range asked for and send the result back, until the pipe
+    closes or the parent is gone."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
-    if _SHARED is not None:
-        for source in _SHARED[1]:
-            source.stop_check = None  # the parent's stop check is the parent's to ask
+    for end in inherited:  # the parent's ends, copied by the fork: the parent's alone to hold
+        end.close()
+    for source in sources:
+        source.stop_check = None  # the parent's stop check is the parent's to ask
+    while True:
+        while not conn.poll(ORPHAN_POLL):
+            if os.getppid() != parent:
+                return
+        try:
+            source, start, stop = conn.recv()
+            conn.send(_scan(sources[source], prescan, cap, start, stop))
+        except (EOFError, OSError):  # the parent closed its end, or is gone
+            return
 
 
-def _scan_in_child(token: int, source: int, start: int, stop: int) -> Found | None:
+def _scan(src: Source, prescan: Prescan, cap: int, start: int, stop: int) -> Found | None:
     """One range, scanned in a child; None when it cannot be (the parent reads it then)."""
-    if _SHARED is None or _SHARED[0] != token:
-        return None
-    _, sources, prescan, cap = _SHARED
-    src = sources[source]
     try:
         return scan_range(src.read_at, src.read_into, start, stop, cap=cap, prescan=prescan)
     except Exception:  # the parent reads this range itself and reports properly

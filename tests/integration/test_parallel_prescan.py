@@ -14,11 +14,11 @@ from typing import Any
 import pytest
 
 from logagent import Question, analyze, load_settings
-from logagent.formats.access import ACCESS_5XX_PREFILTER
 from logagent.result import QuestionKind, Status
 from logagent.samples import generate
 from logagent.sources import scanworkers
 from logagent.testing import combined_line, fake_env
+from tests.faults.test_midread import _long_line_log
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -121,10 +121,21 @@ def test_a_child_that_fails_leaves_the_range_to_the_parent(
     _same(one, two)
 
 
-def test_sigterm_with_children_gives_a_partial_answer_and_leaves_no_child(tmp_path: Path) -> None:
-    """SIGTERM while children scan a large file: exit 4, a partial answer, and no child left."""
-    path = tmp_path / "big.log"
-    truth = generate(path, scenario="dominant", size_mb=40, seed=9, fmt="combined")
+@pytest.mark.parametrize("group", [False, True], ids=["parent", "group"])
+def test_sigterm_with_children_gives_a_partial_answer_and_leaves_no_child(
+    tmp_path: Path, group: bool
+) -> None:
+    """SIGTERM while a read has its children: exit 4, a partial answer, and no child left.
+
+    ``group``: the signal reaches the children too, as ``timeout``, ``kill -- -PGID`` and
+    systemd's stop of a unit's cgroup send it. Children of ``multiprocessing.Pool`` waited
+    for tasks holding its queue's lock; the one killed there kept it forever, and the
+    parent's close of the pool waited for it forever. The file holds a 3 GiB line between
+    its records: the parent skips it for seconds while its children wait (a read of records
+    alone ends before a signal can be aimed at it)."""
+    records = tmp_path / "records.log"
+    truth = generate(records, scenario="dominant", size_mb=3, seed=9, fmt="combined")
+    path = _long_line_log(tmp_path, records)
     env = {
         **os.environ,
         "LOGAGENT_READER__SCAN_PROCESSES": "2",
@@ -134,21 +145,37 @@ def test_sigterm_with_children_gives_a_partial_answer_and_leaves_no_child(tmp_pa
     cmd = [sys.executable, "-m", "logagent", "analyze", str(path), "--full", "--json"]
     cmd += ["--llm", "off", "--quiet"]
     proc = subprocess.Popen(
-        cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, cwd=ROOT, text=True
+        cmd,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=env,
+        cwd=ROOT,
+        text=True,
+        start_new_session=True,
     )
-    deadline = time.monotonic() + 60
-    while len(_children(proc.pid)) < 2 and time.monotonic() < deadline and proc.poll() is None:
-        time.sleep(0.02)
-    kids = _children(proc.pid)
-    assert len(kids) == 2, "the read never started its two children"
-    proc.send_signal(signal.SIGTERM)
-    out, err = proc.communicate(timeout=120)
+    try:
+        deadline = time.monotonic() + 60
+        while len(_children(proc.pid)) < 2 and time.monotonic() < deadline and proc.poll() is None:
+            time.sleep(0.02)
+        kids = _children(proc.pid)
+        assert len(kids) == 2, "the read never started its two children"
+        time.sleep(0.3)  # into the long line: the children wait for their next task
+        if group:
+            os.killpg(proc.pid, signal.SIGTERM)
+        else:
+            proc.send_signal(signal.SIGTERM)
+        out, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:  # hung: the test fails, and leaves nothing behind
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.communicate()
     assert proc.returncode == 4, err
+    assert "Traceback" not in err, err
     r = json.loads(out)
     assert r["status"] == "partial"
     assert r["decisions"][-1]["action"] == "STOP_PARTIAL"
     assert r["decisions"][-1]["reason"] == "interrupted"
-    assert r["progress"]["lines_read"] < truth["lines"]  # counts so far, never called whole
+    assert r["progress"]["lines_read"] < 2 * truth["lines"]  # counts so far, never called whole
     time.sleep(0.2)
     assert not [k for k in kids if _alive(k)], "a child outlived the run"
 
@@ -204,22 +231,74 @@ def test_two_reads_at_once_each_count_their_own_file(tmp_path: Path) -> None:
         _same(a, b)
 
 
-def test_a_task_for_another_read_is_handed_back(tmp_path: Path) -> None:
-    """A child holding one read's sources answers a task of another read with None."""
-    from logagent.sources import open_source
-    from logagent.sources.prescan import prescan_for
+def test_a_child_killed_mid_read_leaves_its_ranges_to_the_parent(
+    tmp_path: Path, submitted: list[tuple[int, int, int]]
+) -> None:
+    """SIGKILL to a child (the OOM killer's way) after the first batch: the run neither waits
+    for it nor loses its ranges; the parent reads them and the answer is one process's."""
+    import multiprocessing
+    from dataclasses import replace
 
-    path = tmp_path / "x.log"
-    path.write_text(combined_line("/a", 503) + "\n")
-    src = open_source(str(path))
-    find = prescan_for(ACCESS_5XX_PREFILTER)
-    assert find is not None
-    saved = scanworkers._SHARED
+    path = tmp_path / "k.log"
+    generate(path, scenario="dominant", size_mb=3, seed=12, fmt="combined")
+    one = _run(path, 1)
+    killed: list[int] = []
+
+    def kill_one(event: object) -> None:
+        kids = [p for p in multiprocessing.active_children() if p.name.startswith("logagent-scan")]
+        if not killed and kids:
+            killed.append(kids[0].pid or 0)
+            os.kill(kids[0].pid or 0, signal.SIGKILL)
+
+    settings = load_settings(
+        analysis={"seed": 5, "full": True},
+        reader={"batch_bytes": 32 << 10, "scan_processes": 2, "scan_parallel_from": 1},
+    )
+    two = analyze(
+        [str(path)], Question(top=1000), settings, replace(fake_env(), on_progress=kill_one)
+    )
+    assert killed and len(submitted) > 8
+    _same(one, two)
+
+
+def test_the_children_leave_when_the_parent_is_killed(tmp_path: Path) -> None:
+    """SIGKILL to the parent alone: its children notice (``ORPHAN_POLL``) and leave."""
+    path = tmp_path / "big.log"
+    generate(path, scenario="dominant", size_mb=40, seed=9, fmt="combined")
+    env = {
+        **os.environ,
+        "LOGAGENT_READER__SCAN_PROCESSES": "2",
+        "LOGAGENT_READER__SCAN_PARALLEL_FROM": "1",
+        "LOGAGENT_READER__BATCH_BYTES": "64KiB",
+    }
+    cmd = [sys.executable, "-m", "logagent", "analyze", str(path), "--full", "--json"]
+    proc = subprocess.Popen(
+        [*cmd, "--llm", "off", "--quiet"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        env=env,
+        cwd=ROOT,
+        start_new_session=True,
+    )
     try:
-        scanworkers._SHARED = (7, [src], find, 1 << 16)
-        mine = scanworkers._scan_in_child(7, 0, 0, src.size or 0)
-        assert mine is not None and mine.lines == 1 and len(mine.raw) == 1
-        assert scanworkers._scan_in_child(8, 0, 0, src.size or 0) is None
+        deadline = time.monotonic() + 60
+        while len(_children(proc.pid)) < 2 and time.monotonic() < deadline and proc.poll() is None:
+            time.sleep(0.02)
+        kids = _children(proc.pid)
+        assert len(kids) == 2, "the read never started its two children"
+        proc.kill()
+        proc.wait(timeout=30)
+        deadline = time.monotonic() + 10 * scanworkers.ORPHAN_POLL
+        while any(_alive(k) for k in kids) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not [k for k in kids if _alive(k)], "a child outlived its parent"
     finally:
-        scanworkers._SHARED = saved
-        src.close()
+        os.killpg(proc.pid, signal.SIGKILL) if _group_alive(proc.pid) else None
+
+
+def _group_alive(pgid: int) -> bool:
+    try:
+        os.killpg(pgid, 0)
+    except OSError:
+        return False
+    return True
