@@ -204,6 +204,8 @@ def plan_path(
     if stored is None:
         if exists:
             plan.slices.append(Slice(watched, 0, False, "new"))
+        else:  # a typo in a crontab would otherwise answer "nothing read" every run, silently
+            plan.warnings.append(_not_there(watched))
         return plan
     if exists and _unchanged(watched, stored) and copied_away(watched, stored) is None:
         plan.slices.append(Slice(watched, stored.offset, False, "appended"))
@@ -224,6 +226,16 @@ def plan_path(
     if exists:
         plan.slices.append(Slice(watched, 0, False, "new"))
     return plan
+
+
+def _not_there(watched: str) -> str:
+    """Why a path seen for the first time gives nothing to read."""
+    if os.path.exists(watched):
+        return f"{watched}: not a regular file: nothing was read from it"
+    return (
+        f"{watched}: no such file: nothing was read from it (it is read from its start once "
+        "it appears)"
+    )
 
 
 def _unchanged(watched: str, stored: FileState) -> bool:

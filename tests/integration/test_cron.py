@@ -226,6 +226,21 @@ def _ranges(n: int, k: int) -> list[tuple[int, int]]:
     return [(a, min(n, a + step)) for a in range(0, n, step)]
 
 
+def test_a_path_that_is_not_there_yet_is_said_then_read_once_it_appears(tmp_path: Path) -> None:
+    """A watched path missing on the first run (a typo, or a log not written yet) is named in
+    a warning, not passed over in silence; once it appears it is read from its start. A
+    directory is said to be no regular file."""
+    log, state = tmp_path / "later.log", tmp_path / "s.sqlite"
+    first = cron(state, "--json", log=log)
+    assert first.returncode == 0, first.stderr
+    warnings = json.loads(first.stdout)["warnings"]
+    assert any(w.startswith(f"{log}: no such file") for w in warnings), warnings
+    log.write_bytes(_lines(10, 500))
+    assert window_counts(cron(state, "--json", log=log))[1] == 10
+    folder = cron(tmp_path / "d.sqlite", "--json", log=tmp_path)
+    assert any("not a regular file" in w for w in json.loads(folder.stdout)["warnings"])
+
+
 def test_same_inode_new_head_is_a_new_file(tmp_path: Path) -> None:
     """A file truncated and rewritten in place (same inode, other head) is read again from 0."""
     log, state = tmp_path / "a.log", tmp_path / "s.sqlite"
