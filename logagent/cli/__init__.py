@@ -99,8 +99,9 @@ def entry(args: Any = None) -> None:
         code = done.code
     else:  # pragma: no cover - click always exits in standalone mode
         code = 0
-    finally:  # the result is out: a SIGTERM during interpreter teardown must not kill it (-15)
+    finally:  # the result is out: a SIGTERM (or SIGHUP) during teardown must not kill it (-15)
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        signal.signal(signal.SIGHUP, signal.SIG_IGN)
     if not (code is None or isinstance(code, int)) or _command(argv) in SLOW_EXIT:
         sys.exit(code)
     _leave(code or 0)

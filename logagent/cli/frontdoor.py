@@ -147,11 +147,19 @@ def _silence_stdout() -> None:
         os.dup2(os.open(os.devnull, os.O_WRONLY), 1)
 
 
+def stop_signals() -> tuple[signal.Signals, ...]:
+    """The signals that stop a run: SIGINT, SIGTERM, and SIGHUP (the terminal or the ssh
+    session closed: its default action killed a long run with nothing written, not even
+    to ``--out`` or a checkpoint) unless it is ignored (``nohup``: then it stays so)."""
+    hangup = signal.getsignal(signal.SIGHUP) is not signal.SIG_IGN
+    return (signal.SIGINT, signal.SIGTERM, *([signal.SIGHUP] if hangup else []))
+
+
 @contextmanager
 def finishing_signals() -> Iterator[Callable[[], None]]:
     """Signals outside the reading (``interrupt_flag`` covers that) never lose a result.
 
-    Until ``finishing()`` is called, SIGINT and SIGTERM raise
+    Until ``finishing()`` is called, SIGINT, SIGTERM and SIGHUP (``stop_signals``) raise
     ``KeyboardInterrupt`` (the report stage catches it and uses the template);
     from then on both are ignored: the result is printed whatever comes.
     """
@@ -161,7 +169,7 @@ def finishing_signals() -> Iterator[Callable[[], None]]:
         if not printing[0]:
             raise KeyboardInterrupt
 
-    previous = {s: signal.signal(s, handler) for s in (signal.SIGINT, signal.SIGTERM)}
+    previous = {s: signal.signal(s, handler) for s in stop_signals()}
     try:
         yield lambda: printing.__setitem__(0, True)
     finally:
@@ -171,7 +179,8 @@ def finishing_signals() -> Iterator[Callable[[], None]]:
 
 @contextmanager
 def interrupt_flag() -> Iterator[Callable[[], str | None]]:
-    """SIGINT/SIGTERM ask the run to stop after the current batch with a partial answer."""
+    """SIGINT/SIGTERM/SIGHUP (``stop_signals``) ask the run to stop after the current batch
+    with a partial answer."""
     caught: list[str] = []
 
     def handler(signum: int, frame: FrameType | None) -> None:
@@ -179,7 +188,7 @@ def interrupt_flag() -> Iterator[Callable[[], str | None]]:
             raise KeyboardInterrupt
         caught.append(signal.Signals(signum).name)
 
-    previous = {s: signal.signal(s, handler) for s in (signal.SIGINT, signal.SIGTERM)}
+    previous = {s: signal.signal(s, handler) for s in stop_signals()}
     try:
         yield lambda: caught[0] if caught else None
     finally:

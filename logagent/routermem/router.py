@@ -15,7 +15,7 @@ first that applies wins):
 4b. STOP_SETTLED NEGLIGIBLE — ``--negligible``: the share test
    (``evidence.negligible``) proves the matching events are under its rate of
    the lines, at its ``alpha``: nothing worth reporting, said with that bound.
-5. STOP_PARTIAL INTERRUPTED — SIGINT/SIGTERM or the caller asked to stop.
+5. STOP_PARTIAL INTERRUPTED — SIGINT/SIGTERM/SIGHUP or the caller asked to stop.
 6. STOP_PARTIAL TIME / CPU / FRACTION budget exhausted.
 7. Memory HIGH (RSS + the next batch's forecast ≥ 85 % of the budget): DEGRADE
    MEMORY_STEP with the next step of the ladder not yet taken — ``smaller_batches``

@@ -22,13 +22,17 @@ SLOW = {"LOGAGENT_READER__BATCH_BYTES": "256KiB"}  # many batches: room to act m
 SLOWER = {"LOGAGENT_READER__ORDER": "random"}
 
 
-def _start(*args: str, env: dict[str, str] | None = None) -> subprocess.Popen[bytes]:
+def _start(
+    *args: str, env: dict[str, str] | None = None, nohup: bool = False
+) -> subprocess.Popen[bytes]:
+    """``nohup``: started with SIGHUP ignored, as ``nohup`` starts a command."""
     return subprocess.Popen(
         [sys.executable, "-m", "logagent", "analyze", *args],
         stdin=subprocess.DEVNULL,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         env={**ENV, **SLOW, **(env or {})},
+        preexec_fn=(lambda: signal.signal(signal.SIGHUP, signal.SIG_IGN)) if nohup else None,
     )
 
 
@@ -136,11 +140,12 @@ def test_a_file_growing_while_read_counts_what_it_held_at_the_start(
     assert r["progress"]["lines_read"] == truth["lines"]
 
 
-@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT, signal.SIGHUP])
 def test_a_signal_mid_read_gives_a_partial_answer(
     big: tuple[Path, dict[str, Any]], sig: signal.Signals
 ) -> None:
-    """SIGTERM or SIGINT while reading: exit 4 with the counts so far, said to be partial."""
+    """SIGTERM, SIGINT or SIGHUP (a closed terminal) while reading: exit 4 with the counts so
+    far, said to be partial."""
     import json
 
     path, truth = big
@@ -151,6 +156,20 @@ def test_a_signal_mid_read_gives_a_partial_answer(
     r = json.loads(out)
     assert code == 4 and r["status"] == "partial"
     assert 0 < r["progress"]["lines_read"] < truth["lines"]
+
+
+def test_sighup_under_nohup_is_left_ignored(big: tuple[Path, dict[str, Any]]) -> None:
+    """Started as ``nohup`` starts it (SIGHUP ignored), a run goes on through a SIGHUP to its
+    exact answer: only a SIGHUP with its default action is taken as a stop."""
+    import json
+
+    path, truth = big
+    proc = _start(str(path), "--full", "--json", env=SLOWER, nohup=True)
+    _wait_reading(proc, path)
+    proc.send_signal(signal.SIGHUP)
+    code, out, _ = _finish(proc)
+    r = json.loads(out)
+    assert code == 0 and r["status"] == "exact" and top(r) == truth_top(truth)
 
 
 def test_sigkill_then_resume_reaches_the_exact_answer(
