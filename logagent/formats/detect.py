@@ -43,7 +43,16 @@ from logagent.formats.generic import NAME as GENERIC
 from logagent.formats.jsonaccess import JSON_ACCESS_LAYOUTS
 from logagent.formats.jsonl import PLAIN_KEY, JsonFormat, auto_mapping
 from logagent.formats.jsonlayouts import JsonLayout
-from logagent.formats.needs import AllOf, Need, OneOf, any_of, holds, pattern_needs, searcher
+from logagent.formats.needs import (
+    AllOf,
+    Need,
+    OneOf,
+    any_of,
+    holds,
+    joined,
+    pattern_needs,
+    searcher,
+)
 from logagent.formats.proxies import GENERIC_ACCESS, PROXY_LAYOUTS
 from logagent.formats.records import start_expr
 from logagent.formats.w3c import W3C_LAYOUTS
@@ -169,9 +178,7 @@ def _ruled_out(fmts: Mapping[str, AnyFormat], lines: pl.Series) -> list[str]:
     regexes or a JSON layout's signature keys hold: ``literal_needs``), so each scores 0
     unparsed."""
     literal = {n: literal_needs(f) for n, f in fmts.items()}
-    has = searcher(
-        "\n".join(lines.to_list()) if any(v is not None for v in literal.values()) else ""
-    )
+    has = searcher(joined(lines.to_list()) if any(v is not None for v in literal.values()) else "")
     lacking = [n for n, need in literal.items() if need is not None and not holds(need, has)]
     needs = {n: getattr(f, "record_needs", None) for n, f in fmts.items() if n not in lacking}
     kinds = {need for need in needs.values() if need is not None}

@@ -11,14 +11,16 @@ it, so its format scores 0 unparsed (``detect._ruled_out``).
 a formula of literals: a string (the match holds it), ``AllOf`` (each) or
 ``OneOf`` (one of them), or None when it cannot tell. It is sound by being
 narrow: a run of plain characters that no quantifier makes optional is a
-literal; a class, ``.``, an anchor, an escape it does not know, a repetition
+literal; a class, ``.``, an assertion, an escape it does not know, a repetition
 of a group or an optional part ends a run and adds nothing; an alternation
 needs one of its branches; inline flags (``(?i)``, ``(?x)``, ...) or syntax it
 does not read make the whole regex unknown. A literal run never crosses a
 group's edge (``a(?:b)c`` needs ``a``, ``b`` and ``c``, not ``abc``).
 ``holds`` tests a formula on a text (``searcher``: each literal searched
 once); the sample's lines joined is enough to rule a format out (a line that
-matched would have put each literal in it).
+matched would have put each literal in it). ``^`` and ``$`` are the newline
+around each line in that text (``joined``): a regex that starts with ``^\\[``
+needs a line that starts with a bracket.
 """
 
 from __future__ import annotations
@@ -50,6 +52,10 @@ class OneOf(NamedTuple):
 
 
 Need = str | AllOf | OneOf
+#: What ``^`` and ``$`` need: the lines are searched joined, each between two newlines
+#: (``joined``), so ``^\[`` needs "\n[" (a line that starts with a bracket), not a bracket
+#: anywhere (an access log's stamp has one: only its lines' starts rule PHP's layout out).
+NL = "\n"
 #: Escaped characters that stand for themselves in Rust's syntax (``\<`` and ``\>`` do
 #: not: they are word boundaries there).
 _LITERAL_ESCAPES = frozenset(".+*?()|[]{}^$\\/-\"'#&~:,=@%!; ")
@@ -75,6 +81,12 @@ def holds(need: Need, text: str | Callable[[str], bool]) -> bool:
     if isinstance(need, AllOf):
         return all(holds(part, has) for part in need.parts)
     return any(holds(part, has) for part in need.parts)
+
+
+def joined(lines: list[str]) -> str:
+    """The text ``holds`` reads for ``lines`` (none holding a newline): each line between two
+    newlines, so that a line's edges are literals too (``NL``)."""
+    return NL + NL.join(lines) + NL
 
 
 def searcher(text: str) -> Callable[[str], bool]:
@@ -177,7 +189,9 @@ def _atom(p: str, i: int) -> tuple[int, str | None, Need | None]:
         if j >= len(p) or p[j] != ")":
             raise _Unknown(p)
         return j + 1, None, inner
-    if c in ".^$":
+    if c in "^$":  # the line's edge: the newline before (after) it in the joined lines
+        return i + 1, NL, None
+    if c == ".":
         return i + 1, None, None
     if c in "*+?{}]":
         raise _Unknown(p)  # a quantifier with nothing before it, a stray bracket

@@ -28,7 +28,7 @@ from logagent.formats.base import RegexFormat
 from logagent.formats.detect import _ruled_out, _shares, every_format
 from logagent.formats.jsonl import choose_keys, has_key, object_of
 from logagent.formats.jsonlayouts import JSON_LAYOUTS, JsonLayout
-from logagent.formats.needs import holds, pattern_needs
+from logagent.formats.needs import holds, joined, pattern_needs
 
 SAMPLES = sorted(
     p
@@ -56,6 +56,7 @@ def test_pruning_happens_on_an_access_log_and_not_on_a_json_one() -> None:
     ruled = _ruled_out(every_format(access), pl.Series("line", access))
     assert {"jsonl", "jsonapp", "bunyan", "caddy"} <= set(ruled)
     assert {"log4j", "kafka", "zookeeper", "elasticsearch", "cri", "nginx_error"} <= set(ruled)
+    assert {"php", "envoy"} <= set(ruled)  # "^\[": no line starts with the stamp's bracket
     app = _lines(next(p for p in SAMPLES if p.name == "app.jsonl"))
     ruled = _ruled_out(every_format(app), pl.Series("line", app))
     assert not {"jsonl", "jsonapp", "caddy"} & set(ruled)
@@ -107,7 +108,7 @@ def test_every_match_of_a_catalog_regex_holds_its_needs(
     need = pattern_needs(pattern)
     assert need is not None
     text = data.draw(st.from_regex(_python(pattern), fullmatch=True))
-    assert holds(need, text), (name, text)
+    assert holds(need, joined([text])), (name, text)  # a line, as detection joins them
 
 
 def _unique_names(pattern: str) -> str:
@@ -152,7 +153,7 @@ def test_every_match_of_a_random_regex_holds_its_needs(data: st.DataObject, patt
     need = pattern_needs(pattern)
     assert need is not None, pattern
     text = data.draw(st.from_regex(pattern, fullmatch=True))
-    assert holds(need, text), (pattern, text)
+    assert holds(need, joined([text])), (pattern, text)  # a line, as detection joins them
 
 
 #: Atoms of Rust's syntax (some Python's ``re`` reads otherwise or not at all), each with
@@ -249,7 +250,7 @@ def test_every_rust_match_of_a_random_regex_holds_its_needs(
         return
     for candidate, hit in zip([text, noise, text + noise], matched, strict=True):
         if hit:
-            assert holds(need, candidate), (pattern, candidate, need)
+            assert holds(need, joined([candidate])), (pattern, candidate, need)
 
 
 def _reference(line: str) -> dict[str, Any] | None:

@@ -14,7 +14,10 @@ from logagent.formats.needs import AllOf, OneOf, any_of, holds, pattern_needs, s
     [
         ("abc", "abc"),
         (r"a\[b\]", "a[b]"),
-        (r"^(?:\S+ )?\S+ \[(?P<ts>[^\]]+)\] x", AllOf((" [", "] x"))),  # the optional part: none
+        (r"^(?:\S+ )?\S+ \[(?P<ts>[^\]]+)\] x", AllOf(("\n", " [", "] x"))),  # optional: none
+        (r"^\[x", "\n[x"),  # the line's start is the newline before it (``joined``)
+        (r"ab$", "ab\n"),
+        (r"^(?P<a>x)", AllOf(("\n", "x"))),  # never across a group's edge
         ("a?bc*d", AllOf(("b", "d"))),
         ("ab+c", AllOf(("ab", "c"))),  # a run ends at a repetition: "abc" is no match's part
         ("ca+?b", AllOf(("ca", "b"))),
@@ -28,7 +31,7 @@ from logagent.formats.needs import AllOf, OneOf, any_of, holds, pattern_needs, s
         ("a|b|c", OneOf(("a", "b", "c"))),
         (r"a\tb", "a\tb"),
         (r"\x41B\u0041C\x{41}D\pLE\p{L}F", AllOf(("B", "C", "D", "E", "F"))),
-        (r"a\db\sc.d[e-f]g^h$i\bj\b{start}k", AllOf(("a", "b", "c", "d", "g", "h", "i", "j", "k"))),
+        (r"a\db\sc.d[e-f]g^h$i\bj\b{start}k", AllOf(("a", "b", "c", "d", "g\nh\ni", "j", "k"))),
         ("[]a]b", "b"),
         ("[[:alpha:]x]y", "y"),
         (".*", AllOf(())),
