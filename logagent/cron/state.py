@@ -277,6 +277,15 @@ def open_state(
         db = _connect(path)
         try:
             yield State(path, db)
+        except sqlite3.OperationalError as exc:  # a write the disk refused: said, not a "bug"
+            if _primary_code(exc) not in _CANNOT_WRITE:
+                raise
+            raise StateError(
+                f"cannot write the state file ({exc}); SQLite commits a run whole or not at "
+                "all, so the state was left consistent: free space (or fix its access) and run "
+                "again, and the lines not committed are read then",
+                path=path,
+            ) from exc
         finally:
             db.close()
     finally:
@@ -294,6 +303,18 @@ def _lock(fd: int, path: str) -> None:
                 path=path,
             ) from None
         raise StateError(f"cannot lock the state file ({exc.strerror})", path=path) from exc
+
+
+#: SQLite's primary result codes of a write the file system refused (permission, read-only,
+#: I/O error, full, cannot open, no large files): the state is not corrupt, and --reset would
+#: throw its counts away for nothing.
+_CANNOT_WRITE = frozenset({3, 8, 10, 13, 14, 22})
+
+
+def _primary_code(exc: sqlite3.Error) -> int | None:
+    """The primary result code of a SQLite error (its extended code's low byte)."""
+    code = getattr(exc, "sqlite_errorcode", None)
+    return code & 0xFF if isinstance(code, int) else None
 
 
 def _connect(path: str) -> sqlite3.Connection:
@@ -316,6 +337,12 @@ def _connect(path: str) -> sqlite3.Connection:
             )
         _check_meta(db)
     except sqlite3.DatabaseError as exc:
+        if _primary_code(exc) in _CANNOT_WRITE:  # a full disk is no reason to --reset
+            raise StateError(
+                f"cannot use the state file ({exc}); it was left as it is and nothing was "
+                "read: free space (or fix its access) and run again",
+                path=path,
+            ) from exc
         raise StateError(
             f"the state file is corrupt or unreadable ({exc}); it was left as it is: "
             "move it away or use --reset",

@@ -188,6 +188,27 @@ def test_a_failed_commit_leaves_nothing(tmp_path: Path) -> None:
         assert state.files()["x"].offset == 10
 
 
+def test_a_full_disk_is_said_and_leaves_the_state_as_it_was(tmp_path: Path) -> None:
+    """SQLITE_FULL while a run commits (SQLite's max_page_count stands in for a full disk): a
+    StateError that says so and never advises --reset, the state as it was; once there is
+    room the same commit goes through."""
+    path = str(tmp_path / "s.sqlite")
+    with open_state(path) as state:
+        state.commit_run(_record(3), [FileState("x", 1, 2, "h", 4, 10)])
+    big = RunRecord(1.0, [], {}, [(b, f"/r{b}", 500, 1) for b in range(3000)], {"lines": 3000})
+    with pytest.raises(StateError) as raised, open_state(path) as state:
+        pages = state.db.execute("PRAGMA page_count").fetchone()[0]
+        state.db.execute(f"PRAGMA max_page_count = {pages}")
+        state.commit_run(big, [FileState("x", 1, 2, "h", 4, 99)])
+    assert "cannot write the state file" in raised.value.message
+    assert "full" in raised.value.message and "--reset" not in raised.value.message
+    with open_state(path) as state:
+        assert state.window_rows() == [(0, "/a", 500, 3)]
+        assert state.files()["x"].offset == 10
+        state.commit_run(big, [FileState("x", 1, 2, "h", 4, 99)])
+        assert state.files()["x"].offset == 99
+
+
 def test_buckets_add_up_over_runs_and_old_ones_are_pruned(tmp_path: Path) -> None:
     """Two runs' rows of one bucket are summed; a window picks buckets; pruning drops old ones."""
     with open_state(str(tmp_path / "s.sqlite")) as state:
