@@ -164,8 +164,13 @@ def finishing_signals() -> Iterator[Callable[[], None]]:
     from then on both are ignored: the result is printed whatever comes.
     """
     printing = [False]
+    hung_up = [False]
 
     def handler(signum: int, frame: FrameType | None) -> None:
+        if signum == signal.SIGHUP:  # a hang-up often comes twice: it interrupts once
+            if hung_up[0]:
+                return
+            hung_up[0] = True
         if not printing[0]:
             raise KeyboardInterrupt
 
@@ -184,7 +189,9 @@ def interrupt_flag() -> Iterator[Callable[[], str | None]]:
     caught: list[str] = []
 
     def handler(signum: int, frame: FrameType | None) -> None:
-        if caught:  # a second signal: stop now
+        if caught:  # a second signal: stop now (a hang-up, often sent twice, is no second one)
+            if signum == signal.SIGHUP:
+                return
             raise KeyboardInterrupt
         caught.append(signal.Signals(signum).name)
 

@@ -233,8 +233,8 @@ def _not_there(watched: str) -> str:
     if os.path.exists(watched):
         return f"{watched}: not a regular file: nothing was read from it"
     return (
-        f"{watched}: no such file: nothing was read from it (it is read from its start once "
-        "it appears)"
+        f"{watched}: no such file: nothing was read from it (the first run that finds it "
+        "starts on it as --start says)"
     )
 
 

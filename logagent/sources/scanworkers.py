@@ -16,10 +16,10 @@ die at any moment. ``multiprocessing.Pool`` was used before: its children
 wait for tasks on one shared queue, holding its lock while they wait, and a
 SIGTERM sent to the whole process group (``timeout``, ``kill -- -PGID``,
 systemd stopping a unit) killed the child that held it; the parent's
-``terminate`` then waited for that lock forever (a hang, measured: one run in
-three). The children ignore SIGINT (the terminal sends it to the whole group;
-the parent decides), die on SIGTERM, leave when the parent is gone, and are
-killed when the read ends, however it ends.
+``terminate`` then waited for that lock forever (a hang). The children ignore
+SIGINT and SIGHUP (the terminal sends them to the whole group; the parent
+decides), die on SIGTERM, leave when the parent is gone, and are killed when
+the read ends, however it ends.
 """
 
 from __future__ import annotations
@@ -41,6 +41,16 @@ if TYPE_CHECKING:  # multiprocessing is imported by the reads that fork (start-u
 
 #: Seconds between a waiting child's looks at whether its parent is still there.
 ORPHAN_POLL = 1.0
+#: Seconds ``close`` waits for a killed child (one stuck in an uninterruptible read, a hung
+#: network file system, is left to multiprocessing's own reaping rather than waited for).
+STOP_WAIT = 5.0
+#: The signals a child leaves to its parent (the terminal and ``kill -- -PGID`` send them to
+#: the whole group): blocked from the fork until the child has set its own dispositions.
+_PARENTS_SIGNALS = frozenset({signal.SIGINT, signal.SIGTERM, signal.SIGHUP})
+#: One read forks at a time: a child forked while another read is between its ``Pipe()`` and
+#: its ``close`` of the child's end would hold that end (and the sentinel's), and the other
+#: read would never see its own child die (two reads at once in the service).
+_FORKING = threading.Lock()
 
 
 def available_processes() -> int:
@@ -68,6 +78,10 @@ def workers_for(
     n = processes or available_processes()
     if n < 2 or nbytes < parallel_from or not sources:
         return None
+    import multiprocessing
+
+    if multiprocessing.current_process().daemon:  # inside a Pool or Celery worker: no children
+        return None
     try:
         return ScanWorkers(sources, prescan, cap=cap, processes=n)
     except OSError:  # no fork allowed (limits): one process reads it all
@@ -85,18 +99,23 @@ class ScanWorkers:
         self._turn = itertools.count()
         parent_ends: list[Connection] = []
         try:
-            for i in range(processes):
-                mine, theirs = ctx.Pipe()
-                parent_ends.append(mine)
-                proc = ctx.Process(
-                    target=_serve,
-                    args=(theirs, tuple(parent_ends), sources, prescan, cap, os.getpid()),
-                    name=f"logagent-scan-{i}",
-                    daemon=True,
-                )
-                proc.start()
-                theirs.close()  # the child's end lives in the child only: its death is an EOF
-                self._children.append(_Child(proc, mine))
+            with _FORKING:
+                masked = signal.pthread_sigmask(signal.SIG_BLOCK, _PARENTS_SIGNALS)
+                try:
+                    for i in range(processes):
+                        mine, theirs = ctx.Pipe()
+                        parent_ends.append(mine)
+                        proc = ctx.Process(
+                            target=_serve,
+                            args=(theirs, tuple(parent_ends), sources, prescan, cap, masked),
+                            name=f"logagent-scan-{i}",
+                            daemon=True,
+                        )
+                        proc.start()
+                        theirs.close()  # the child's end lives in the child: its death is an EOF
+                        self._children.append(_Child(proc, mine))
+                finally:
+                    signal.pthread_sigmask(signal.SIG_SETMASK, masked)
         except BaseException:
             for end in parent_ends[len(self._children) :]:
                 end.close()
@@ -105,8 +124,9 @@ class ScanWorkers:
 
     def submit(self, source: int, start: int, stop: int) -> Job:
         """Scan the lines starting in ``[start, stop)`` of source ``source`` in a child."""
-        for _ in range(len(self._children)):
-            child = self._children[next(self._turn) % len(self._children)]
+        children = self._children  # ``close`` may empty it meanwhile (another thread)
+        for _ in range(len(children)):
+            child = children[next(self._turn) % len(children)]
             seq = child.send((source, start, stop))
             if seq is not None:
                 return Job(child, seq)
@@ -181,7 +201,7 @@ class _Child:
             self.dead = True
             if self.proc.exitcode is None:
                 self.proc.kill()
-            self.proc.join()
+            self.proc.join(STOP_WAIT)
             self.conn.close()
 
 
@@ -215,12 +235,16 @@ def _serve(
     sources: Sequence[Source],
     prescan: Prescan,
     cap: int,
-    parent: int,
+    masked: set[signal.Signals],
 ) -> None:
     """A child's loop: scan each range asked for and send the result back, until the pipe
-    closes or the parent is gone."""
+    closes or the parent is gone. The parent's handlers (a stop flag that raises on a second
+    signal) are not the child's: SIGINT and SIGHUP are the parent's to act on, SIGTERM kills."""
+    parent = os.getppid()
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGHUP, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_SETMASK, masked)  # blocked since before the fork
     for end in inherited:  # the parent's ends, copied by the fork: the parent's alone to hold
         end.close()
     for source in sources:

@@ -32,7 +32,10 @@ def _start(
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         env={**ENV, **SLOW, **(env or {})},
-        preexec_fn=(lambda: signal.signal(signal.SIGHUP, signal.SIG_IGN)) if nohup else None,
+        # a terminal's SIGHUP disposition (the test runner's may be nohup's), or nohup's
+        preexec_fn=lambda: signal.signal(
+            signal.SIGHUP, signal.SIG_IGN if nohup else signal.SIG_DFL
+        ),
     )
 
 

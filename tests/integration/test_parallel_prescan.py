@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from logagent import Question, analyze, load_settings
+from logagent.formats.access import ACCESS_5XX_PREFILTER
 from logagent.result import QuestionKind, Status
 from logagent.samples import generate
 from logagent.sources import scanworkers
@@ -121,9 +122,13 @@ def test_a_child_that_fails_leaves_the_range_to_the_parent(
     _same(one, two)
 
 
-@pytest.mark.parametrize("group", [False, True], ids=["parent", "group"])
+@pytest.mark.parametrize(
+    ("group", "sig"),
+    [(False, signal.SIGTERM), (True, signal.SIGTERM), (True, signal.SIGHUP)],
+    ids=["parent", "group", "group-hangup"],
+)
 def test_sigterm_with_children_gives_a_partial_answer_and_leaves_no_child(
-    tmp_path: Path, group: bool
+    tmp_path: Path, group: bool, sig: signal.Signals
 ) -> None:
     """SIGTERM while a read has its children: exit 4, a partial answer, and no child left.
 
@@ -132,7 +137,11 @@ def test_sigterm_with_children_gives_a_partial_answer_and_leaves_no_child(
     for tasks holding its queue's lock; the one killed there kept it forever, and the
     parent's close of the pool waited for it forever. The file holds a 3 GiB line between
     its records: the parent skips it for seconds while its children wait (a read of records
-    alone ends before a signal can be aimed at it)."""
+    alone ends before a signal can be aimed at it).
+
+    A hang-up (the terminal closed) comes to the whole group, often twice: the children
+    inherited the parent's handler, which raises on a second signal, and printed its
+    traceback; the parent took the second one as "stop at once" and printed nothing."""
     records = tmp_path / "records.log"
     truth = generate(records, scenario="dominant", size_mb=3, seed=9, fmt="combined")
     path = _long_line_log(tmp_path, records)
@@ -152,6 +161,7 @@ def test_sigterm_with_children_gives_a_partial_answer_and_leaves_no_child(
         cwd=ROOT,
         text=True,
         start_new_session=True,
+        preexec_fn=lambda: signal.signal(signal.SIGHUP, signal.SIG_DFL),  # as a terminal's
     )
     try:
         deadline = time.monotonic() + 60
@@ -161,9 +171,12 @@ def test_sigterm_with_children_gives_a_partial_answer_and_leaves_no_child(
         assert len(kids) == 2, "the read never started its two children"
         time.sleep(0.3)  # into the long line: the children wait for their next task
         if group:
-            os.killpg(proc.pid, signal.SIGTERM)
+            os.killpg(proc.pid, sig)
+            if sig == signal.SIGHUP:
+                time.sleep(0.005)
+                os.killpg(proc.pid, sig)
         else:
-            proc.send_signal(signal.SIGTERM)
+            proc.send_signal(sig)
         out, err = proc.communicate(timeout=60)
     finally:
         if proc.poll() is None:  # hung: the test fails, and leaves nothing behind
@@ -206,7 +219,9 @@ def _alive(pid: int) -> bool:
         return False
 
 
-def test_two_reads_at_once_each_count_their_own_file(tmp_path: Path) -> None:
+def test_two_reads_at_once_each_count_their_own_file(
+    tmp_path: Path, submitted: list[tuple[int, int, int]]
+) -> None:
     """Two runs in one process (as the service runs jobs), each with its children: each answer
     is its own file's, as one process gives it."""
     import threading
@@ -229,6 +244,60 @@ def test_two_reads_at_once_each_count_their_own_file(tmp_path: Path) -> None:
         t.join(timeout=300)
     for a, b in zip(alone, together, strict=True):
         _same(a, b)
+    assert len(submitted) > 16  # both reads had their children
+
+
+def test_a_read_forking_beside_another_holds_none_of_its_pipes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two reads fork their children at once (the service's jobs): the second one's fork waits
+    until the first has closed its children's ends (``_FORKING``). Forked in between, the
+    second read's child held the first one's child end and sentinel, and the first read never
+    saw its child die: its scan was never ready (measured: not in 5 s)."""
+    import threading
+
+    from logagent.sources import open_source
+    from logagent.sources.prescan import prescan_for
+
+    path = tmp_path / "a.log"
+    generate(path, scenario="dominant", size_mb=2, seed=8, fmt="combined")
+    src = open_source(str(path))
+    find = prescan_for(ACCESS_5XX_PREFILTER)
+    assert find is not None
+    other: list[scanworkers.ScanWorkers] = []
+    threads: list[threading.Thread] = []
+    real_fork = os.fork
+
+    def second_read() -> None:
+        other.append(scanworkers.ScanWorkers([src], find, cap=1 << 16, processes=1))
+
+    def fork() -> int:
+        pid = real_fork()
+        if pid > 0 and not threads:  # the first read has just forked its first child
+            threads.append(threading.Thread(target=second_read))
+            threads[0].start()
+            threads[0].join(timeout=1.0)  # it forks now, unless forks are taken in turn
+        return pid
+
+    monkeypatch.setattr(os, "fork", fork)
+    first = scanworkers.ScanWorkers([src], find, cap=1 << 16, processes=2)
+    try:
+        threads[0].join(timeout=30)
+        monkeypatch.setattr(os, "fork", real_fork)
+        child = first._children[0]
+        job = first.submit(0, 0, src.size or 0)
+        assert job._child is child
+        os.kill(child.proc.pid or 0, signal.SIGKILL)
+        deadline = time.monotonic() + 5
+        while not job.ready() and time.monotonic() < deadline:
+            job.wait(0.05)
+        assert job.ready(), "the first read never saw its child die"
+        assert job.get() is None  # the parent reads that range itself
+    finally:
+        first.close()
+        for workers in other:
+            workers.close()
+        src.close()
 
 
 def test_a_child_killed_mid_read_leaves_its_ranges_to_the_parent(
