@@ -371,3 +371,32 @@ def _group_alive(pgid: int) -> bool:
     except OSError:
         return False
     return True
+
+
+def test_no_children_inside_a_daemonic_process(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """In a daemonic process (a ``multiprocessing`` Pool or Celery worker) a fork raised an
+    AssertionError and the read failed: there, one process reads it all."""
+    import multiprocessing
+    from types import SimpleNamespace
+
+    from logagent.sources import open_source
+    from logagent.sources.prescan import prescan_for
+
+    path = tmp_path / "d.log"
+    path.write_text(combined_line("/a", 503) + "\n")
+    src = open_source(str(path))
+    find = prescan_for(ACCESS_5XX_PREFILTER)
+    assert find is not None
+    kwargs = {"cap": 1 << 16, "nbytes": 1 << 30, "processes": 2, "parallel_from": 1}
+    try:
+        workers = scanworkers.workers_for([src], find, **kwargs)
+        assert workers is not None  # not daemonic: children
+        workers.close()
+        monkeypatch.setattr(
+            multiprocessing, "current_process", lambda: SimpleNamespace(daemon=True)
+        )
+        assert scanworkers.workers_for([src], find, **kwargs) is None
+    finally:
+        src.close()
