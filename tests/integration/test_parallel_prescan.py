@@ -145,30 +145,9 @@ def test_sigterm_with_children_gives_a_partial_answer_and_leaves_no_child(
     records = tmp_path / "records.log"
     truth = generate(records, scenario="dominant", size_mb=3, seed=9, fmt="combined")
     path = _long_line_log(tmp_path, records)
-    env = {
-        **os.environ,
-        "LOGAGENT_READER__SCAN_PROCESSES": "2",
-        "LOGAGENT_READER__SCAN_PARALLEL_FROM": "1",
-        "LOGAGENT_READER__BATCH_BYTES": "64KiB",
-    }
-    cmd = [sys.executable, "-m", "logagent", "analyze", str(path), "--full", "--json"]
-    cmd += ["--llm", "off", "--quiet"]
-    proc = subprocess.Popen(
-        cmd,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        env=env,
-        cwd=ROOT,
-        text=True,
-        start_new_session=True,
-        preexec_fn=lambda: signal.signal(signal.SIGHUP, signal.SIG_DFL),  # as a terminal's
-    )
+    proc = _start_with_children(path)
     try:
-        deadline = time.monotonic() + 60
-        while len(_children(proc.pid)) < 2 and time.monotonic() < deadline and proc.poll() is None:
-            time.sleep(0.02)
         kids = _children(proc.pid)
-        assert len(kids) == 2, "the read never started its two children"
         time.sleep(0.3)  # into the long line: the children wait for their next task
         if group:
             os.killpg(proc.pid, sig)
@@ -191,6 +170,36 @@ def test_sigterm_with_children_gives_a_partial_answer_and_leaves_no_child(
     assert r["progress"]["lines_read"] < 2 * truth["lines"]  # counts so far, never called whole
     time.sleep(0.2)
     assert not [k for k in kids if _alive(k)], "a child outlived the run"
+
+
+def _start_with_children(path: Path) -> subprocess.Popen[str]:
+    """``analyze --full`` of ``path`` with two prescanning children, in a session of its own
+    and with a terminal's SIGHUP disposition; returned once both children are up."""
+    env = {
+        **os.environ,
+        "LOGAGENT_READER__SCAN_PROCESSES": "2",
+        "LOGAGENT_READER__SCAN_PARALLEL_FROM": "1",
+        "LOGAGENT_READER__BATCH_BYTES": "64KiB",
+    }
+    cmd = [sys.executable, "-m", "logagent", "analyze", str(path), "--full", "--json"]
+    proc = subprocess.Popen(
+        [*cmd, "--llm", "off", "--quiet"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=env,
+        cwd=ROOT,
+        text=True,
+        start_new_session=True,
+        preexec_fn=lambda: signal.signal(signal.SIGHUP, signal.SIG_DFL),
+    )
+    deadline = time.monotonic() + 60
+    while len(_children(proc.pid)) < 2 and time.monotonic() < deadline and proc.poll() is None:
+        time.sleep(0.02)
+    if len(_children(proc.pid)) != 2:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.communicate()
+        pytest.fail("the read never started its two children")
+    return proc
 
 
 def _children(pid: int) -> list[int]:
@@ -334,29 +343,11 @@ def test_the_children_leave_when_the_parent_is_killed(tmp_path: Path) -> None:
     """SIGKILL to the parent alone: its children notice (``ORPHAN_POLL``) and leave."""
     path = tmp_path / "big.log"
     generate(path, scenario="dominant", size_mb=40, seed=9, fmt="combined")
-    env = {
-        **os.environ,
-        "LOGAGENT_READER__SCAN_PROCESSES": "2",
-        "LOGAGENT_READER__SCAN_PARALLEL_FROM": "1",
-        "LOGAGENT_READER__BATCH_BYTES": "64KiB",
-    }
-    cmd = [sys.executable, "-m", "logagent", "analyze", str(path), "--full", "--json"]
-    proc = subprocess.Popen(
-        [*cmd, "--llm", "off", "--quiet"],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        env=env,
-        cwd=ROOT,
-        start_new_session=True,
-    )
+    proc = _start_with_children(path)
     try:
-        deadline = time.monotonic() + 60
-        while len(_children(proc.pid)) < 2 and time.monotonic() < deadline and proc.poll() is None:
-            time.sleep(0.02)
         kids = _children(proc.pid)
-        assert len(kids) == 2, "the read never started its two children"
         proc.kill()
-        proc.wait(timeout=30)
+        proc.communicate(timeout=30)
         deadline = time.monotonic() + 10 * scanworkers.ORPHAN_POLL
         while any(_alive(k) for k in kids) and time.monotonic() < deadline:
             time.sleep(0.05)
