@@ -98,6 +98,7 @@ class ScanWorkers:
         self._children: list[_Child] = []
         self._turn = itertools.count()
         parent_ends: list[Connection] = []
+        open_ends: list[Connection] = []  # a child's end the parent has not closed yet
         try:
             with _FORKING:
                 masked = signal.pthread_sigmask(signal.SIG_BLOCK, _PARENTS_SIGNALS)
@@ -105,6 +106,7 @@ class ScanWorkers:
                     for i in range(processes):
                         mine, theirs = ctx.Pipe()
                         parent_ends.append(mine)
+                        open_ends.append(theirs)
                         proc = ctx.Process(
                             target=_serve,
                             args=(theirs, tuple(parent_ends), sources, prescan, cap, masked),
@@ -116,8 +118,8 @@ class ScanWorkers:
                         self._children.append(_Child(proc, mine))
                 finally:
                     signal.pthread_sigmask(signal.SIG_SETMASK, masked)
-        except BaseException:
-            for end in parent_ends[len(self._children) :]:
+        except BaseException:  # a fork refused: what was made is undone, nothing leaks
+            for end in (*parent_ends[len(self._children) :], *open_ends):
                 end.close()
             self.close()
             raise
