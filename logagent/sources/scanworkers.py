@@ -28,7 +28,8 @@ import itertools
 import os
 import signal
 import threading
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -100,24 +101,20 @@ class ScanWorkers:
         parent_ends: list[Connection] = []
         open_ends: list[Connection] = []  # a child's end the parent has not closed yet
         try:
-            with _FORKING:
-                masked = signal.pthread_sigmask(signal.SIG_BLOCK, _PARENTS_SIGNALS)
-                try:
-                    for i in range(processes):
-                        mine, theirs = ctx.Pipe()
-                        parent_ends.append(mine)
-                        open_ends.append(theirs)
-                        proc = ctx.Process(
-                            target=_serve,
-                            args=(theirs, tuple(parent_ends), sources, prescan, cap, masked),
-                            name=f"logagent-scan-{i}",
-                            daemon=True,
-                        )
-                        proc.start()
-                        theirs.close()  # the child's end lives in the child: its death is an EOF
-                        self._children.append(_Child(proc, mine))
-                finally:
-                    signal.pthread_sigmask(signal.SIG_SETMASK, masked)
+            with _FORKING, _blocked(_PARENTS_SIGNALS) as masked:
+                for i in range(processes):
+                    mine, theirs = ctx.Pipe()
+                    parent_ends.append(mine)
+                    open_ends.append(theirs)
+                    proc = ctx.Process(
+                        target=_serve,
+                        args=(theirs, tuple(parent_ends), sources, prescan, cap, masked),
+                        name=f"logagent-scan-{i}",
+                        daemon=True,
+                    )
+                    proc.start()
+                    theirs.close()  # the child's end lives in the child: its death is an EOF
+                    self._children.append(_Child(proc, mine))
         except BaseException:  # a fork refused: what was made is undone, nothing leaks
             for end in (*parent_ends[len(self._children) :], *open_ends):
                 end.close()
@@ -145,6 +142,16 @@ class ScanWorkers:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+@contextmanager
+def _blocked(signals: frozenset[signal.Signals]) -> Iterator[set[int | signal.Signals]]:
+    """``signals`` blocked in this thread (a fork's child inherits the mask); the mask before."""
+    before = signal.pthread_sigmask(signal.SIG_BLOCK, signals)
+    try:
+        yield before
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, before)
 
 
 @dataclass(eq=False)
@@ -175,27 +182,30 @@ class _Child:
     def collect(self, seq: int, timeout: float | None) -> bool:
         """Receive results up to task ``seq``'s, waiting at most ``timeout`` seconds (None:
         until it comes); whether it is in. A dead child's outstanding tasks answer None."""
-        from multiprocessing.connection import wait
-
         with self.lock:
             while self.got <= seq:
-                if not self.dead:
-                    if not self.conn.poll(0):
-                        if not wait([self.conn, self.proc.sentinel], timeout):
-                            return False
-                        if not self.conn.poll(0):  # the sentinel: the child is gone
-                            self.dead = True
-                    if not self.dead:
-                        try:
-                            self.results[self.got] = self.conn.recv()
-                        except (EOFError, OSError):  # died while sending: nothing is trusted
-                            self.dead = True
-                        else:
-                            self.got += 1
-                            continue
-                self.results[self.got] = None
-                self.got += 1
+                if not self._receive(timeout):
+                    return False
             return True
+
+    def _receive(self, timeout: float | None) -> bool:
+        """The next result into ``results`` (None from a dead child); False when none came
+        within ``timeout``."""
+        from multiprocessing.connection import wait
+
+        if not self.dead and not self.conn.poll(0):
+            if not wait([self.conn, self.proc.sentinel], timeout):
+                return False
+            self.dead = not self.conn.poll(0)  # the sentinel alone: the child is gone
+        result = None
+        if not self.dead:
+            try:
+                result = self.conn.recv()
+            except (EOFError, OSError):  # died while sending: nothing of it is trusted
+                self.dead = True
+        self.results[self.got] = result
+        self.got += 1
+        return True
 
     def stop(self) -> None:
         """Kill the child (it holds nothing another process waits for) and reap it."""
@@ -237,7 +247,7 @@ def _serve(
     sources: Sequence[Source],
     prescan: Prescan,
     cap: int,
-    masked: set[signal.Signals],
+    masked: set[int | signal.Signals],
 ) -> None:
     """A child's loop: scan each range asked for and send the result back, until the pipe
     closes or the parent is gone. The parent's handlers (a stop flag that raises on a second

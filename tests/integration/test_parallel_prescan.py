@@ -294,6 +294,7 @@ def test_a_read_forking_beside_another_holds_none_of_its_pipes(
         threads[0].join(timeout=30)
         monkeypatch.setattr(os, "fork", real_fork)
         child = first._children[0]
+        os.kill(child.proc.pid or 0, signal.SIGSTOP)  # the task is still owed when it dies
         job = first.submit(0, 0, src.size or 0)
         assert job._child is child
         os.kill(child.proc.pid or 0, signal.SIGKILL)
