@@ -43,6 +43,9 @@ KEEP_FINISHED_EVENTS = (
 CHECKPOINT_WAIT_S = 60.0  # drain: how long a job asked to stop gets to write its checkpoint
 DRAIN = "SIGTERM"  # the interrupt a drained job sees (its trace says "interrupted by SIGTERM")
 CANCEL = "cancel"
+#: Restarts of the server a running job is carried over (from its checkpoint, or from the
+#: beginning); the next one fails it (``Runner.recover``).
+MAX_RESTARTS = 2
 
 
 class QueueFull(Exception):
@@ -334,10 +337,24 @@ class Runner:
         return left
 
     def recover(self) -> None:
-        """At start: jobs a stopped server left are resumed, re-queued or failed with a reason."""
+        """At start: jobs a stopped server left running go on, from their last checkpoint or
+        from the beginning (their input is kept until a job ends), and queued jobs start.
+
+        A job the server stopped under ``MAX_RESTARTS`` times already is failed instead: a
+        job that kills the server (the OOM killer, a crash) must not kill it at every start.
+        """
         from logagent.engine.checkpoint import CheckpointError, load
 
         for job in self._store.with_status("running"):
+            restarts = sum(1 for t in job.trace if t.get("reason") == "restart")
+            if restarts >= MAX_RESTARTS:
+                error = (
+                    f"the server stopped {restarts + 1} times while the job ran; "
+                    "it is not started again (see the server log)"
+                )
+                self._store.update(job.id, status="failed", error=error)
+                self._remove_files(job)
+                continue
             usable = False
             if job.checkpoint and os.path.exists(job.checkpoint):
                 try:
@@ -345,14 +362,17 @@ class Runner:
                     usable = True
                 except CheckpointError as exc:
                     log.warning("checkpoint_unusable", job=job.id, error=str(exc))
+                    with contextlib.suppress(FileNotFoundError):  # never resumed from
+                        os.unlink(job.checkpoint)
             if usable:
                 note = "the server stopped while the job ran: resumed from its last checkpoint"
-                trace = [*job.trace, {"action": "PAUSE", "reason": "restart", "detail": note}]
-                self._store.update(job.id, status="queued", trace=trace)
             else:
-                error = "the server stopped while the job ran and no checkpoint was saved"
-                self._store.update(job.id, status="failed", error=error)
-                self._remove_files(job)
+                note = (
+                    "the server stopped while the job ran, before a checkpoint was saved: "
+                    "started again from the beginning"
+                )
+            trace = [*job.trace, {"action": "PAUSE", "reason": "restart", "detail": note}]
+            self._store.update(job.id, status="queued", trace=trace)
         for job in self._store.with_status("queued"):
             if job.upload and not os.path.exists(job.upload):
                 self._store.update(job.id, status="failed", error="the upload is gone")

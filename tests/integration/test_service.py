@@ -447,3 +447,39 @@ def test_restart_after_sigkill_keeps_every_job(tmp_path: Path, logs: dict[str, P
     assert job["trace"][-1]["reason"] == "restart"
     same_answer(job["result"], cli_result(logs["small"], "--full"))
     assert uploads_left(tmp_path / "data") == []
+
+
+def test_restart_after_sigkill_before_any_checkpoint_runs_the_job_again(
+    tmp_path: Path, logs: dict[str, Path]
+) -> None:
+    """SIGKILL (the OOM killer, a power cut) while a job runs and no checkpoint exists yet:
+    the accepted job is not lost — at restart it runs again from the beginning, from the
+    upload kept for it, to the uninterrupted answer."""
+    config = tmp_path / "slow.toml"
+    config.write_text(
+        '[reader]\nbatch_bytes = "64KiB"\norder = "random"\n[checkpoint]\nevery = 100000\n'
+    )
+    args = ("--config", str(config))
+    s = Server(tmp_path / "data", *args)
+    r = httpx.post(
+        f"{s.url}/v1/analyses?full=true", content=logs["small"].read_bytes(), timeout=120
+    )
+    assert r.status_code == 202
+    job_id = r.json()["id"]
+    deadline = time.monotonic() + 60
+    while httpx.get(f"{s.url}/v1/analyses/{job_id}").json()["status"] != "running":
+        assert time.monotonic() < deadline
+        time.sleep(0.01)
+    s.proc.send_signal(signal.SIGSTOP)  # frozen mid-read: the job cannot end before the kill
+    assert not os.listdir(tmp_path / "data" / "checkpoints")
+    assert s.stop(signal.SIGKILL) == -signal.SIGKILL
+    assert len(uploads_left(tmp_path / "data")) == 1  # the accepted job's input is kept
+    s2 = Server(tmp_path / "data", *args)
+    try:
+        job = wait_done(s2.url, job_id)
+    finally:
+        s2.stop()
+    assert job["status"] == "done", job
+    assert job["trace"][-1]["reason"] == "restart" and "beginning" in job["trace"][-1]["detail"]
+    same_answer(job["result"], cli_result(logs["small"], "--full"))
+    assert uploads_left(tmp_path / "data") == []

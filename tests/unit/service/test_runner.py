@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from logagent.service.config import ServiceConfig
-from logagent.service.runner import CANCEL, Draining, QueueFull, Runner
+from logagent.service.runner import CANCEL, MAX_RESTARTS, Draining, QueueFull, Runner
 from logagent.service.store import Job, JobStore
 
 MIB = 1 << 20
@@ -118,23 +118,69 @@ def test_cancel_running_and_queued(tmp_path: Path) -> None:
     assert CANCEL == "cancel"
 
 
-def test_drain_requeues_and_recovery_fails_jobs_without_checkpoint(tmp_path: Path) -> None:
-    """Drained jobs go back to the queue; one left running with no checkpoint fails."""
+def test_drain_requeues_and_recovery_restarts_jobs_without_checkpoint(tmp_path: Path) -> None:
+    """Drained jobs go back to the queue; one left running with no checkpoint (SIGKILL) is
+    started again from the beginning at the next start, its upload kept."""
     jobs = Jobs()
     r, store = runner(tmp_path, jobs, max_jobs=1, max_queue=2)
     r.submit(add(store, "a"))
     r.drain(0.1)  # "a" does not end within the grace period
     assert store.get("a").status == "queued"  # type: ignore[union-attr]
     assert store.get("a").trace[-1]["reason"] == "drained"  # type: ignore[union-attr]
+    upload = tmp_path / "killed.upload"
+    upload.write_bytes(b"log")
     add(store, "killed")
-    store.update("killed", status="running")
-    r2, _ = runner(tmp_path, jobs, max_jobs=1, max_queue=2)
+    store.update("killed", status="running", upload=str(upload))
+    r2, _ = runner(tmp_path, jobs, max_jobs=2, max_queue=2)
     r2.recover()
+    wait_for(lambda: jobs.started.count("killed") == 1)
     killed = store.get("killed")
-    assert killed is not None and killed.status == "failed" and "no checkpoint" in str(killed.error)
+    assert killed is not None and killed.status == "running" and upload.exists()
+    assert killed.trace[-1]["reason"] == "restart" and "beginning" in killed.trace[-1]["detail"]
     wait_for(lambda: store.get("a").status == "running")  # type: ignore[union-attr]
     jobs.release["a"].set()
+    jobs.release["killed"].set()
     wait_for(lambda: store.get("a").status == "done")  # type: ignore[union-attr]
+    wait_for(lambda: store.get("killed").status == "done")  # type: ignore[union-attr]
+    assert not upload.exists()  # removed once the job ended
+
+
+def test_recovery_fails_a_job_the_server_stopped_under_too_often(tmp_path: Path) -> None:
+    """A job running at its MAX_RESTARTS-th restart is failed, not run again (a job that
+    kills the server must not kill it at every start); its files go."""
+    jobs = Jobs()
+    _, store = runner(tmp_path, jobs, max_jobs=1, max_queue=2)
+    upload = tmp_path / "poison.upload"
+    upload.write_bytes(b"log")
+    add(store, "poison")
+    note = {"action": "PAUSE", "reason": "restart", "detail": "..."}
+    store.update("poison", status="running", upload=str(upload), trace=[note] * MAX_RESTARTS)
+    r2, _ = runner(tmp_path, jobs, max_jobs=1, max_queue=2)
+    r2.recover()
+    poison = store.get("poison")
+    assert poison is not None and poison.status == "failed", poison
+    assert f"stopped {MAX_RESTARTS + 1} times" in str(poison.error)
+    assert "poison" not in jobs.started and not upload.exists()
+    assert MAX_RESTARTS >= 1
+
+
+def test_recovery_drops_an_unusable_checkpoint_and_starts_over(tmp_path: Path) -> None:
+    """A checkpoint that does not load is removed (never resumed from) and the job starts
+    again from the beginning."""
+    jobs = Jobs()
+    _, store = runner(tmp_path, jobs, max_jobs=1, max_queue=2)
+    checkpoint = tmp_path / "torn.ckpt"
+    checkpoint.write_bytes(b"not a checkpoint")
+    add(store, "torn")
+    store.update("torn", status="running", checkpoint=str(checkpoint))
+    r2, _ = runner(tmp_path, jobs, max_jobs=1, max_queue=2)
+    r2.recover()
+    wait_for(lambda: "torn" in jobs.started)
+    assert not checkpoint.exists()
+    torn = store.get("torn")
+    assert torn is not None and "beginning" in torn.trace[-1]["detail"]
+    jobs.release.setdefault("torn", threading.Event()).set()
+    wait_for(lambda: store.get("torn").status == "done")  # type: ignore[union-attr]
 
 
 def test_finished_jobs_expire(tmp_path: Path) -> None:
