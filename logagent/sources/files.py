@@ -9,17 +9,16 @@ go back. Third-party decoding errors become ``InputCorrupt`` here, once.
 
 from __future__ import annotations
 
-import bz2
 import glob
-import gzip
 import os
+import resource
 import stat
 import sys
-import zlib
+import threading
 from collections import OrderedDict
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import IO, Any
+from dataclasses import dataclass
+from typing import IO
 
 from logagent.errors import (
     InputCorrupt,
@@ -28,20 +27,32 @@ from logagent.errors import (
     InputNotFound,
     InputPermissionError,
 )
+from logagent.sources.streams import ForwardReader, InputChanged, Opened, decompressing
+
+__all__ = ["ForwardReader", "InputChanged", "ReadStopped", "Source", "open_source"]
 
 MAGIC = {b"\x1f\x8b": "gzip", b"\x28\xb5\x2f\xfd": "zstd", b"BZh": "bzip2"}
 STDIN = "-"
-FEED_BYTES = 16 << 10  # compressed bytes fed to zstd at a time: a damaged feed yields nothing
 
 
-#: plain files kept open at once; the rest are reopened on demand (a glob of 2,000 files
-#: must not hit the usual 1,024 open-file limit)
+#: Files (plain or compressed) kept open at once; the rest are reopened on demand (a glob
+#: of 2,000 files must not hit the usual 1,024 open-file limit). Fewer under a lower limit.
 MAX_OPEN_FILES = 128
 _OPEN: OrderedDict[int, Source] = OrderedDict()  # id(source) -> source holding an fd, LRU
+#: Guards ``_OPEN`` and the sources' pins: the service's jobs read in threads of one process,
+#: and a descriptor closed under another thread's read could be reused by another file.
+_LOCK = threading.Lock()
 
 
-class InputChanged(InputCorrupt):
-    """A file shrank, or was replaced, while it was read: what was read is kept, not the rest."""
+def open_bound() -> int:
+    """``MAX_OPEN_FILES``, or an eighth of a lower open-file limit (``ulimit -n``), at least 4."""
+    try:
+        soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
+    except (OSError, ValueError):  # pragma: no cover - every POSIX system has the limit
+        return MAX_OPEN_FILES
+    if soft == resource.RLIM_INFINITY:
+        return MAX_OPEN_FILES
+    return max(4, min(MAX_OPEN_FILES, soft // 8))
 
 
 class ReadStopped(InputError):
@@ -60,12 +71,14 @@ StopCheck = Callable[[], "tuple[str, str] | None"]
 class Source:
     """One opened input. ``size`` is None for streams (unknown until read).
 
-    A plain file's descriptor is opened lazily and closed when more than
-    ``MAX_OPEN_FILES`` are open; it is reopened by path only if the path still
+    A file's descriptor (a compressed file's stream) is closed when more than
+    ``open_bound()`` are open, the least recently read first but never one a
+    read is using (``_pins``); it is reopened by path only if the path still
     names the same file (device and inode), else the read stops with
-    ``InputChanged``. A read that ends before the planned ``size`` (the file
-    was truncated while read) raises ``InputChanged`` too: never a silent
-    short count called exact.
+    ``InputChanged`` (a stream is decompressed again up to where it was:
+    ``streams.ForwardReader``). A read that ends before the planned ``size``
+    (the file was truncated while read) raises ``InputChanged`` too: never a
+    silent short count called exact.
     """
 
     path: str
@@ -74,9 +87,9 @@ class Source:
     compression: str | None
     _fd: int | None = None
     _stream: ForwardReader | None = None
-    _closers: list[Any] = field(default_factory=list)
     _ident: tuple[int, int] | None = None  # (st_dev, st_ino) of a plain file
     stop_check: StopCheck | None = None  # set by the engine: signals and budgets mid-batch
+    _pins: int = 0  # reads using the descriptor now: it is not closed under them
 
     def read_at(self, offset: int, n: int) -> bytes:
         """Read up to ``n`` bytes at ``offset`` (forwards only for streams).
@@ -86,21 +99,22 @@ class Source:
         """
         if self.stop_check is not None and (stop := self.stop_check()) is not None:
             raise ReadStopped(stop[1], stop[0])
-        if self.seekable:
-            fd = self._file()
-            try:
-                data = os.pread(fd, n, offset)
-            except OSError as exc:
-                raise InputError(f"read failed: {exc.strerror}", path=self.path) from exc
-            if len(data) < n:
-                self._check_short(offset + len(data))
-            return data
-        assert self._stream is not None
-        return self._stream.read_at(offset, n)
+        if not self.seekable:
+            return self._stream_read(offset, n)
+        fd = self._pin()
+        try:
+            data = os.pread(fd, n, offset)
+        except OSError as exc:
+            raise InputError(f"read failed: {exc.strerror}", path=self.path) from exc
+        finally:
+            self._unpin()
+        if len(data) < n:
+            self._check_short(offset + len(data))
+        return data
 
     def read_into(self, offset: int, view: memoryview) -> int:
         """Read into ``view`` at ``offset`` (seekable files only); returns the bytes read."""
-        fd = self._file()
+        fd = self._pin()
         try:  # a short read is not the end (network file systems, reads over 2 GiB)
             got = os.preadv(fd, [view], offset)  # the sampled read's many small reads: one call
             while 0 < got < len(view):
@@ -110,9 +124,28 @@ class Source:
                 got += n
         except OSError as exc:
             raise InputError(f"read failed: {exc.strerror}", path=self.path) from exc
+        finally:
+            self._unpin()
         if got < len(view):
             self._check_short(offset + got)
         return got
+
+    def _stream_read(self, offset: int, n: int) -> bytes:
+        """A stream's ``read_at``; a compressed file's stream counts as an open file."""
+        stream = self._stream
+        assert stream is not None
+        if not stream.reopenable:
+            return stream.read_at(offset, n)
+        with _LOCK:
+            self._pins += 1
+            self._touch()
+        try:
+            return stream.read_at(offset, n)
+        finally:
+            with _LOCK:
+                self._pins -= 1
+                if stream.eof:  # it let its file go at the end
+                    _OPEN.pop(id(self), None)
 
     def _check_short(self, end: int) -> None:
         """A read ended at ``end``: fine at the planned size, an ``InputChanged`` before it."""
@@ -124,15 +157,19 @@ class Source:
                 offset=end,
             )
 
-    def _file(self) -> int:
-        """The open descriptor of a plain file, reopened if it was closed to bound the count."""
-        if self._fd is not None:
-            if len(_OPEN) > 1:  # the least recently read file is closed first
+    def _pin(self) -> int:
+        """The open descriptor of a plain file, kept open until ``_unpin``; reopened (its
+        identity checked) if it was closed to bound the count."""
+        with _LOCK:
+            self._pins += 1
+            if self._fd is not None:
+                _OPEN[id(self)] = self
                 _OPEN.move_to_end(id(self))
-            return self._fd
+                return self._fd
         try:
             fd = _open_fd(self.path)
         except InputError as exc:
+            self._unpin()
             raise InputChanged(
                 f"the file cannot be opened again ({exc.message}): it vanished or was rotated",
                 path=self.path,
@@ -140,25 +177,50 @@ class Source:
         st = os.fstat(fd)
         if self._ident is not None and (st.st_dev, st.st_ino) != self._ident:
             os.close(fd)
+            self._unpin()
             raise InputChanged(
                 "the path names another file than when the run began (rotated or replaced)",
                 path=self.path,
             )
-        self._hold(fd)
+        with _LOCK:
+            if self._fd is not None:  # another thread opened it meanwhile
+                os.close(fd)
+                return self._fd
+            self._fd = fd
+            self._touch()
         return fd
+
+    def _unpin(self) -> None:
+        with _LOCK:
+            self._pins -= 1
 
     def _hold(self, fd: int) -> None:
         """Keep ``fd`` open, closing the least recently read file's past the bound."""
-        self._fd = fd
+        with _LOCK:
+            self._fd = fd
+            self._touch()
+
+    def _touch(self) -> None:
+        """Count this source's descriptor as the most recently used; close the least recently
+        used past the bound, none a read is using (``_LOCK`` held)."""
         _OPEN[id(self)] = self
-        while len(_OPEN) > MAX_OPEN_FILES:
-            _, oldest = _OPEN.popitem(last=False)
-            oldest._release()
+        _OPEN.move_to_end(id(self))
+        bound = open_bound()
+        if len(_OPEN) <= bound:
+            return
+        for key, other in list(_OPEN.items()):
+            if len(_OPEN) <= bound:
+                break
+            if other is not self and other._pins == 0:
+                del _OPEN[key]
+                other._release()
 
     def _release(self) -> None:
         if self._fd is not None:
             os.close(self._fd)
             self._fd = None
+        if self._stream is not None:
+            self._stream.suspend()
 
     @property
     def error(self) -> InputCorrupt | None:
@@ -167,130 +229,11 @@ class Source:
 
     def close(self) -> None:
         """Release the file descriptor or stream."""
-        _OPEN.pop(id(self), None)
+        with _LOCK:
+            _OPEN.pop(id(self), None)
         self._release()
-        for closer in reversed(self._closers):
-            closer.close()
-        self._closers.clear()
-
-
-class ForwardReader:
-    """``read_at`` over a forward-only stream, keeping at most one request buffered.
-
-    A damaged or truncated compressed stream ends early instead of raising, so
-    the bytes before the damage are still counted; ``error`` says what happened.
-    """
-
-    def __init__(self, raw: IO[bytes], path: str) -> None:
-        self._raw = raw
-        self._path = path
-        self._buf = b""
-        self._start = 0  # stream offset of _buf[0]
-        self.eof = False
-        self.error: InputCorrupt | None = None
-        self._produced = 0  # bytes the stream gave so far
-
-    def read_at(self, offset: int, n: int) -> bytes:
-        """Bytes ``[offset, offset+n)`` of the stream; ``offset`` may never move backwards."""
-        if offset < self._start:
-            raise ValueError(f"stream {self._path} cannot seek back to {offset}")
-        drop = offset - self._start
-        if drop >= len(self._buf):
-            self._skip(drop - len(self._buf))
-            self._buf = b""
-        else:
-            self._buf = self._buf[drop:]
-        self._start = offset
-        parts = [self._buf]
-        have = len(self._buf)
-        while have < n and not self.eof:
-            chunk = self._read(n - have)
-            parts.append(chunk)
-            have += len(chunk)
-        self._buf = b"".join(parts)
-        return self._buf[:n]
-
-    def _fail(self, exc: Exception) -> bytes:
-        self.eof = True
-        self.error = InputCorrupt(
-            f"input truncated or damaged after {self._produced} bytes of decompressed data: {exc}",
-            path=self._path,
-            offset=self._produced,
-        )
-        return b""
-
-    def _skip(self, count: int) -> None:
-        while count > 0 and not self.eof:
-            count -= len(self._read(min(count, 1 << 20)))
-
-    def _read(self, n: int) -> bytes:
-        read = getattr(
-            self._raw, "read1", self._raw.read
-        )  # read1: what is there, no waiting for more
-        try:
-            chunk = read(n)
-        except (EOFError, OSError, zlib.error, ValueError) as exc:
-            return self._fail(exc)
-        except Exception as exc:  # zstandard raises its own ZstdError
-            if type(exc).__name__ != "ZstdError":
-                raise
-            return self._fail(exc)
-        if not chunk:
-            self.eof = True
-        self._produced += len(chunk)
-        return chunk
-
-
-class ZstdFrames:
-    """Decompress concatenated zstd frames; input that ends inside a frame is an error.
-
-    (``zstandard``'s ``stream_reader`` reports a cut file as a clean end of stream.)
-    The raw input is fed in small chunks, and everything decoded before a cut or
-    a damaged block is handed out before the error is raised, so a truncated
-    file yields what ``zstd -dc`` recovers from it.
-    """
-
-    def __init__(self, raw: IO[bytes]) -> None:
-        import zstandard
-
-        self._raw = raw
-        self._dctx = zstandard.ZstdDecompressor()
-        self._damage = zstandard.ZstdError
-        self._obj = self._dctx.decompressobj()
-        self._buf = b""
-        self._inside = False  # bytes of an unfinished frame were fed
-        self._done = False
-        self._error: Exception | None = None  # raised once the bytes before it are out
-
-    def read(self, n: int = -1) -> bytes:
-        """Up to ``n`` decompressed bytes (b"" at the end)."""
-        while (n < 0 or len(self._buf) < n) and not self._done:
-            chunk = self._raw.read(FEED_BYTES)
-            if not chunk:
-                self._done = True
-                if self._inside:
-                    self._error = EOFError("zstd input ends inside a frame (truncated)")
-                break
-            try:
-                self._feed(chunk)
-            except self._damage as exc:  # the bytes decoded before the damage stay
-                self._done, self._error = True, exc
-        if not self._buf and self._error is not None:
-            raise self._error
-        size = len(self._buf) if n < 0 else n
-        out, self._buf = self._buf[:size], self._buf[size:]
-        return out
-
-    def _feed(self, data: bytes) -> None:
-        while data:
-            if self._obj.eof:
-                self._obj = self._dctx.decompressobj()
-            self._buf += self._obj.decompress(data)
-            self._inside = not self._obj.eof
-            data = self._obj.unused_data if self._obj.eof else b""
-
-    def close(self) -> None:
-        """Nothing of its own to release (the raw file is closed by its owner)."""
+        if self._stream is not None:
+            self._stream.close()
 
 
 def resolve_paths(patterns: list[str]) -> list[str]:
@@ -330,9 +273,7 @@ def open_source(path: str) -> Source:
             raise InputError("standard input is closed: nothing to read from '-'", path=STDIN)
         raw = sys.stdin.buffer
         kind = _kind(raw.peek(4)[:4]) if hasattr(raw, "peek") else None
-        source = _open_stream("<stdin>", kind, raw)
-        source._closers.remove(raw)  # stdin belongs to the process, not to this run
-        return source
+        return _open_stream("<stdin>", kind, raw, owned=False)  # stdin is the process's
     fd = _open_fd(path)
     if not stat.S_ISREG(os.fstat(fd).st_mode):  # a FIFO, /dev/stdin, <(zcat x.gz): forwards only
         raw = os.fdopen(fd, "rb")
@@ -349,8 +290,7 @@ def open_source(path: str) -> Source:
         source._ident = (st.st_dev, st.st_ino)
         source._hold(fd)  # closed again if many files are open; reopened with its identity checked
         return source
-    os.close(fd)
-    return _open_stream(path, kind, open(path, "rb"))  # closed by Source.close
+    return _open_compressed(path, kind, fd)
 
 
 def _kind(head: bytes) -> str | None:
@@ -375,18 +315,40 @@ def _open_fd(path: str) -> int:
     return fd
 
 
-def _open_stream(path: str, kind: str | None, raw: IO[bytes]) -> Source:
-    closers: list[Any] = [raw]
-    stream: Any = raw
-    if kind == "gzip":
-        stream = gzip.GzipFile(fileobj=raw, mode="rb")
-    elif kind == "bzip2":
-        stream = bz2.BZ2File(raw, mode="rb")
-    elif kind == "zstd":
-        stream = ZstdFrames(raw)
-    if stream is not raw:
-        closers.append(stream)
-    reader = ForwardReader(stream, path)
-    return Source(
-        path, seekable=False, size=None, compression=kind, _stream=reader, _closers=closers
-    )
+def _open_stream(path: str, kind: str | None, raw: IO[bytes], *, owned: bool = True) -> Source:
+    """A stream source over ``raw`` (``owned``: closed with the source; stdin is not)."""
+    stream, closers = decompressing(kind, raw)
+    if not owned:
+        closers.remove(raw)
+    reader = ForwardReader(stream, path, closers=closers)
+    return Source(path, seekable=False, size=None, compression=kind, _stream=reader)
+
+
+def _open_compressed(path: str, kind: str, fd: int) -> Source:
+    """A compressed file: a stream that may be let go and opened again (``_reopen``)."""
+    st = os.fstat(fd)
+    ident = (st.st_dev, st.st_ino)
+
+    def reopen() -> Opened:
+        try:
+            again = _open_fd(path)
+        except InputError as exc:
+            raise InputChanged(
+                f"the file cannot be opened again ({exc.message}): it vanished or was rotated",
+                path=path,
+            ) from exc
+        st = os.fstat(again)
+        if (st.st_dev, st.st_ino) != ident:
+            os.close(again)
+            raise InputChanged(
+                "the path names another file than when the run began (rotated or replaced)",
+                path=path,
+            )
+        return decompressing(kind, os.fdopen(again, "rb"))
+
+    stream, closers = decompressing(kind, os.fdopen(fd, "rb"))
+    reader = ForwardReader(stream, path, closers=closers, reopen=reopen)
+    source = Source(path, seekable=False, size=None, compression=kind, _stream=reader)
+    with _LOCK:
+        source._touch()  # closed again if many files are open
+    return source

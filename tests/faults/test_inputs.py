@@ -284,6 +284,30 @@ def test_two_thousand_files_under_a_1024_open_file_limit(tmp_path: Path) -> None
     assert r["status"] == "exact" and sorted(top(r)) == [("/f0", 667), ("/f1", 667), ("/f2", 666)]
 
 
+@pytest.mark.parametrize(("files", "suffix", "nofile"), [(1200, ".gz", 1024), (300, ".log", 64)])
+def test_many_compressed_files_or_a_low_limit_read_within_the_open_file_limit(
+    tmp_path: Path, files: int, suffix: str, nofile: int
+) -> None:
+    """1,200 rotated .gz files under the usual limit of 1,024 (each used to hold its stream
+    open: "Too many open files"), 300 plain files under `ulimit -n 64`: exact, every line."""
+    folder = tmp_path / "logs"
+    folder.mkdir()
+    for i in range(files):
+        text = (combined_line(f"/f{i % 3}", 500) + "\n").encode()
+        path = folder / f"a{i:04d}{suffix}"
+        path.write_bytes(gzip.compress(text) if suffix == ".gz" else text)
+
+    def limit() -> None:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (nofile, nofile))
+
+    proc = cli("analyze", str(folder / f"*{suffix}"), "--json", preexec_fn=limit, timeout=300)
+    clean(proc)
+    assert proc.returncode == 0
+    r = result(proc)
+    thirds = [(f"/f{j}", (files - j + 2) // 3) for j in range(3)]
+    assert r["status"] == "exact" and sorted(top(r)) == thirds
+
+
 @pytest.mark.parametrize("question", ["status", "top-errors", "top-clients"])
 def test_no_record_parsed_is_a_recusal_not_an_exact_answer(tmp_path: Path, question: str) -> None:
     """--format jsonl on lines none of which is JSON: UNRECOGNIZED_FORMAT (exit 3), never exact,

@@ -1,0 +1,230 @@
+"""Forward-only inputs read by offset: compressed files, pipes, stdin (EDGE: reads them).
+
+``ForwardReader`` offers the ``read_at`` of a file over a stream that only
+goes forwards, keeping at most one request buffered. A damaged or truncated
+compressed stream ends early instead of raising, so the bytes before the
+damage are still counted; ``error`` says what happened.
+
+A compressed *file* can be let go between reads (``suspend``) and opened
+again (``reopen``): decompressed from its start, the bytes already produced
+skipped. So a run over 2,000 rotated ``.gz`` files holds a bounded number of
+descriptors (``files.MAX_OPEN_FILES``), not one per file: format detection
+reads every file's head before the read proper starts.
+"""
+
+from __future__ import annotations
+
+import bz2
+import gzip
+import zlib
+from collections.abc import Callable
+from typing import IO, Any
+
+from logagent.errors import InputCorrupt
+
+FEED_BYTES = 16 << 10  # compressed bytes fed to zstd at a time: a damaged feed yields nothing
+#: The last bytes of a stream let go that must come out the same when it is opened again.
+TAIL_CHECK = 4096
+
+
+class InputChanged(InputCorrupt):
+    """A file shrank, or was replaced, while it was read: what was read is kept, not the rest."""
+
+
+#: A decompressed stream and what closing it means closing (the stream, then its file).
+Opened = tuple[IO[bytes], list[Any]]
+
+
+def decompressing(kind: str | None, raw: IO[bytes]) -> Opened:
+    """``raw`` decompressed as ``kind`` (gzip, bzip2, zstd; None: as it is)."""
+    if kind == "gzip":
+        stream: Any = gzip.GzipFile(fileobj=raw, mode="rb")
+    elif kind == "bzip2":
+        stream = bz2.BZ2File(raw, mode="rb")
+    elif kind == "zstd":
+        stream = ZstdFrames(raw)
+    else:
+        return raw, [raw]
+    return stream, [stream, raw]
+
+
+class ForwardReader:
+    """``read_at`` over a forward-only stream, keeping at most one request buffered.
+
+    ``closers``: what ``close`` (and ``suspend``) closes, in order; ``reopen``:
+    the same stream from its start again, or None where that cannot be (a pipe).
+    """
+
+    def __init__(
+        self,
+        raw: IO[bytes],
+        path: str,
+        *,
+        closers: list[Any] | None = None,
+        reopen: Callable[[], Opened] | None = None,
+    ) -> None:
+        self._raw: IO[bytes] | None = raw
+        self._path = path
+        self._closers = list(closers or [])
+        self._reopen = reopen
+        self._buf = b""
+        self._start = 0  # stream offset of _buf[0]
+        self.eof = False
+        self.error: InputCorrupt | None = None
+        self._produced = 0  # bytes the stream gave so far
+        self._tail = b""  # its last TAIL_CHECK bytes (``_resume`` checks them)
+
+    @property
+    def reopenable(self) -> bool:
+        """Whether the stream may be let go between reads and opened again (a file's)."""
+        return self._reopen is not None
+
+    def read_at(self, offset: int, n: int) -> bytes:
+        """Bytes ``[offset, offset+n)`` of the stream; ``offset`` may never move backwards."""
+        if offset < self._start:
+            raise ValueError(f"stream {self._path} cannot seek back to {offset}")
+        drop = offset - self._start
+        if drop >= len(self._buf):
+            self._skip(drop - len(self._buf))
+            self._buf = b""
+        else:
+            self._buf = self._buf[drop:]
+        self._start = offset
+        parts = [self._buf]
+        have = len(self._buf)
+        while have < n and not self.eof:
+            chunk = self._read(n - have)
+            parts.append(chunk)
+            have += len(chunk)
+        self._buf = b"".join(parts)
+        return self._buf[:n]
+
+    def suspend(self) -> None:
+        """Close the stream until the next read needs it (a reopenable one only)."""
+        if self._reopen is not None:
+            self.close()
+
+    def close(self) -> None:
+        """Release the stream and its file."""
+        self._raw = None
+        for closer in self._closers:
+            closer.close()
+        self._closers = []
+
+    def _fail(self, exc: Exception) -> bytes:
+        self.eof = True
+        self.error = InputCorrupt(
+            f"input truncated or damaged after {self._produced} bytes of decompressed data: {exc}",
+            path=self._path,
+            offset=self._produced,
+        )
+        return b""
+
+    def _skip(self, count: int) -> None:
+        while count > 0 and not self.eof:
+            count -= len(self._read(min(count, 1 << 20)))
+
+    def _read(self, n: int) -> bytes:
+        if self._raw is None:
+            self._resume()
+        assert self._raw is not None
+        read = getattr(
+            self._raw, "read1", self._raw.read
+        )  # read1: what is there, no waiting for more
+        try:
+            chunk = read(n)
+        except (EOFError, OSError, zlib.error, ValueError) as exc:
+            return self._fail(exc)
+        except Exception as exc:  # zstandard raises its own ZstdError
+            if type(exc).__name__ != "ZstdError":
+                raise
+            return self._fail(exc)
+        if not chunk:
+            self.eof = True
+            self.close()  # nothing more to read: its descriptor is not needed any more
+        self._produced += len(chunk)
+        if self._reopen is not None:
+            keep = chunk if len(chunk) >= TAIL_CHECK else self._tail + chunk
+            self._tail = keep[-TAIL_CHECK:]
+        return chunk
+
+    def _resume(self) -> None:
+        """Open the stream again and skip what it gave before (``suspend``): its last bytes
+        must come out the same, or the file is another one now."""
+        if self._reopen is None:
+            raise ValueError(f"stream {self._path} was closed")
+        self._raw, self._closers = self._reopen()
+        read = getattr(self._raw, "read1", self._raw.read)
+        skip = self._produced - len(self._tail)
+        got, tail = 0, bytearray()
+        try:  # bytes that decoded before and do not now: the file is another one
+            while got < self._produced and (chunk := read(min(self._produced - got, 1 << 20))):
+                if got + len(chunk) > skip:
+                    tail += chunk[max(0, skip - got) :]
+                got += len(chunk)
+        except Exception as exc:
+            self.close()
+            raise self._changed(got) from exc
+        if got < self._produced or tail != self._tail:
+            self.close()
+            raise self._changed(got)
+
+    def _changed(self, got: int) -> InputChanged:
+        return InputChanged(
+            f"the file changed while it was read: opened again, it gave {got:,} bytes where "
+            f"{self._produced:,} were read before, or other bytes",
+            path=self._path,
+            offset=self._produced,
+        )
+
+
+class ZstdFrames:
+    """Decompress concatenated zstd frames; input that ends inside a frame is an error.
+
+    (``zstandard``'s ``stream_reader`` reports a cut file as a clean end of stream.)
+    The raw input is fed in small chunks, and everything decoded before a cut or
+    a damaged block is handed out before the error is raised, so a truncated
+    file yields what ``zstd -dc`` recovers from it.
+    """
+
+    def __init__(self, raw: IO[bytes]) -> None:
+        import zstandard
+
+        self._raw = raw
+        self._dctx = zstandard.ZstdDecompressor()
+        self._damage = zstandard.ZstdError
+        self._obj = self._dctx.decompressobj()
+        self._buf = b""
+        self._inside = False  # bytes of an unfinished frame were fed
+        self._done = False
+        self._error: Exception | None = None  # raised once the bytes before it are out
+
+    def read(self, n: int = -1) -> bytes:
+        """Up to ``n`` decompressed bytes (b"" at the end)."""
+        while (n < 0 or len(self._buf) < n) and not self._done:
+            chunk = self._raw.read(FEED_BYTES)
+            if not chunk:
+                self._done = True
+                if self._inside:
+                    self._error = EOFError("zstd input ends inside a frame (truncated)")
+                break
+            try:
+                self._feed(chunk)
+            except self._damage as exc:  # the bytes decoded before the damage stay
+                self._done, self._error = True, exc
+        if not self._buf and self._error is not None:
+            raise self._error
+        size = len(self._buf) if n < 0 else n
+        out, self._buf = self._buf[:size], self._buf[size:]
+        return out
+
+    def _feed(self, data: bytes) -> None:
+        while data:
+            if self._obj.eof:
+                self._obj = self._dctx.decompressobj()
+            self._buf += self._obj.decompress(data)
+            self._inside = not self._obj.eof
+            data = self._obj.unused_data if self._obj.eof else b""
+
+    def close(self) -> None:
+        """Nothing of its own to release (the raw file is closed by its owner)."""
