@@ -289,12 +289,15 @@ def _state_at_end(
     The format is detected on the file's last lines (``TAIL_BYTES``, nothing
     counted), so the runs that follow read it as pinned, without detecting.
     """
-    from logagent.sources.slices import complete_end, open_slice
+    from logagent.sources.slices import complete_end, open_slice, stream_complete_end
+    from logagent.sources.streams import TEXT_ENCODINGS
 
     source = open_slice(watched, 0, whole_lines=False)
     try:
         size = source.size or 0
         end = complete_end(source, 0, size) if source.seekable else size
+        if source.compression in TEXT_ENCODINGS:  # a live UTF-16 log: its end, as a file's
+            end = stream_complete_end(watched)
         tail = source.read_at(max(0, end - TAIL_BYTES), min(end, TAIL_BYTES))
     finally:
         source.close()

@@ -135,11 +135,11 @@ def after_spots(
 ) -> Result | tuple[Detection, AnyFormat]:
     """The spots parsed nothing: search random units; recuse only on a proof (or a full read)."""
     from logagent.engine.fullread import draw_seed
-    from logagent.engine.recusal import recused
+    from logagent.engine.recusal import examples_of, recused
 
     draw_seed(run)
     found = search(run, sample, build)
-    examples = "; ".join(repr(line[:120]) for line in sample[:3])
+    examples = examples_of(sample)
     read = f"{found.units:,} of {found.total_units:,} units ({found.units / found.total_units:.1%})"
     if found.proved is not None or not found.records:  # what the cascade read is the progress
         run.acc.add(
@@ -152,12 +152,12 @@ def after_spots(
             )
         )
     if found.proved is not None:
-        detail = f"{found.proved}; examples: {examples}"
+        detail = f"{found.proved}; {examples}"
         return recused(run, detection, RecuseCode.UNRECOGNIZED_FORMAT, detail)
     if not found.records:  # every unit was read: certainty, no bound needed
         detail = (
             f"none of the {found.lines:,} lines of the input is a record of any known format "
-            f"(every unit was read); examples: {examples}"
+            f"(every unit was read); {examples}"
         )
         return recused(run, detection, RecuseCode.UNRECOGNIZED_FORMAT, detail)
     run.abort_left = 0.5  # the cascade's test spent the other half of delta_abort

@@ -37,22 +37,32 @@ def unrecognized(
 ) -> Result:
     """Recuse without reading the rest: the sample parses in no known format (``named``: in
     the format the user named, which read every line of a small input)."""
-    examples = "; ".join(repr(line[:120]) for line in sample[:3])
+    examples = examples_of(sample)
     detail = (
         f"only {detection.confidence:.2%} of {detection.sample_lines} sampled lines parse in any "
-        f"known format (best guess: {detection.best}); examples: {examples}"
+        f"known format (best guess: {detection.best}); {examples}"
         if detection.confidence > 0
         else f"none of {detection.sample_lines} sampled lines parses in any known format; "
-        f"examples: {examples}"
+        f"{examples}"
     )
     if named:
         detail = (
             f"--format {detection.best} reads none of the {detection.sample_lines} lines of the "
-            f"input; examples: {examples}"
+            f"input; {examples}"
         )
-    if _looks_utf16(sample):
-        detail += "; the text looks UTF-16 encoded: convert it first (iconv -f UTF-16 -t UTF-8)"
     return recused(run, detection, RecuseCode.UNRECOGNIZED_FORMAT, detail)
+
+
+def examples_of(sample: list[str]) -> str:
+    """The first sampled lines an unrecognized input shows, and what UTF-16 text without its
+    byte-order mark would need (with the mark it is read: ``sources.streams.Transcoded``)."""
+    examples = "examples: " + "; ".join(repr(line[:120]) for line in sample[:3])
+    if _looks_utf16(sample):
+        examples += (
+            "; the text looks UTF-16 encoded without a byte-order mark: convert it first "
+            "(iconv -f UTF-16LE -t UTF-8)"
+        )
+    return examples
 
 
 def _looks_utf16(sample: list[str]) -> bool:

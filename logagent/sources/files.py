@@ -1,10 +1,11 @@
 """Open log inputs: plain files, compressed files and stdin (EDGE).
 
 A plain file is *seekable*: it is read with positional reads (``os.pread``),
-in any unit order. Compressed files (gzip, zstd, bzip2, found by magic bytes)
-and stdin are *streams*: they are read forwards only, through
-``ForwardReader``, which offers the same ``read_at`` as a file but refuses to
-go back. Third-party decoding errors become ``InputCorrupt`` here, once.
+in any unit order. Compressed files (gzip, zstd, bzip2, found by magic bytes),
+UTF-16 and UTF-32 text (found by its byte-order mark, read as UTF-8) and stdin
+are *streams*: they are read forwards only, through ``ForwardReader``, which
+offers the same ``read_at`` as a file but refuses to go back. Third-party
+decoding errors become ``InputCorrupt`` here, once.
 """
 
 from __future__ import annotations
@@ -31,7 +32,15 @@ from logagent.sources.streams import ForwardReader, InputChanged, Opened, decomp
 
 __all__ = ["ForwardReader", "InputChanged", "ReadStopped", "Source", "open_source"]
 
-MAGIC = {b"\x1f\x8b": "gzip", b"\x28\xb5\x2f\xfd": "zstd", b"BZh": "bzip2"}
+MAGIC = {  # the first that starts a file names it (UTF-32's marks before UTF-16's)
+    b"\x1f\x8b": "gzip",
+    b"\x28\xb5\x2f\xfd": "zstd",
+    b"BZh": "bzip2",
+    b"\xff\xfe\x00\x00": "utf-32",
+    b"\x00\x00\xfe\xff": "utf-32",
+    b"\xff\xfe": "utf-16",
+    b"\xfe\xff": "utf-16",
+}
 STDIN = "-"
 
 
@@ -325,7 +334,7 @@ def _open_stream(path: str, kind: str | None, raw: IO[bytes], *, owned: bool = T
 
 
 def _open_compressed(path: str, kind: str, fd: int) -> Source:
-    """A compressed file: a stream that may be let go and opened again (``_reopen``)."""
+    """A compressed (or UTF-16) file: a stream that may be let go and opened again."""
     st = os.fstat(fd)
     ident = (st.st_dev, st.st_ino)
 

@@ -10,7 +10,10 @@ that range as a ``Source``:
   line half-written at the end is left for the next run;
 * a compressed file: a forward-only view of its decompressed stream from
   ``start`` to the end (a rotated, compressed file is finished, so its last
-  line is whole, or is the last line there will ever be).
+  line is whole, or is the last line there will ever be);
+* UTF-16 text (SQL Server's live ERRORLOG): a forward-only view of the UTF-8
+  it holds, to the end of its last complete line (one pass finds it), as for
+  a plain file.
 
 ``start`` must be a line start (0, or where a previous slice ended).
 """
@@ -21,6 +24,7 @@ from dataclasses import dataclass
 
 from logagent.errors import InputCorrupt
 from logagent.sources.files import Source, open_source
+from logagent.sources.streams import TEXT_ENCODINGS
 from logagent.sources.window import WindowView
 
 BACK_CHUNK = 64 << 10  # bytes read at a time when looking back for the last newline
@@ -32,16 +36,22 @@ class StreamView(Source):
 
     base: Source | None = None
     start: int = 0
+    end: int | None = None  # content offset the view stops at (None: the stream's end)
 
     @classmethod
-    def of(cls, base: Source, start: int) -> StreamView:
-        """The view of the stream ``base`` from content offset ``start`` to its end."""
-        return cls(base.path, False, None, base.compression, base=base, start=start)
+    def of(cls, base: Source, start: int, end: int | None = None) -> StreamView:
+        """The view of the stream ``base`` from content offset ``start`` to ``end``."""
+        return cls(base.path, False, None, base.compression, base=base, start=start, end=end)
 
     def read_at(self, offset: int, n: int) -> bytes:
         """Up to ``n`` content bytes at ``offset`` of the view (forwards only)."""
         assert self.base is not None
-        return self.base.read_at(self.start + offset, n)
+        at = self.start + offset
+        if self.end is not None:
+            n = max(0, min(n, self.end - at))
+            if n == 0:
+                return b""
+        return self.base.read_at(at, n)
 
     @property
     def error(self) -> InputCorrupt | None:
@@ -87,9 +97,25 @@ def open_slice(
     """
     source = open_source(path)
     if not source.seekable:
-        return StreamView.of(source, start)
+        live = whole_lines and end is None and source.compression in TEXT_ENCODINGS
+        return StreamView.of(source, start, stream_complete_end(path) if live else end)
     size = source.size or 0
     if end is None:
         end = complete_end(source, start, size) if whole_lines else size
     end = max(start, min(end, size))
     return OwnedWindow(source.path, True, end - start, None, base=source, start=start)
+
+
+def stream_complete_end(path: str) -> int:
+    """Where the last complete line of the stream at ``path`` ends (one pass over it)."""
+    source = open_source(path)
+    try:
+        pos = end = 0
+        while chunk := source.read_at(pos, BACK_CHUNK):
+            cut = chunk.rfind(b"\n")
+            if cut >= 0:
+                end = pos + cut + 1
+            pos += len(chunk)
+        return end
+    finally:
+        source.close()

@@ -35,10 +35,19 @@ class InputChanged(InputCorrupt):
 Opened = tuple[IO[bytes], list[Any]]
 
 
+#: Text a Windows tool writes with a byte-order mark (SQL Server's ERRORLOG, PowerShell's
+#: Out-File), read as the UTF-8 it holds: ``Transcoded``.
+TEXT_ENCODINGS = frozenset({"utf-16", "utf-32"})
+
+
 def decompressing(kind: str | None, raw: IO[bytes]) -> Opened:
-    """``raw`` decompressed as ``kind`` (gzip, bzip2, zstd; None: as it is)."""
-    if kind == "gzip":
-        stream: Any = gzip.GzipFile(fileobj=raw, mode="rb")
+    """``raw`` decompressed as ``kind`` (gzip, bzip2, zstd), or decoded (``TEXT_ENCODINGS``);
+    None: as it is."""
+    stream: Any
+    if kind in TEXT_ENCODINGS:
+        stream = Transcoded(raw, kind)
+    elif kind == "gzip":
+        stream = gzip.GzipFile(fileobj=raw, mode="rb")
     elif kind == "bzip2":
         stream = bz2.BZ2File(raw, mode="rb")
     elif kind == "zstd":
@@ -225,6 +234,42 @@ class ZstdFrames:
             self._buf += self._obj.decompress(data)
             self._inside = not self._obj.eof
             data = self._obj.unused_data if self._obj.eof else b""
+
+    def close(self) -> None:
+        """Nothing of its own to release (the raw file is closed by its owner)."""
+
+
+class Transcoded:
+    """UTF-16 or UTF-32 text (byte-order mark first) as UTF-8 bytes, read forwards.
+
+    The mark says the byte order and is not handed on; what does not decode
+    (an odd byte at the end, a lone surrogate) becomes U+FFFD, so such a line is
+    malformed like any line of invalid UTF-8, never a crash.
+    """
+
+    def __init__(self, raw: IO[bytes], encoding: str) -> None:
+        import codecs
+
+        self._raw = raw
+        self._decoder = codecs.getincrementaldecoder(encoding)(errors="replace")
+        self._buf = b""
+        self._done = False
+
+    def read(self, n: int = -1) -> bytes:
+        """Up to ``n`` bytes of UTF-8 (b"" at the end)."""
+        parts, have = [self._buf], len(self._buf)
+        while (n < 0 or have < n) and not self._done:
+            want = max(FEED_BYTES, 2 * (n - have)) if n >= 0 else 1 << 20
+            chunk = self._raw.read(want)
+            self._done = not chunk
+            text = self._decoder.decode(chunk, final=self._done)
+            data = text.encode("utf-8", "surrogatepass")
+            parts.append(data)
+            have += len(data)
+        buf = b"".join(parts)
+        size = len(buf) if n < 0 else n
+        out, self._buf = buf[:size], buf[size:]
+        return out
 
     def close(self) -> None:
         """Nothing of its own to release (the raw file is closed by its owner)."""

@@ -284,6 +284,46 @@ def test_two_thousand_files_under_a_1024_open_file_limit(tmp_path: Path) -> None
     assert r["status"] == "exact" and sorted(top(r)) == [("/f0", 667), ("/f1", 667), ("/f2", 666)]
 
 
+@pytest.mark.parametrize("encoding", ["utf-16-le", "utf-16-be", "utf-32-le"])
+def test_a_utf16_log_is_read_as_the_text_it_holds(
+    tmp_path: Path, dominant: tuple[Path, dict[str, Any]], encoding: str
+) -> None:
+    """A Windows tool's log (PowerShell's Out-File, SQL Server's ERRORLOG) is UTF-16 with a
+    byte-order mark and CRLF: the same exact answer as its UTF-8 copy (it used to be
+    refused as an unknown format, its examples full of NUL bytes)."""
+    path, truth = dominant
+    text = path.read_bytes().decode().replace("\n", "\r\n")
+    wide = tmp_path / "wide.log"
+    wide.write_bytes(("\ufeff" + text).encode(encoding))
+    proc = cli("analyze", str(wide), "--json", "--full")
+    clean(proc)
+    r = result(proc)
+    assert proc.returncode == 0 and r["status"] == "exact"
+    assert r["input"]["compression"] == [encoding[:6]]
+    assert r["progress"]["malformed_lines"] == 0
+    assert top(r) == truth_top(truth)
+
+
+@pytest.mark.parametrize("lines", [40, None])
+def test_utf16_without_its_mark_is_refused_with_the_conversion_to_make(
+    tmp_path: Path, dominant: tuple[Path, dict[str, Any]], lines: int | None
+) -> None:
+    """Without a byte-order mark UTF-16 cannot be told from binary with NULs: refused, and the
+    detail says how to convert it, whether the sample alone decides (a small file) or the
+    detection cascade reads on first (a large one)."""
+    path, _ = dominant
+    text = path.read_bytes().decode()
+    if lines is not None:
+        text = "".join(text.splitlines(keepends=True)[:lines])
+    wide = tmp_path / "wide.log"
+    wide.write_bytes(text.encode("utf-16-le"))
+    proc = cli("analyze", str(wide), "--json")
+    clean(proc)
+    r = result(proc)
+    assert proc.returncode == 3 and r["recuse"]["reason_code"] == "UNRECOGNIZED_FORMAT"
+    assert "iconv -f UTF-16LE -t UTF-8" in r["recuse"]["detail"]
+
+
 @pytest.mark.parametrize(("files", "suffix", "nofile"), [(1200, ".gz", 1024), (300, ".log", 64)])
 def test_many_compressed_files_or_a_low_limit_read_within_the_open_file_limit(
     tmp_path: Path, files: int, suffix: str, nofile: int

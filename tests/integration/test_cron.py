@@ -275,6 +275,30 @@ def test_half_written_line_waits_for_the_next_run(tmp_path: Path) -> None:
     assert sum(counts.values()) == 10
 
 
+def test_a_live_utf16_log_half_written_line_waits_for_the_next_run(tmp_path: Path) -> None:
+    """SQL Server on Linux writes its live ERRORLOG in UTF-16: read as the UTF-8 it holds, a
+    last line without its newline waits for the next run there too (never counted twice)."""
+    log, state = tmp_path / "errorlog", tmp_path / "s.sqlite"
+    whole = ("\ufeff" + _lines(10, 500).decode().replace("\n", "\r\n")).encode("utf-16-le")
+    log.write_bytes(whole[:-40])  # the last line cut, mid-character pairs kept whole
+    assert window_counts(cron(state, "--json", log=log))[1] == 9
+    append(log, whole[-40:] + "/r/0 half".encode("utf-16-le"))
+    counts, n = window_counts(cron(state, "--json", log=log))
+    assert n == 10 and sum(counts.values()) == 10
+    append(log, " done\r\n".encode("utf-16-le"))
+    assert window_counts(cron(state, "--json", log=log))[1] == 11  # the late line, once
+
+
+def test_start_end_on_a_live_utf16_log_reads_only_what_comes_after(tmp_path: Path) -> None:
+    """--start end on a UTF-16 log starts after its last complete line, as on a UTF-8 one."""
+    log, state = tmp_path / "errorlog", tmp_path / "s.sqlite"
+    log.write_bytes(("\ufeff" + _lines(10, 500).decode()).encode("utf-16-le"))
+    assert window_counts(cron(state, "--json", "--start", "end", log=log))[1] == 0
+    append(log, _lines(3, 503).decode().encode("utf-16-le"))
+    counts, n = window_counts(cron(state, "--json", log=log))
+    assert n == 3 and sum(counts.values()) == 3
+
+
 def test_sigkill_at_random_points_never_loses_or_doubles(
     tmp_path: Path, generated: tuple[bytes, dict[str, Any]]
 ) -> None:
