@@ -10,7 +10,6 @@ decoding errors become ``InputCorrupt`` here, once.
 
 from __future__ import annotations
 
-import glob
 import os
 import resource
 import stat
@@ -28,9 +27,18 @@ from logagent.errors import (
     InputNotFound,
     InputPermissionError,
 )
+from logagent.sources.paths import STDIN, resolve_paths
 from logagent.sources.streams import ForwardReader, InputChanged, Opened, decompressing
 
-__all__ = ["ForwardReader", "InputChanged", "ReadStopped", "Source", "open_source"]
+__all__ = [
+    "STDIN",
+    "ForwardReader",
+    "InputChanged",
+    "ReadStopped",
+    "Source",
+    "open_source",
+    "resolve_paths",
+]
 
 MAGIC = {  # the first that starts a file names it (UTF-32's marks before UTF-16's)
     b"\x1f\x8b": "gzip",
@@ -41,7 +49,6 @@ MAGIC = {  # the first that starts a file names it (UTF-32's marks before UTF-16
     b"\xff\xfe": "utf-16",
     b"\xfe\xff": "utf-16",
 }
-STDIN = "-"
 
 
 #: Files (plain or compressed) kept open at once; the rest are reopened on demand (a glob
@@ -51,6 +58,20 @@ _OPEN: OrderedDict[int, Source] = OrderedDict()  # id(source) -> source holding 
 #: Guards ``_OPEN`` and the sources' pins: the service's jobs read in threads of one process,
 #: and a descriptor closed under another thread's read could be reused by another file.
 _LOCK = threading.Lock()
+
+
+def _fresh_lock_in_child() -> None:
+    """A forked child (a scan worker) starts with a lock of its own: it has one thread."""
+    global _LOCK
+    _LOCK = threading.Lock()
+
+
+# Held across a fork, so no other thread is inside it then (the child's copy is replaced).
+os.register_at_fork(
+    before=lambda: _LOCK.acquire(),
+    after_in_parent=lambda: _LOCK.release(),
+    after_in_child=_fresh_lock_in_child,
+)
 
 
 def open_bound() -> int:
@@ -99,6 +120,7 @@ class Source:
     _ident: tuple[int, int] | None = None  # (st_dev, st_ino) of a plain file
     stop_check: StopCheck | None = None  # set by the engine: signals and budgets mid-batch
     _pins: int = 0  # reads using the descriptor now: it is not closed under them
+    _closing: bool = False  # closed while pinned: the last read done closes it
 
     def read_at(self, offset: int, n: int) -> bytes:
         """Read up to ``n`` bytes at ``offset`` (forwards only for streams).
@@ -106,8 +128,7 @@ class Source:
         ``stop_check`` is asked first: skipping one 10 GB line is thousands of
         reads inside one batch, and a signal or a time budget must not wait for it.
         """
-        if self.stop_check is not None and (stop := self.stop_check()) is not None:
-            raise ReadStopped(stop[1], stop[0])
+        self.check_stop()
         if not self.seekable:
             return self._stream_read(offset, n)
         fd = self._pin()
@@ -139,21 +160,27 @@ class Source:
             self._check_short(offset + got)
         return got
 
+    def check_stop(self) -> None:
+        """Raise ``ReadStopped`` when ``stop_check`` says to stop (a signal, a budget)."""
+        if self.stop_check is not None and (stop := self.stop_check()) is not None:
+            raise ReadStopped(stop[1], stop[0])
+
     def _stream_read(self, offset: int, n: int) -> bytes:
         """A stream's ``read_at``; a compressed file's stream counts as an open file."""
         stream = self._stream
         assert stream is not None
-        if not stream.reopenable:
+        if not stream.reopenable or stream.eof:  # stdin, a pipe; or a stream that let go
             return stream.read_at(offset, n)
         with _LOCK:
             self._pins += 1
-            self._touch()
         try:
+            with _LOCK:
+                self._touch()
             return stream.read_at(offset, n)
         finally:
-            with _LOCK:
-                self._pins -= 1
-                if stream.eof:  # it let its file go at the end
+            self._unpin()
+            if stream.eof:  # it let its file go at its end (or its damage)
+                with _LOCK:
                     _OPEN.pop(id(self), None)
 
     def _check_short(self, end: int) -> None:
@@ -176,32 +203,26 @@ class Source:
                 _OPEN.move_to_end(id(self))
                 return self._fd
         try:
-            fd = _open_fd(self.path)
-        except InputError as exc:
+            fd = _reopen_fd(self.path, self._ident)
+            with _LOCK:
+                if self._fd is not None:  # another thread opened it meanwhile
+                    os.close(fd)
+                    return self._fd
+                self._fd = fd
+                self._touch()
+            return fd
+        except BaseException:
             self._unpin()
-            raise InputChanged(
-                f"the file cannot be opened again ({exc.message}): it vanished or was rotated",
-                path=self.path,
-            ) from exc
-        st = os.fstat(fd)
-        if self._ident is not None and (st.st_dev, st.st_ino) != self._ident:
-            os.close(fd)
-            self._unpin()
-            raise InputChanged(
-                "the path names another file than when the run began (rotated or replaced)",
-                path=self.path,
-            )
-        with _LOCK:
-            if self._fd is not None:  # another thread opened it meanwhile
-                os.close(fd)
-                return self._fd
-            self._fd = fd
-            self._touch()
-        return fd
+            raise
 
     def _unpin(self) -> None:
+        """The read is done; a close asked for meanwhile happens now (``close``)."""
         with _LOCK:
             self._pins -= 1
+            if self._pins or not self._closing:
+                return
+            self._closing = False
+        self._shut()
 
     def _hold(self, fd: int) -> None:
         """Keep ``fd`` open, closing the least recently read file's past the bound."""
@@ -210,24 +231,29 @@ class Source:
             self._touch()
 
     def _touch(self) -> None:
-        """Count this source's descriptor as the most recently used; close the least recently
-        used past the bound, none a read is using (``_LOCK`` held)."""
+        """Count this source's descriptor as the most recently used, and close others past
+        the bound (``_LOCK`` held): none a read is using, the cheapest to open again first
+        (a plain file; a stream decompressed the least so far), the least recently used
+        among equals. So a stream deep into its read is the last to go: opening it again
+        decompresses everything before its place again."""
         _OPEN[id(self)] = self
         _OPEN.move_to_end(id(self))
-        bound = open_bound()
-        if len(_OPEN) <= bound:
+        excess = len(_OPEN) - open_bound()
+        if excess <= 0:
             return
-        for key, other in list(_OPEN.items()):
-            if len(_OPEN) <= bound:
-                break
-            if other is not self and other._pins == 0:
-                del _OPEN[key]
-                other._release()
+        idle = [(o._reopen_cost(), i, k) for i, (k, o) in enumerate(_OPEN.items()) if not o._pins]
+        for _, _, key in sorted(idle)[:excess]:
+            if key != id(self):
+                _OPEN.pop(key)._release()
+
+    def _reopen_cost(self) -> int:
+        """Bytes a reopening decompresses again (0 for a plain file)."""
+        return self._stream.produced if self._stream is not None else 0
 
     def _release(self) -> None:
-        if self._fd is not None:
-            os.close(self._fd)
-            self._fd = None
+        fd, self._fd = self._fd, None  # never left set on a descriptor that may be closed
+        if fd is not None:
+            os.close(fd)
         if self._stream is not None:
             self._stream.suspend()
 
@@ -237,42 +263,19 @@ class Source:
         return self._stream.error if self._stream else None
 
     def close(self) -> None:
-        """Release the file descriptor or stream."""
+        """Release the file descriptor or stream; a read using it in another thread (a
+        reader abandoned after a stop) finishes first: the last ``_unpin`` closes it."""
         with _LOCK:
             _OPEN.pop(id(self), None)
+            if self._pins:
+                self._closing = True
+                return
+        self._shut()
+
+    def _shut(self) -> None:
         self._release()
         if self._stream is not None:
             self._stream.close()
-
-
-def resolve_paths(patterns: list[str]) -> list[str]:
-    """Expand globs; every pattern must match at least one file ('-' is stdin).
-
-    A glob skips the directories it matches (``/var/log/nginx/*`` may hold
-    some); a directory named on its own is still an error.
-    """
-    out: list[str] = []
-    for pattern in patterns:
-        if pattern == STDIN or os.path.lexists(pattern) or not glob.has_magic(pattern):
-            out.append(pattern)
-            continue
-        matches = sorted(m for m in glob.glob(pattern) if not os.path.isdir(m))
-        if not matches:
-            raise InputNotFound("no file matches this pattern", path=pattern)
-        out.extend(matches)
-    return _unique(out)
-
-
-def _unique(paths: list[str]) -> list[str]:
-    """Each input once (overlapping globs would count a file twice), in first-seen order."""
-    seen: set[str] = set()
-    out = []
-    for path in paths:
-        key = path if path == STDIN else os.path.realpath(path)
-        if key not in seen:
-            seen.add(key)
-            out.append(path)
-    return out
 
 
 def open_source(path: str) -> Source:
@@ -324,6 +327,29 @@ def _open_fd(path: str) -> int:
     return fd
 
 
+def _reopen_fd(path: str, ident: tuple[int, int] | None) -> int:
+    """``path`` opened again for a read under way: an ``InputChanged`` (what was read is
+    kept) when it is gone or names another file than ``ident`` (device, inode)."""
+    try:
+        fd = _open_fd(path)
+    except InputError as exc:
+        gone = ": it vanished or was rotated" if isinstance(exc, InputNotFound) else ""
+        message = f"the file cannot be opened again ({exc.message}){gone}"
+        raise InputChanged(message, path=path) from exc
+    try:
+        st = os.fstat(fd)
+    except OSError as exc:
+        os.close(fd)
+        raise InputChanged(f"the file cannot be opened again ({exc.strerror})", path=path) from exc
+    if ident is not None and (st.st_dev, st.st_ino) != ident:
+        os.close(fd)
+        raise InputChanged(
+            "the path names another file than when the run began (rotated or replaced)",
+            path=path,
+        )
+    return fd
+
+
 def _open_stream(path: str, kind: str | None, raw: IO[bytes], *, owned: bool = True) -> Source:
     """A stream source over ``raw`` (``owned``: closed with the source; stdin is not)."""
     stream, closers = decompressing(kind, raw)
@@ -339,25 +365,12 @@ def _open_compressed(path: str, kind: str, fd: int) -> Source:
     ident = (st.st_dev, st.st_ino)
 
     def reopen() -> Opened:
-        try:
-            again = _open_fd(path)
-        except InputError as exc:
-            raise InputChanged(
-                f"the file cannot be opened again ({exc.message}): it vanished or was rotated",
-                path=path,
-            ) from exc
-        st = os.fstat(again)
-        if (st.st_dev, st.st_ino) != ident:
-            os.close(again)
-            raise InputChanged(
-                "the path names another file than when the run began (rotated or replaced)",
-                path=path,
-            )
-        return decompressing(kind, os.fdopen(again, "rb"))
+        return decompressing(kind, os.fdopen(_reopen_fd(path, ident), "rb"))
 
     stream, closers = decompressing(kind, os.fdopen(fd, "rb"))
     reader = ForwardReader(stream, path, closers=closers, reopen=reopen)
     source = Source(path, seekable=False, size=None, compression=kind, _stream=reader)
+    reader.check_stop = source.check_stop  # a long decompression again must heed a signal
     with _LOCK:
         source._touch()  # closed again if many files are open
     return source

@@ -20,7 +20,7 @@ import zlib
 from collections.abc import Callable
 from typing import IO, Any
 
-from logagent.errors import InputCorrupt
+from logagent.errors import InputCorrupt, InputError
 
 FEED_BYTES = 16 << 10  # compressed bytes fed to zstd at a time: a damaged feed yields nothing
 #: The last bytes of a stream let go that must come out the same when it is opened again.
@@ -81,7 +81,14 @@ class ForwardReader:
         self.eof = False
         self.error: InputCorrupt | None = None
         self._produced = 0  # bytes the stream gave so far
+        #: called between pieces of a long ``_resume`` (raises to stop: a signal, a budget)
+        self.check_stop: Callable[[], None] | None = None
         self._tail = b""  # its last TAIL_CHECK bytes (``_resume`` checks them)
+
+    @property
+    def produced(self) -> int:
+        """Bytes the stream gave so far (what opening it again decompresses again)."""
+        return self._produced
 
     @property
     def reopenable(self) -> bool:
@@ -122,6 +129,7 @@ class ForwardReader:
 
     def _fail(self, exc: Exception) -> bytes:
         self.eof = True
+        self.close()  # nothing more can be read: its descriptor is not needed any more
         self.error = InputCorrupt(
             f"input truncated or damaged after {self._produced} bytes of decompressed data: {exc}",
             path=self._path,
@@ -171,6 +179,11 @@ class ForwardReader:
                 if got + len(chunk) > skip:
                     tail += chunk[max(0, skip - got) :]
                 got += len(chunk)
+                if self.check_stop is not None:
+                    self.check_stop()
+        except InputError:  # stopped (a signal, a budget): let go again, resumed next time
+            self.close()
+            raise
         except Exception as exc:
             self.close()
             raise self._changed(got) from exc

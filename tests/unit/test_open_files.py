@@ -6,14 +6,16 @@ import bz2
 import gzip
 import os
 import resource
+import signal
 import sys
 import threading
+import time
 from pathlib import Path
 
 import pytest
 
 from logagent.sources import files
-from logagent.sources.files import InputChanged, open_bound, open_source
+from logagent.sources.files import InputChanged, ReadStopped, open_bound, open_source
 
 
 def open_fds() -> int:
@@ -79,8 +81,8 @@ def test_a_compressed_file_replaced_while_let_go_stops_the_read(tmp_path: Path, 
     others = [open_source(str(_write(tmp_path / f"o{i}.gz", _text(i)))) for i in range(bound)]
     try:
         assert first.read_at(0, 500) == second.read_at(0, 500) == _text(1)[:500]
-        for other in others:  # both are let go
-            other.read_at(0, 10)
+        for other in others:  # both are let go (the cheapest to open again)
+            other.read_at(0, 2000)
         assert files._OPEN.get(id(first)) is None and files._OPEN.get(id(second)) is None
         os.rename(a, tmp_path / "a.gz.1")  # rotated: the path names another file
         _write(a, _text(1))
@@ -149,3 +151,132 @@ def test_threads_reading_many_files_never_read_through_a_closed_descriptor(
         sys.setswitchinterval(old)
     assert errors == []
     assert open_fds() == before
+
+
+def test_a_fork_while_another_thread_holds_the_lock_leaves_the_child_a_working_one(
+    tmp_path: Path, bound: int
+) -> None:
+    """A scan child forked while another thread (another job) held the open-file lock must
+    not wait for it forever: the lock is held across the fork and the child gets its own."""
+    source = open_source(str(_write(tmp_path / "a.log", _text(1))))
+    source._release()  # the child's read must take the lock to open it again
+    with files._LOCK:
+        files._OPEN.pop(id(source), None)
+    held, go = threading.Event(), threading.Event()
+
+    def hold() -> None:
+        with files._LOCK:
+            held.set()
+            go.wait(0.3)
+
+    holder = threading.Thread(target=hold)
+    holder.start()
+    held.wait(5)
+    pid = os.fork()
+    if pid == 0:  # the child: one read, then leave without pytest's teardown
+        try:
+            os._exit(0 if source.read_at(0, 10) == _text(1)[:10] else 1)
+        except BaseException:
+            os._exit(2)
+    go.set()
+    holder.join()
+    deadline = time.monotonic() + 10
+    while (done := os.waitpid(pid, os.WNOHANG))[0] == 0 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    if done[0] == 0:
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+    source.close()
+    assert done[0] == pid and os.waitstatus_to_exitcode(done[1]) == 0
+
+
+def test_damaged_compressed_files_let_their_descriptor_go(tmp_path: Path, bound: int) -> None:
+    """A truncated .gz ends its read early (the bytes before the cut counted) and lets its
+    file go: forty of them never hold more than the bound."""
+    before = open_fds()
+    sources = []
+    for i in range(40):
+        path = tmp_path / f"cut{i}.gz"
+        path.write_bytes(gzip.compress(_text(i))[:-30])
+        sources.append(open_source(str(path)))
+    most = 0
+    try:
+        for source in sources:
+            offset = 0
+            while chunk := source.read_at(offset, 4096):
+                offset += len(chunk)
+            most = max(most, open_fds() - before)
+            assert source.error is not None and 0 < offset < len(_text(0))
+    finally:
+        for source in sources:
+            source.close()
+    assert most <= bound
+
+
+def test_a_stream_deep_into_its_read_is_the_last_to_be_let_go(tmp_path: Path, bound: int) -> None:
+    """Other files opening past the bound close plain files and barely read streams first:
+    the stream far into its read (opening it again decompresses all that again) stays."""
+    deep = open_source(str(_write(tmp_path / "deep.gz", _text(1) * 50)))
+    assert len(deep.read_at(0, 200_000)) == 200_000
+    fresh = [open_source(str(_write(tmp_path / f"s{i}.gz", _text(i)))) for i in range(3)]
+    plain = [open_source(str(_write(tmp_path / f"p{i}.log", _text(i)))) for i in range(10)]
+    try:
+        for source in [*fresh, *plain]:
+            source.read_at(0, 100)
+        assert id(deep) in files._OPEN  # never let go: it was the costliest
+        assert deep.read_at(200_000, 10) == (_text(1) * 50)[200_000:200_010]
+    finally:
+        for source in [deep, *fresh, *plain]:
+            source.close()
+
+
+def test_opening_a_stream_again_heeds_a_stop(tmp_path: Path, bound: int) -> None:
+    """Decompressing a stream again up to its place asks the stop check between pieces: a
+    signal stops it (ReadStopped), and a later read still resumes it right."""
+    data = os.urandom(3 << 20)
+    source = open_source(str(_write(tmp_path / "big.gz", data)))
+    assert source.read_at(0, 3 << 20) == data[: 3 << 20]
+    source._release()  # let go, as the bound would
+    asked: list[int] = []
+
+    def stop() -> tuple[str, str] | None:
+        asked.append(1)
+        return ("signal", "stopped by SIGTERM") if len(asked) > 1 else None
+
+    source.stop_check = stop
+    with pytest.raises(ReadStopped):
+        source.read_at(3 << 20, 10)
+    source.stop_check = None
+    try:
+        assert source.read_at(3 << 20, 10) == b""  # its end, reached again
+    finally:
+        source.close()
+    assert len(asked) >= 2
+
+
+def test_close_waits_for_the_read_in_another_thread(tmp_path: Path) -> None:
+    """``close`` while a read holds the descriptor (a reader thread abandoned after a stop)
+    closes it when that read is done, never under it (its number could be reused)."""
+    source = open_source(str(_write(tmp_path / "a.log", _text(1))))
+    fd = source._pin()
+    source.close()
+    os.fstat(fd)  # still open: the read goes on safely
+    source._unpin()
+    with pytest.raises(OSError):
+        os.fstat(fd)
+
+
+def test_a_finished_stream_read_again_lets_no_live_one_go(tmp_path: Path, bound: int) -> None:
+    """Reading at the end of a stream that let its file go needs no descriptor: the streams
+    still open stay open."""
+    done = open_source(str(_write(tmp_path / "done.gz", b"x\n")))
+    assert done.read_at(0, 10) == b"x\n" and done.read_at(2, 10) == b""
+    live = [open_source(str(_write(tmp_path / f"l{i}.gz", _text(i)))) for i in range(bound)]
+    try:
+        for source in live:
+            source.read_at(0, 10)
+        assert done.read_at(2, 10) == b""
+        assert all(id(s) in files._OPEN for s in live)
+    finally:
+        for source in [done, *live]:
+            source.close()
