@@ -80,12 +80,15 @@ def serve_cmd(**opts: Any) -> None:
     """Run the HTTP service: upload a log, get the same result as `logagent analyze`.
 
     Exit codes: 0 stopped cleanly, 2 usage error (bad flag, unreadable key file,
-    budget below what the service needs).
+    budget below what the service needs, another server on the same --data-dir).
     """
     configure_logging()
     try:
         cfg, host = service_config(opts)
         from logagent.service.app import create_app
+        from logagent.service.state import lock_data_dir
+
+        lock_data_dir(cfg.data_dir)  # held until the process ends
     except LogagentError as exc:
         say(f"logagent: error: {exc}")
         sys.exit(2)

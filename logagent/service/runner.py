@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from logagent.log import get_logger
+from logagent.service.recovery import CANCEL, RESTART, verdict
 from logagent.service.store import FINAL, Job, JobStore
 
 if TYPE_CHECKING:
@@ -42,10 +43,6 @@ KEEP_FINISHED_EVENTS = (
 )
 CHECKPOINT_WAIT_S = 60.0  # drain: how long a job asked to stop gets to write its checkpoint
 DRAIN = "SIGTERM"  # the interrupt a drained job sees (its trace says "interrupted by SIGTERM")
-CANCEL = "cancel"
-#: Restarts of the server a running job is carried over (from its checkpoint, or from the
-#: beginning); the next one fails it (``Runner.recover``).
-MAX_RESTARTS = 2
 
 
 class QueueFull(Exception):
@@ -294,6 +291,11 @@ class Runner:
                 active.stop = CANCEL
             elif job_id in self._queue:
                 self._queue.remove(job_id)
+        if active is not None:  # kept, so a server killed before the job stops cancels it then
+            job = self._store.get(job_id)
+            if job is not None:
+                asked = {"action": "STOP", "reason": CANCEL, "detail": "cancel asked for"}
+                self._store.update(job_id, trace=[*job.trace, asked])
         if active is not None and active.thread is not None:
             active.thread.join(wait_s)
             return
@@ -337,47 +339,43 @@ class Runner:
         return left
 
     def recover(self) -> None:
-        """At start: jobs a stopped server left running go on, from their last checkpoint or
-        from the beginning (their input is kept until a job ends), and queued jobs start.
-
-        A job the server stopped under ``MAX_RESTARTS`` times already is failed instead: a
-        job that kills the server (the OOM killer, a crash) must not kill it at every start.
-        """
+        """At start: jobs a stopped server left running go on or end (``recovery.verdict``);
+        queued jobs start."""
         from logagent.engine.checkpoint import CheckpointError, load
 
         for job in self._store.with_status("running"):
-            restarts = sum(1 for t in job.trace if t.get("reason") == "restart")
-            if restarts >= MAX_RESTARTS:
-                error = (
-                    f"the server stopped {restarts + 1} times while the job ran; "
-                    "it is not started again (see the server log)"
-                )
-                self._store.update(job.id, status="failed", error=error)
-                self._remove_files(job)
-                continue
-            usable = False
+            saved = None
             if job.checkpoint and os.path.exists(job.checkpoint):
                 try:
-                    load(job.checkpoint)
-                    usable = True
+                    saved = load(job.checkpoint).units_read
                 except CheckpointError as exc:
                     log.warning("checkpoint_unusable", job=job.id, error=str(exc))
                     with contextlib.suppress(FileNotFoundError):  # never resumed from
                         os.unlink(job.checkpoint)
-            if usable:
-                note = "the server stopped while the job ran: resumed from its last checkpoint"
-            else:
-                note = (
-                    "the server stopped while the job ran, before a checkpoint was saved: "
-                    "started again from the beginning"
-                )
-            trace = [*job.trace, {"action": "PAUSE", "reason": "restart", "detail": note}]
-            self._store.update(job.id, status="queued", trace=trace)
+            there = not job.upload or os.path.exists(job.upload)
+            fate = verdict(job.trace, input_there=there, saved=saved)
+            if fate.status != "queued":
+                self._end_at_start(job, fate.status, fate.message)
+                continue
+            entry = {"action": "PAUSE", "reason": RESTART, "detail": fate.message}
+            trace = [*job.trace, {**entry, "units_saved": saved or 0}]
+            progress = job.progress  # a fresh start counts from 0 again
+            if fate.fresh:
+                progress = {"bytes_total": job.progress.get("bytes_total")}
+            self._store.update(job.id, status="queued", trace=trace, progress=progress)
+            self.events.setdefault(job.id, Events()).add("decision", trace[-1])
         for job in self._store.with_status("queued"):
             if job.upload and not os.path.exists(job.upload):
-                self._store.update(job.id, status="failed", error="the upload is gone")
+                self._end_at_start(job, "failed", "the upload is gone")
                 continue
             self.submit(job, bounded=False)
+
+    def _end_at_start(self, job: Job, status: str, error: str) -> None:
+        """A job recovery does not run again: final, its files removed, its stream told."""
+        self._store.update(job.id, status=status, error=error)
+        self._remove_files(job)
+        self.events.setdefault(job.id, Events()).add("status", {"status": status, "error": error})
+        self._close_events(job.id)
 
     def expire(self, now: float) -> int:
         """Forget final jobs older than ``expire_s``; returns how many."""

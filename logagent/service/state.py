@@ -6,6 +6,7 @@ directory, the SQLite store, jobs a stopped server left), ``stop`` drains.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import time
 from collections.abc import Callable
@@ -19,6 +20,51 @@ from logagent.service.runner import Runner
 from logagent.service.store import Job, JobStore
 
 log = get_logger("logagent.service")
+
+
+def lock_data_dir(data_dir: str) -> int:
+    """Hold ``DATA_DIR/serve.lock`` for the process's life (its descriptor, never closed).
+
+    Two servers on one data directory would both run its jobs: the second's start carries
+    the first's running jobs over as if it had stopped. A ``ConfigError`` names the holder.
+    """
+    import errno
+    import fcntl
+
+    from logagent.errors import ConfigError
+
+    path = os.path.join(data_dir, "serve.lock")
+    try:
+        os.makedirs(data_dir, mode=0o700, exist_ok=True)
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+    except OSError as exc:
+        raise ConfigError(f"cannot use the data directory ({exc.strerror})", path=path) from exc
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError as exc:
+        holder = os.pread(fd, 32, 0).decode(errors="replace").strip() or "?"
+        os.close(fd)
+        if exc.errno in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES):
+            raise ConfigError(
+                f"another `logagent serve` (pid {holder}) uses this data directory; one "
+                "server per data directory (give this one its own --data-dir)",
+                path=data_dir,
+            ) from None
+        raise ConfigError(f"cannot lock the data directory ({exc.strerror})", path=path) from exc
+    os.ftruncate(fd, 0)
+    os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+    held = os.fstat(fd)
+
+    def let_go() -> None:
+        """A forked scan child lets go of its copy: a child outliving a killed server for a
+        moment (until it sees it is orphaned) must not hold the lock against the restart."""
+        with contextlib.suppress(OSError):
+            st = os.fstat(fd)
+            if (st.st_dev, st.st_ino) == (held.st_dev, held.st_ino):
+                os.close(fd)
+
+    os.register_at_fork(after_in_child=let_go)
+    return fd
 
 
 class Service:

@@ -483,3 +483,28 @@ def test_restart_after_sigkill_before_any_checkpoint_runs_the_job_again(
     assert job["trace"][-1]["reason"] == "restart" and "beginning" in job["trace"][-1]["detail"]
     same_answer(job["result"], cli_result(logs["small"], "--full"))
     assert uploads_left(tmp_path / "data") == []
+
+
+def test_a_second_server_on_the_same_data_directory_is_refused(tmp_path: Path) -> None:
+    """Two servers on one data directory would both run its jobs (the second's start would
+    carry the first's running jobs over as if it had stopped): the second exits 2, saying
+    which process holds it, and the first serves on."""
+    s = Server(tmp_path / "data")
+    try:
+        cmd = [sys.executable, "-m", "logagent", "serve", "--port", str(free_port())]
+        second = subprocess.run(
+            [*cmd, "--data-dir", str(tmp_path / "data")],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert second.returncode == 2, second.stderr
+        assert f"another `logagent serve` (pid {s.proc.pid}) uses this data directory" in (
+            second.stderr
+        )
+        assert "Traceback" not in second.stderr
+        assert httpx.get(f"{s.url}/healthz").status_code == 200
+    finally:
+        assert s.stop() == 0
+    again = Server(tmp_path / "data")  # the lock went with the first server
+    again.stop()

@@ -10,7 +10,8 @@ from typing import Any
 import pytest
 
 from logagent.service.config import ServiceConfig
-from logagent.service.runner import CANCEL, MAX_RESTARTS, Draining, QueueFull, Runner
+from logagent.service.recovery import MAX_RESTARTS
+from logagent.service.runner import CANCEL, Draining, QueueFull, Runner
 from logagent.service.store import Job, JobStore
 
 MIB = 1 << 20
@@ -145,23 +146,106 @@ def test_drain_requeues_and_recovery_restarts_jobs_without_checkpoint(tmp_path: 
     assert not upload.exists()  # removed once the job ended
 
 
-def test_recovery_fails_a_job_the_server_stopped_under_too_often(tmp_path: Path) -> None:
-    """A job running at its MAX_RESTARTS-th restart is failed, not run again (a job that
-    kills the server must not kill it at every start); its files go."""
+@pytest.mark.parametrize(("before", "runs"), [(MAX_RESTARTS - 1, True), (MAX_RESTARTS, False)])
+def test_recovery_fails_a_job_that_stalled_over_too_many_restarts(
+    tmp_path: Path, before: int, runs: bool
+) -> None:
+    """A job found running after ``before`` restarts in a row without saved progress: run
+    again up to MAX_RESTARTS of them, failed past it (a job that kills the server must not
+    kill it at every start), its files removed and its stream told."""
     jobs = Jobs()
     _, store = runner(tmp_path, jobs, max_jobs=1, max_queue=2)
     upload = tmp_path / "poison.upload"
     upload.write_bytes(b"log")
     add(store, "poison")
-    note = {"action": "PAUSE", "reason": "restart", "detail": "..."}
-    store.update("poison", status="running", upload=str(upload), trace=[note] * MAX_RESTARTS)
+    note = {"action": "PAUSE", "reason": "restart", "detail": "...", "units_saved": 0}
+    store.update("poison", status="running", upload=str(upload), trace=[note] * before)
     r2, _ = runner(tmp_path, jobs, max_jobs=1, max_queue=2)
     r2.recover()
     poison = store.get("poison")
-    assert poison is not None and poison.status == "failed", poison
-    assert f"stopped {MAX_RESTARTS + 1} times" in str(poison.error)
+    assert poison is not None
+    if runs:
+        wait_for(lambda: "poison" in jobs.started)
+        jobs.release.setdefault("poison", threading.Event()).set()
+        wait_for(lambda: store.get("poison").status == "done")  # type: ignore[union-attr]
+        return
+    assert poison.status == "failed", poison
+    assert f"stopped {MAX_RESTARTS + 1} times in a row" in str(poison.error)
     assert "poison" not in jobs.started and not upload.exists()
-    assert MAX_RESTARTS >= 1
+    assert r2.events["poison"].items[-1]["data"]["status"] == "failed"
+
+
+def test_recovery_goes_on_with_a_job_whose_checkpoint_advanced(tmp_path: Path) -> None:
+    """Restarts that each found the checkpoint further on are no strike: a long job beside
+    one that kills the server goes on, however often; the restart is streamed."""
+    jobs = Jobs()
+    _, store = runner(tmp_path, jobs, max_jobs=1, max_queue=2)
+    add(store, "long")
+    trace = [
+        {"action": "PAUSE", "reason": "restart", "detail": "...", "units_saved": n}
+        for n in (10, 20, 30, 40, 50)
+    ]
+    checkpoint = tmp_path / "long.ckpt"
+    store.update("long", status="running", trace=trace, checkpoint=str(checkpoint))
+    import logagent.engine.checkpoint as ckpt
+
+    class Saved:
+        units_read = 60
+
+    original = ckpt.load
+    checkpoint.write_bytes(b"x")
+    ckpt.load = lambda path: Saved()  # type: ignore[assignment,return-value]
+    try:
+        r2, _ = runner(tmp_path, jobs, max_jobs=1, max_queue=2)
+        r2.recover()
+    finally:
+        ckpt.load = original
+    wait_for(lambda: "long" in jobs.started)
+    job = store.get("long")
+    assert job is not None and job.trace[-1]["units_saved"] == 60
+    assert "resumed from its last checkpoint" in job.trace[-1]["detail"]
+    assert r2.events["long"].items[0] == {"event": "decision", "data": job.trace[-1]}
+    jobs.release.setdefault("long", threading.Event()).set()
+    wait_for(lambda: store.get("long").status == "done")  # type: ignore[union-attr]
+
+
+def test_a_fresh_restart_shows_no_progress_of_the_killed_attempt(tmp_path: Path) -> None:
+    """Started again from the beginning, the job's progress is from 0 again, not the killed
+    attempt's 90 %."""
+    jobs = Jobs()
+    _, store = runner(tmp_path, jobs, max_jobs=1, max_queue=2)
+    add(store, "again")
+    old = {"bytes_read": 900, "bytes_total": 1000, "fraction_read": 0.9}
+    store.update("again", status="running", progress=old)
+    r2, _ = runner(tmp_path, jobs, max_jobs=1, max_queue=2)
+    r2.recover()
+    wait_for(lambda: "again" in jobs.started)
+    assert store.get("again").progress == {"bytes_total": 1000}  # type: ignore[union-attr]
+    jobs.release.setdefault("again", threading.Event()).set()
+    wait_for(lambda: store.get("again").status == "done")  # type: ignore[union-attr]
+
+
+def test_a_cancel_asked_before_the_server_was_killed_is_kept(tmp_path: Path) -> None:
+    """DELETE of a running job writes the ask down: a server killed before the job stopped
+    cancels it at the next start instead of running it again; its files go."""
+    jobs = Jobs()
+    r, store = runner(tmp_path, jobs, max_jobs=1, max_queue=2)
+    upload = tmp_path / "c.upload"
+    upload.write_bytes(b"log")
+    job = add(store, "c")
+    store.update("c", upload=str(upload))
+    r.submit(store.get("c"))  # type: ignore[arg-type]
+    wait_for(lambda: "c" in jobs.started)
+    r.cancel("c", wait_s=0.0)  # the server dies before the job notices
+    assert store.get("c").trace[-1]["reason"] == CANCEL  # type: ignore[union-attr]
+    store.update("c", status="running")  # as the killed server left it
+    jobs2 = Jobs()
+    r2, _ = runner(tmp_path, jobs2, max_jobs=1, max_queue=2)
+    r2.recover()
+    c = store.get("c")
+    assert c is not None and c.status == "cancelled" and "c" not in jobs2.started
+    assert not upload.exists() and job.id == "c"
+    jobs.release.setdefault("c", threading.Event()).set()  # the first runner's thread ends
 
 
 def test_recovery_drops_an_unusable_checkpoint_and_starts_over(tmp_path: Path) -> None:
