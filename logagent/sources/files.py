@@ -28,7 +28,13 @@ from logagent.errors import (
     InputPermissionError,
 )
 from logagent.sources.paths import STDIN, resolve_paths
-from logagent.sources.streams import ForwardReader, InputChanged, Opened, decompressing
+from logagent.sources.streams import (
+    TEXT_MARKS,
+    ForwardReader,
+    InputChanged,
+    Opened,
+    decompressing,
+)
 
 __all__ = [
     "STDIN",
@@ -44,10 +50,7 @@ MAGIC = {  # the first that starts a file names it (UTF-32's marks before UTF-16
     b"\x1f\x8b": "gzip",
     b"\x28\xb5\x2f\xfd": "zstd",
     b"BZh": "bzip2",
-    b"\xff\xfe\x00\x00": "utf-32",
-    b"\x00\x00\xfe\xff": "utf-32",
-    b"\xff\xfe": "utf-16",
-    b"\xfe\xff": "utf-16",
+    **dict(TEXT_MARKS),
 }
 
 

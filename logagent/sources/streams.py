@@ -15,6 +15,7 @@ reads every file's head before the read proper starts.
 from __future__ import annotations
 
 import bz2
+import codecs
 import gzip
 import zlib
 from collections.abc import Callable
@@ -47,11 +48,11 @@ def decompressing(kind: str | None, raw: IO[bytes]) -> Opened:
     if kind in TEXT_ENCODINGS:
         stream = Transcoded(raw, kind)
     elif kind == "gzip":
-        stream = gzip.GzipFile(fileobj=raw, mode="rb")
+        stream = Sniffed(gzip.GzipFile(fileobj=raw, mode="rb"))
     elif kind == "bzip2":
-        stream = bz2.BZ2File(raw, mode="rb")
+        stream = Sniffed(bz2.BZ2File(raw, mode="rb"))
     elif kind == "zstd":
-        stream = ZstdFrames(raw)
+        stream = Sniffed(ZstdFrames(raw))
     else:
         return raw, [raw]
     return stream, [stream, raw]
@@ -255,16 +256,17 @@ class ZstdFrames:
 class Transcoded:
     """UTF-16 or UTF-32 text (byte-order mark first) as UTF-8 bytes, read forwards.
 
-    The mark says the byte order and is not handed on; what does not decode
-    (an odd byte at the end, a lone surrogate) becomes U+FFFD, so such a line is
-    malformed like any line of invalid UTF-8, never a crash.
+    The mark says the byte order and is not handed on. What does not decode (a
+    lone surrogate, damage) becomes the byte 0xFF, never valid UTF-8: its line
+    is counted as a line of invalid UTF-8 (``invalid_utf8_lines``) like any
+    other. A code unit cut at the end is not handed on: a live log caught
+    mid-character (``cron``) reads it whole next time, and its content (and
+    head hash) never changes once read.
     """
 
-    def __init__(self, raw: IO[bytes], encoding: str) -> None:
-        import codecs
-
+    def __init__(self, raw: Any, encoding: str) -> None:
         self._raw = raw
-        self._decoder = codecs.getincrementaldecoder(encoding)(errors="replace")
+        self._decoder = codecs.getincrementaldecoder(encoding)(errors=_INVALID)
         self._buf = b""
         self._done = False
 
@@ -275,8 +277,7 @@ class Transcoded:
             want = max(FEED_BYTES, 2 * (n - have)) if n >= 0 else 1 << 20
             chunk = self._raw.read(want)
             self._done = not chunk
-            text = self._decoder.decode(chunk, final=self._done)
-            data = text.encode("utf-8", "surrogatepass")
+            data = self._decoder.decode(chunk).encode("utf-8", "surrogateescape")
             parts.append(data)
             have += len(data)
         buf = b"".join(parts)
@@ -286,3 +287,67 @@ class Transcoded:
 
     def close(self) -> None:
         """Nothing of its own to release (the raw file is closed by its owner)."""
+
+
+def _invalid(exc: UnicodeError) -> tuple[str, int]:
+    """Undecodable UTF-16/32 as U+DCFF, which ``surrogateescape`` writes as the byte 0xFF."""
+    assert isinstance(exc, UnicodeDecodeError)
+    return "\udcff", exc.end
+
+
+_INVALID = "logagent.transcoded"
+codecs.register_error(_INVALID, _invalid)
+
+
+class Sniffed:
+    """A decompressed stream whose content may start with a byte-order mark (a SQL Server
+    ERRORLOG rotated to ``.gz``): decoded (``Transcoded``) when it does, else as it is."""
+
+    def __init__(self, inner: Any) -> None:
+        self._inner = inner
+        self._reader: Any = None
+
+    def read(self, n: int = -1) -> bytes:
+        """Up to ``n`` bytes of the content (b"" at the end)."""
+        if self._reader is None:
+            head = b""
+            while len(head) < 4 and (more := self._inner.read(4 - len(head))):
+                head += more
+            kind = text_kind(head)
+            prefixed = _Prefixed(head, self._inner)
+            self._reader = Transcoded(prefixed, kind) if kind else prefixed
+        out: bytes = self._reader.read(n)
+        return out
+
+    def close(self) -> None:
+        """Close the decompressor (its raw file is closed by its owner)."""
+        self._inner.close()
+
+
+class _Prefixed:
+    """``head``, then the rest of ``inner``."""
+
+    def __init__(self, head: bytes, inner: Any) -> None:
+        self._head, self._inner = head, inner
+        self._read = getattr(inner, "read1", inner.read)
+
+    def read(self, n: int = -1) -> bytes:
+        if self._head:
+            out, self._head = (self._head, b"") if n < 0 else (self._head[:n], self._head[n:])
+            return out
+        data: bytes = self._read(n)
+        return data
+
+
+#: The byte-order marks of ``TEXT_ENCODINGS`` (UTF-32's before UTF-16's: FF FE 00 00).
+TEXT_MARKS = (
+    (b"\xff\xfe\x00\x00", "utf-32"),
+    (b"\x00\x00\xfe\xff", "utf-32"),
+    (b"\xff\xfe", "utf-16"),
+    (b"\xfe\xff", "utf-16"),
+)
+
+
+def text_kind(head: bytes) -> str | None:
+    """The text encoding ``head``'s byte-order mark names, if any."""
+    return next((kind for mark, kind in TEXT_MARKS if head.startswith(mark)), None)

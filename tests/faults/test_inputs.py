@@ -304,6 +304,21 @@ def test_a_utf16_log_is_read_as_the_text_it_holds(
     assert top(r) == truth_top(truth)
 
 
+def test_undecodable_utf16_is_counted_as_invalid_like_utf8(tmp_path: Path) -> None:
+    """A lone surrogate in a UTF-16 log is an invalid line as invalid UTF-8 is: counted and
+    said, never hidden behind a replacement character."""
+    good = [combined_line(f"/r{i % 3}", 500) for i in range(20)]
+    data = b"\xff\xfe" + "".join(x + "\r\n" for x in good).encode("utf-16-le")
+    bad = combined_line("/bad", 500).encode("utf-16-le") + b"\x00\xd8" + "\r\n".encode("utf-16-le")
+    log = tmp_path / "wide.log"
+    log.write_bytes(data + bad)
+    proc = cli("analyze", str(log), "--json", "--full")
+    clean(proc)
+    r = result(proc)
+    assert proc.returncode == 0 and r["progress"]["invalid_utf8_lines"] == 1
+    assert any("invalid UTF-8" in w for w in r["warnings"]), r["warnings"]
+
+
 @pytest.mark.parametrize("lines", [40, None])
 def test_utf16_without_its_mark_is_refused_with_the_conversion_to_make(
     tmp_path: Path, dominant: tuple[Path, dict[str, Any]], lines: int | None

@@ -275,18 +275,46 @@ def test_half_written_line_waits_for_the_next_run(tmp_path: Path) -> None:
     assert sum(counts.values()) == 10
 
 
-def test_a_live_utf16_log_half_written_line_waits_for_the_next_run(tmp_path: Path) -> None:
+@pytest.mark.parametrize("cut", ["unit", "byte", "pair"])
+def test_a_live_utf16_log_half_written_line_waits_for_the_next_run(
+    tmp_path: Path, cut: str
+) -> None:
     """SQL Server on Linux writes its live ERRORLOG in UTF-16: read as the UTF-8 it holds, a
-    last line without its newline waits for the next run there too (never counted twice)."""
+    last line without its newline waits for the next run there too (never counted twice),
+    also when the writer was caught mid-character (an odd byte, half a surrogate pair) in
+    a file short enough for its whole content to be its head (identity)."""
     log, state = tmp_path / "errorlog", tmp_path / "s.sqlite"
-    whole = ("\ufeff" + _lines(10, 500).decode().replace("\n", "\r\n")).encode("utf-16-le")
-    log.write_bytes(whole[:-40])  # the last line cut, mid-character pairs kept whole
+    text = _lines(10, 500).decode().replace("\n", "\r\n")
+    whole = ("\ufeff" + text[:-30] + "\U0001f600" + text[-30:]).encode("utf-16-le")
+    at = {"unit": len(whole) - 40, "byte": len(whole) - 41, "pair": len(whole) - 62}[cut]
+    if cut == "pair":
+        assert whole[at - 2 : at] == "\U0001f600".encode("utf-16-le")[:2]  # the high half
+    log.write_bytes(whole[:at])
     assert window_counts(cron(state, "--json", log=log))[1] == 9
-    append(log, whole[-40:] + "/r/0 half".encode("utf-16-le"))
+    append(log, whole[at:] + "/r/0 half".encode("utf-16-le"))
     counts, n = window_counts(cron(state, "--json", log=log))
     assert n == 10 and sum(counts.values()) == 10
     append(log, " done\r\n".encode("utf-16-le"))
     assert window_counts(cron(state, "--json", log=log))[1] == 11  # the late line, once
+
+
+def test_a_utf16_log_rotated_and_compressed_is_followed(tmp_path: Path) -> None:
+    """logrotate's compress on a UTF-16 log: the .gz's content is found by its head (the
+    mark inside the gzip is read), so the lines written before the rotation are counted
+    once, and the new file's too."""
+    log, state = tmp_path / "errorlog", tmp_path / "s.sqlite"
+    first = ("\ufeff" + _lines(8, 500).decode()).encode("utf-16-le")
+    log.write_bytes(first)
+    assert window_counts(cron(state, "--json", log=log))[1] == 8
+    more = _lines(5, 502).decode().encode("utf-16-le")
+    append(log, more)
+    (tmp_path / "errorlog.1.gz").write_bytes(gzip.compress(first + more))
+    log.unlink()
+    log.write_bytes(("\ufeff" + _lines(4, 503).decode()).encode("utf-16-le"))
+    second = cron(state, "--json", log=log)
+    counts, n = window_counts(second)
+    assert n == 17 and sum(counts.values()) == 17  # the window: 8 + 5 + 4, none twice
+    assert json.loads(second.stdout)["incremental"]["files"][0]["lines_new"] == 9
 
 
 def test_start_end_on_a_live_utf16_log_reads_only_what_comes_after(tmp_path: Path) -> None:

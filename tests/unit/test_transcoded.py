@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import bz2
+import gzip
 import io
 from pathlib import Path
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -48,11 +51,37 @@ def test_any_text_comes_out_as_its_utf8_whatever_the_reads(
     assert got == want
 
 
-def test_what_does_not_decode_is_a_replacement_character_not_an_error() -> None:
-    """A lone surrogate and an odd last byte become U+FFFD: a malformed line, no crash."""
+def test_what_does_not_decode_is_invalid_utf8_and_a_cut_unit_waits() -> None:
+    """A lone surrogate becomes the byte 0xFF (never valid UTF-8: its line is counted as
+    invalid); an odd last byte (a code unit cut by a live writer) is not handed on."""
     lone = b"\xff\xfe" + "a\n".encode("utf-16-le") + b"\x00\xd8" + "b\n".encode("utf-16-le") + b"x"
     out = Transcoded(io.BytesIO(lone), "utf-16").read()
-    assert out == "a\n\ufffdb\n\ufffd".encode()
+    assert out == b"a\n\xffb\n"
+
+
+@pytest.mark.parametrize("pack", ["gzip", "bz2", "zstd"])
+def test_utf16_inside_a_compressed_file_is_decoded_too(tmp_path: Path, pack: str) -> None:
+    """SQL Server's ERRORLOG rotated and compressed: the mark is found in the content."""
+    text = "2026-01-01 line one\r\n2026-01-01 \U0001f600 two\r\n"
+    data = b"\xff\xfe" + text.encode("utf-16-le")
+    path = tmp_path / "errorlog.1"
+    if pack == "gzip":
+        path.write_bytes(gzip.compress(data))
+    elif pack == "bz2":
+        path.write_bytes(bz2.compress(data))
+    else:
+        import zstandard
+
+        path.write_bytes(zstandard.ZstdCompressor().compress(data))
+    source = open_source(str(path))
+    try:
+        got, offset = b"", 0
+        while chunk := source.read_at(offset, 7):
+            got += chunk
+            offset += len(chunk)
+    finally:
+        source.close()
+    assert got == text.encode()
 
 
 def test_a_file_with_a_mark_opens_as_a_decoded_stream(tmp_path: Path) -> None:
