@@ -4,7 +4,8 @@ The runner (``runner.Runner.recover``) reads the job, its upload and its
 checkpoint, asks ``verdict``, and does what it says: a job goes on from its
 last checkpoint, or from the beginning when it had none (its upload is kept
 until it ends), unless its cancel was asked for, its input is gone, or it has
-not got any further over more than ``MAX_RESTARTS`` restarts in a row — a job
+not got any further over more than ``MAX_RESTARTS`` restarts in a row (or
+was carried over ``MAX_RESTARTS_IN_ALL`` times) — a job
 that kills the server (the OOM killer, a crash) must not kill it at every
 start, while a job beside it that gets on does go on.
 """
@@ -20,6 +21,9 @@ RESTART = "restart"  # a trace entry's reason: the job was carried over a restar
 #: Restarts in a row a running job is carried over while its saved progress does not
 #: advance; the next one fails it.
 MAX_RESTARTS = 2
+#: Restarts a job is carried over in all, however far each got (a job that saves a
+#: checkpoint, then kills the server, must not do it forever).
+MAX_RESTARTS_IN_ALL = 10
 
 
 @dataclass(frozen=True)
@@ -45,6 +49,13 @@ def verdict(trace: Sequence[dict[str, Any]], *, input_there: bool, saved: int | 
             "failed",
             f"the server stopped {stalled} times in a row while the job ran without getting "
             "further; it is not started again (see the server log)",
+        )
+    restarts = 1 + sum(1 for t in trace if t.get("reason") == RESTART)
+    if restarts > MAX_RESTARTS_IN_ALL:
+        return Verdict(
+            "failed",
+            f"the server stopped {restarts} times while the job ran; it is not started again "
+            "(see the server log)",
         )
     if saved is not None:
         return Verdict(

@@ -226,7 +226,8 @@ class Runner:
         progress = {**data["progress"], "bytes_total": result.input.bytes_total}
         if active.stop == DRAIN and result.status.value == "partial":
             detail = "service stopping: the job resumes from its checkpoint at the next start"
-            trace = [*job.trace, {"action": "PAUSE", "reason": "drained", "detail": detail}]
+            now = self._store.get(job.id) or job  # a cancel asked for meanwhile is kept
+            trace = [*now.trace, {"action": "PAUSE", "reason": "drained", "detail": detail}]
             self._store.update(job.id, status="queued", progress=progress, trace=trace)
             self.events[job.id].add("decision", trace[-1])
             return
@@ -365,6 +366,9 @@ class Runner:
             self._store.update(job.id, status="queued", trace=trace, progress=progress)
             self.events.setdefault(job.id, Events()).add("decision", trace[-1])
         for job in self._store.with_status("queued"):
+            if any(t.get("reason") == CANCEL for t in job.trace):  # asked while it drained
+                self._end_at_start(job, "cancelled", "cancelled; the server stopped meanwhile")
+                continue
             if job.upload and not os.path.exists(job.upload):
                 self._end_at_start(job, "failed", "the upload is gone")
                 continue

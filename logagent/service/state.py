@@ -22,8 +22,13 @@ from logagent.service.store import Job, JobStore
 log = get_logger("logagent.service")
 
 
+#: The data directories this process holds (their real path -> the lock's descriptor).
+_HELD: dict[str, int] = {}
+
+
 def lock_data_dir(data_dir: str) -> int:
-    """Hold ``DATA_DIR/serve.lock`` for the process's life (its descriptor, never closed).
+    """Hold ``DATA_DIR/serve.lock`` for the process's life (its descriptor, never closed);
+    again for a directory this process holds already: its descriptor.
 
     Two servers on one data directory would both run its jobs: the second's start carries
     the first's running jobs over as if it had stopped. A ``ConfigError`` names the holder.
@@ -36,24 +41,34 @@ def lock_data_dir(data_dir: str) -> int:
     path = os.path.join(data_dir, "serve.lock")
     try:
         os.makedirs(data_dir, mode=0o700, exist_ok=True)
+        key = os.path.realpath(data_dir)
+        if key in _HELD:
+            return _HELD[key]
         fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
     except OSError as exc:
         raise ConfigError(f"cannot use the data directory ({exc.strerror})", path=path) from exc
     try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except OSError as exc:
-        holder = os.pread(fd, 32, 0).decode(errors="replace").strip() or "?"
-        os.close(fd)
-        if exc.errno in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES):
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError as exc:
+            if exc.errno not in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES):
+                raise
+            holder = os.pread(fd, 32, 0).decode(errors="replace").strip() or "?"
             raise ConfigError(
                 f"another `logagent serve` (pid {holder}) uses this data directory; one "
                 "server per data directory (give this one its own --data-dir)",
                 path=data_dir,
             ) from None
+        pid = f"{os.getpid()}\n".encode()
+        os.pwrite(fd, pid, 0)  # then cut: a reader never sees it empty
+        os.ftruncate(fd, len(pid))
+        held = os.fstat(fd)
+    except OSError as exc:
+        os.close(fd)
         raise ConfigError(f"cannot lock the data directory ({exc.strerror})", path=path) from exc
-    os.ftruncate(fd, 0)
-    os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
-    held = os.fstat(fd)
+    except BaseException:
+        os.close(fd)
+        raise
 
     def let_go() -> None:
         """A forked scan child lets go of its copy: a child outliving a killed server for a
@@ -64,6 +79,7 @@ def lock_data_dir(data_dir: str) -> int:
                 os.close(fd)
 
     os.register_at_fork(after_in_child=let_go)
+    _HELD[key] = fd
     return fd
 
 
@@ -102,6 +118,7 @@ class Service:
         from logagent.routermem import memory
 
         cfg = self.cfg
+        lock_data_dir(cfg.data_dir)  # before its jobs are touched (the CLI took it already)
         for d in (cfg.data_dir, cfg.uploads_dir, cfg.checkpoints_dir):
             os.makedirs(d, mode=0o700, exist_ok=True)
         self._store = JobStore(cfg.db_path)

@@ -123,7 +123,7 @@ class Source:
     _ident: tuple[int, int] | None = None  # (st_dev, st_ino) of a plain file
     stop_check: StopCheck | None = None  # set by the engine: signals and budgets mid-batch
     _pins: int = 0  # reads using the descriptor now: it is not closed under them
-    _closing: bool = False  # closed while pinned: the last read done closes it
+    _closed: bool = False  # closed (while pinned: the last read done closes it)
 
     def read_at(self, offset: int, n: int) -> bytes:
         """Read up to ``n`` bytes at ``offset`` (forwards only for streams).
@@ -202,8 +202,9 @@ class Source:
         with _LOCK:
             self._pins += 1
             if self._fd is not None:
-                _OPEN[id(self)] = self
-                _OPEN.move_to_end(id(self))
+                if not self._closed:
+                    _OPEN[id(self)] = self
+                    _OPEN.move_to_end(id(self))
                 return self._fd
         try:
             fd = _reopen_fd(self.path, self._ident)
@@ -222,9 +223,8 @@ class Source:
         """The read is done; a close asked for meanwhile happens now (``close``)."""
         with _LOCK:
             self._pins -= 1
-            if self._pins or not self._closing:
+            if self._pins or not self._closed:
                 return
-            self._closing = False
         self._shut()
 
     def _hold(self, fd: int) -> None:
@@ -239,15 +239,20 @@ class Source:
         (a plain file; a stream decompressed the least so far), the least recently used
         among equals. So a stream deep into its read is the last to go: opening it again
         decompresses everything before its place again."""
+        if self._closed:  # a read racing ``close``: its descriptor goes with its last unpin
+            return
         _OPEN[id(self)] = self
         _OPEN.move_to_end(id(self))
         excess = len(_OPEN) - open_bound()
         if excess <= 0:
             return
-        idle = [(o._reopen_cost(), i, k) for i, (k, o) in enumerate(_OPEN.items()) if not o._pins]
+        idle = [
+            (o._reopen_cost(), i, k)
+            for i, (k, o) in enumerate(_OPEN.items())
+            if not o._pins and o is not self
+        ]
         for _, _, key in sorted(idle)[:excess]:
-            if key != id(self):
-                _OPEN.pop(key)._release()
+            _OPEN.pop(key)._release()
 
     def _reopen_cost(self) -> int:
         """Bytes a reopening decompresses again (0 for a plain file)."""
@@ -269,9 +274,9 @@ class Source:
         """Release the file descriptor or stream; a read using it in another thread (a
         reader abandoned after a stop) finishes first: the last ``_unpin`` closes it."""
         with _LOCK:
+            self._closed = True
             _OPEN.pop(id(self), None)
             if self._pins:
-                self._closing = True
                 return
         self._shut()
 

@@ -98,7 +98,11 @@ def open_slice(
     source = open_source(path)
     if not source.seekable:
         live = whole_lines and end is None and source.compression in TEXT_ENCODINGS
-        return StreamView.of(source, start, stream_complete_end(path) if live else end)
+        try:
+            return StreamView.of(source, start, stream_complete_end(path) if live else end)
+        except BaseException:
+            source.close()
+            raise
     size = source.size or 0
     if end is None:
         end = complete_end(source, start, size) if whole_lines else size

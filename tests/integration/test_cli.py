@@ -301,17 +301,22 @@ def test_bad_flag_value_is_a_usage_error(write_log: Callable[..., Path]) -> None
     assert proc.returncode == 2 and b"Traceback" not in proc.stderr
 
 
-def test_glob_skips_directories_and_utf16_gets_a_hint(
+def test_glob_skips_directories_and_utf16_is_read_or_gets_a_hint(
     write_log: Callable[..., Path], tmp_path: Path
 ) -> None:
-    """A glob ignores subdirectories; a UTF-16 log recuses with a hint to convert it."""
+    """A glob ignores subdirectories; a UTF-16 log with its byte-order mark is read as its
+    text (the same answer), one without recuses with a hint to convert it."""
     lines = random_log_lines(13, 200)
     write_log(lines, name="a.log")
     (tmp_path / "old").mkdir()
     r = as_json(run("analyze", str(tmp_path / "*"), "--json", "--top", "50"))
     assert r["input"]["paths"] == [str(tmp_path / "a.log")]
-    utf16 = "".join(x + "\n" for x in lines).encode("utf-16")
-    proc = run("analyze", str(write_log(utf16, name="w.log")), "--json")
+    text = "".join(x + "\n" for x in lines)
+    marked = as_json(
+        run("analyze", str(write_log(text.encode("utf-16"), name="w.log")), "--json", "--top", "50")
+    )
+    assert marked["answer"]["top"] == r["answer"]["top"] and marked["status"] == r["status"]
+    proc = run("analyze", str(write_log(text.encode("utf-16-le"), name="bare.log")), "--json")
     assert proc.returncode == 3 and "UTF-16" in as_json(proc)["recuse"]["detail"]
 
 

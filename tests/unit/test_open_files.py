@@ -10,6 +10,7 @@ import signal
 import sys
 import threading
 import time
+from collections import OrderedDict
 from pathlib import Path
 
 import pytest
@@ -34,6 +35,13 @@ def _write(path: Path, data: bytes) -> Path:
     else:
         path.write_bytes(data)
     return path
+
+
+@pytest.fixture(autouse=True)
+def own_table(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each test counts only its own open files: sources other tests left open are neither
+    closed by its evictions nor counted against its bound."""
+    monkeypatch.setattr(files, "_OPEN", OrderedDict())
 
 
 @pytest.fixture
@@ -224,6 +232,7 @@ def test_a_stream_deep_into_its_read_is_the_last_to_be_let_go(tmp_path: Path, bo
         for source in [*fresh, *plain]:
             source.read_at(0, 100)
         assert id(deep) in files._OPEN  # never let go: it was the costliest
+        assert len(files._OPEN) <= bound
         assert deep.read_at(200_000, 10) == (_text(1) * 50)[200_000:200_010]
     finally:
         for source in [deep, *fresh, *plain]:
@@ -279,4 +288,30 @@ def test_a_finished_stream_read_again_lets_no_live_one_go(tmp_path: Path, bound:
         assert all(id(s) in files._OPEN for s in live)
     finally:
         for source in [done, *live]:
+            source.close()
+
+
+@pytest.mark.parametrize("suffix", [".log", ".gz"])
+def test_a_read_after_close_keeps_no_descriptor(tmp_path: Path, bound: int, suffix: str) -> None:
+    """A reader still running after ``close`` (abandoned after a stop) reads, but the file
+    it opened again is neither counted as open nor left open."""
+    before = open_fds()
+    source = open_source(str(_write(tmp_path / f"a{suffix}", _text(1))))
+    source.close()
+    assert source.read_at(0, 10) == _text(1)[:10]
+    assert id(source) not in files._OPEN and open_fds() == before
+
+
+def test_opening_the_cheapest_file_still_closes_another(tmp_path: Path, bound: int) -> None:
+    """A plain file (nothing to decompress again: the cheapest) opened beside ``bound``
+    streams read a little: one stream goes, the count stays at the bound."""
+    streams = [open_source(str(_write(tmp_path / f"s{i}.gz", _text(i)))) for i in range(bound)]
+    for source in streams:
+        source.read_at(0, 100)
+    plain = open_source(str(_write(tmp_path / "p.log", _text(9))))
+    try:
+        assert len(files._OPEN) <= bound and plain._fd is not None  # itself never closed
+        assert plain.read_at(0, 10) == _text(9)[:10]
+    finally:
+        for source in [*streams, plain]:
             source.close()

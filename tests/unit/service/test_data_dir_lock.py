@@ -5,23 +5,44 @@ from __future__ import annotations
 import fcntl
 import os
 import signal
+import subprocess
+import sys
 import time
 from pathlib import Path
 
 import pytest
 
 from logagent.errors import ConfigError
+from logagent.service import state
 from logagent.service.state import lock_data_dir
 
 
-def test_the_lock_refuses_a_second_holder_and_names_the_first(tmp_path: Path) -> None:
-    fd = lock_data_dir(str(tmp_path / "data"))
-    try:
-        with pytest.raises(ConfigError, match=f"pid {os.getpid()}"):
-            lock_data_dir(str(tmp_path / "data"))
-    finally:
-        os.close(fd)
-    os.close(lock_data_dir(str(tmp_path / "data")))  # free again once its holder let go
+@pytest.fixture(autouse=True)
+def fresh(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each test starts holding no data directory (the tests close what they took)."""
+    monkeypatch.setattr(state, "_HELD", {})
+
+
+def test_the_lock_refuses_another_process_and_names_the_holder(tmp_path: Path) -> None:
+    """A second process is refused, told the holder's pid; this process taking it again
+    (the CLI, then the app's start) gets the same lock."""
+    data = str(tmp_path / "data")
+    fd = lock_data_dir(data)
+    assert lock_data_dir(data) == fd
+    other = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            f"from logagent.service.state import lock_data_dir; lock_data_dir({data!r})",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert other.returncode != 0 and f"pid {os.getpid()}" in other.stderr
+    os.close(fd)
+    state._HELD.clear()
+    os.close(lock_data_dir(data))  # free again once its holder let go
 
 
 def test_a_forked_child_does_not_keep_the_lock(tmp_path: Path) -> None:
@@ -54,3 +75,19 @@ def test_an_unusable_data_directory_is_a_clear_error(tmp_path: Path) -> None:
     blocker.write_text("x")
     with pytest.raises(ConfigError, match="cannot use the data directory"):
         lock_data_dir(str(blocker / "data"))
+
+
+def test_the_app_takes_the_lock_at_its_start_too(tmp_path: Path) -> None:
+    """An embedder's ``create_app`` (no CLI) starts the service: the lock is taken before
+    its jobs are recovered."""
+    from logagent.service.config import ServiceConfig
+    from logagent.service.state import Service
+
+    service = Service(ServiceConfig(data_dir=str(tmp_path / "data"), memory_budget_bytes=1 << 30))
+    service.start()
+    try:
+        assert os.path.realpath(tmp_path / "data") in state._HELD
+    finally:
+        service.stop()
+        service.store.close()
+        os.close(state._HELD.pop(os.path.realpath(tmp_path / "data")))

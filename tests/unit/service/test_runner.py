@@ -248,6 +248,22 @@ def test_a_cancel_asked_before_the_server_was_killed_is_kept(tmp_path: Path) -> 
     jobs.release.setdefault("c", threading.Event()).set()  # the first runner's thread ends
 
 
+def test_a_cancel_asked_while_the_job_drained_is_kept(tmp_path: Path) -> None:
+    """DELETE of a job the drain had put back in the queue: the next start cancels it."""
+    jobs = Jobs()
+    _, store = runner(tmp_path, jobs, max_jobs=1, max_queue=2)
+    add(store, "d")
+    trace = [
+        {"action": "STOP", "reason": CANCEL, "detail": "cancel asked for"},
+        {"action": "PAUSE", "reason": "drained", "detail": "..."},
+    ]
+    store.update("d", status="queued", trace=trace)
+    r2, _ = runner(tmp_path, jobs, max_jobs=1, max_queue=2)
+    r2.recover()
+    d = store.get("d")
+    assert d is not None and d.status == "cancelled" and "d" not in jobs.started
+
+
 def test_recovery_drops_an_unusable_checkpoint_and_starts_over(tmp_path: Path) -> None:
     """A checkpoint that does not load is removed (never resumed from) and the job starts
     again from the beginning."""
