@@ -105,10 +105,10 @@ class Source:
     """One opened input. ``size`` is None for streams (unknown until read).
 
     A file's descriptor (a compressed file's stream) is closed when more than
-    ``open_bound()`` are open, the least recently read first but never one a
-    read is using (``_pins``); it is reopened by path only if the path still
-    names the same file (device and inode), else the read stops with
-    ``InputChanged`` (a stream is decompressed again up to where it was:
+    ``open_bound()`` are open: never one a read is using (``_pins``), the
+    cheapest to open again first (``_touch``). It is reopened by path only if
+    the path still names the same file (device and inode), else the read stops
+    with ``InputChanged`` (a stream is decompressed again up to where it was:
     ``streams.ForwardReader``). A read that ends before the planned ``size``
     (the file was truncated while read) raises ``InputChanged`` too: never a
     silent short count called exact.

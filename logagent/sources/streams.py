@@ -1,9 +1,11 @@
-"""Forward-only inputs read by offset: compressed files, pipes, stdin (EDGE: reads them).
+"""Forward-only inputs read by offset: compressed files, UTF-16 text, pipes, stdin (EDGE).
 
 ``ForwardReader`` offers the ``read_at`` of a file over a stream that only
 goes forwards, keeping at most one request buffered. A damaged or truncated
 compressed stream ends early instead of raising, so the bytes before the
-damage are still counted; ``error`` says what happened.
+damage are still counted; ``error`` says what happened. UTF-16 and UTF-32
+text (a byte-order mark first, also inside a compressed file) is read as
+the UTF-8 it holds (``Transcoded``, ``Sniffed``).
 
 A compressed *file* can be let go between reads (``suspend``) and opened
 again (``reopen``): decompressed from its start, the bytes already produced

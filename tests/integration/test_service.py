@@ -421,6 +421,22 @@ def _checkpointed_job(s: Server, data: bytes, data_dir: Path) -> str:
     return job_id
 
 
+def _restarted_to_the_full_answer(
+    data: Path, args: tuple[str, ...], job_id: str, log: Path, how: str
+) -> None:
+    """A server started again on ``data`` carries the killed job over (``how``: from its
+    checkpoint, or from the beginning) to the uninterrupted answer, its upload removed."""
+    s2 = Server(data, *args)
+    try:
+        job = wait_done(s2.url, job_id)
+    finally:
+        s2.stop()
+    assert job["status"] == "done", job
+    assert job["trace"][-1]["reason"] == "restart" and how in job["trace"][-1]["detail"]
+    same_answer(job["result"], cli_result(log, "--full"))
+    assert uploads_left(data) == []
+
+
 def test_restart_after_sigkill_keeps_every_job(tmp_path: Path, logs: dict[str, Path]) -> None:
     """SIGKILL mid-job: at restart the job resumes from its last checkpoint.
 
@@ -438,15 +454,7 @@ def test_restart_after_sigkill_keeps_every_job(tmp_path: Path, logs: dict[str, P
     assert gone["result"] is None or gone["result"]["status"] == "partial"
     assert len(uploads_left(tmp_path / "data")) == 1  # only the first job's
     assert s.stop(signal.SIGKILL) == -signal.SIGKILL
-    s2 = Server(tmp_path / "data", *args)
-    try:
-        job = wait_done(s2.url, job_id)
-    finally:
-        s2.stop()
-    assert job["status"] == "done", job
-    assert job["trace"][-1]["reason"] == "restart"
-    same_answer(job["result"], cli_result(logs["small"], "--full"))
-    assert uploads_left(tmp_path / "data") == []
+    _restarted_to_the_full_answer(tmp_path / "data", args, job_id, logs["small"], "checkpoint")
 
 
 def test_restart_after_sigkill_before_any_checkpoint_runs_the_job_again(
@@ -474,15 +482,7 @@ def test_restart_after_sigkill_before_any_checkpoint_runs_the_job_again(
     assert not os.listdir(tmp_path / "data" / "checkpoints")
     assert s.stop(signal.SIGKILL) == -signal.SIGKILL
     assert len(uploads_left(tmp_path / "data")) == 1  # the accepted job's input is kept
-    s2 = Server(tmp_path / "data", *args)
-    try:
-        job = wait_done(s2.url, job_id)
-    finally:
-        s2.stop()
-    assert job["status"] == "done", job
-    assert job["trace"][-1]["reason"] == "restart" and "beginning" in job["trace"][-1]["detail"]
-    same_answer(job["result"], cli_result(logs["small"], "--full"))
-    assert uploads_left(tmp_path / "data") == []
+    _restarted_to_the_full_answer(tmp_path / "data", args, job_id, logs["small"], "beginning")
 
 
 def test_a_second_server_on_the_same_data_directory_is_refused(tmp_path: Path) -> None:
