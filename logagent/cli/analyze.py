@@ -263,6 +263,9 @@ def analyze_cmd(paths: tuple[str, ...], **opts: Any) -> None:
     3 recused (cannot answer), 4 partial answer, 130 interrupted twice.
     """
     configure_logging()
+    from logagent.cli.startup import compact_allocator
+
+    compact_allocator(paths)  # a small input: Polars' allocator holds less (before it loads)
 
     def run() -> tuple[Result, Settings]:
         from logagent.config import load_settings

@@ -19,8 +19,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from logagent.errors import ConfigError, InputError, InputNotFound
+from logagent.magic import kind_of
 from logagent.sources import Source, open_source, resolve_paths
-from logagent.sources.files import MAGIC, STDIN, _open_stream
+from logagent.sources.files import STDIN, _open_stream
 
 #: A positional read fetches at least this much, so a unit's look-back and slack cost one request.
 MIN_FETCH = 64 << 10
@@ -147,7 +148,7 @@ def open_input(path: str) -> Source:
         raise InputError("is a directory (prefix), not a log object", path=path)
     size = int(info["size"])
     head = fs.cat_file(fs_path, start=0, end=min(4, size)) if size else b""
-    kind = next((k for magic, k in MAGIC.items() if head.startswith(magic)), None)
+    kind = kind_of(head)
     if kind is not None:
         return _open_stream(path, kind, fs.open(fs_path, "rb"))
     return RemoteSource(path, seekable=True, size=size, compression=None, fs=fs, fs_path=fs_path)

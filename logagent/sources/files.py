@@ -27,9 +27,9 @@ from logagent.errors import (
     InputNotFound,
     InputPermissionError,
 )
+from logagent.magic import MAGIC, kind_of
 from logagent.sources.paths import STDIN, resolve_paths
 from logagent.sources.streams import (
-    TEXT_MARKS,
     ForwardReader,
     InputChanged,
     Opened,
@@ -37,6 +37,7 @@ from logagent.sources.streams import (
 )
 
 __all__ = [
+    "MAGIC",
     "STDIN",
     "ForwardReader",
     "InputChanged",
@@ -45,13 +46,6 @@ __all__ = [
     "open_source",
     "resolve_paths",
 ]
-
-MAGIC = {  # the first that starts a file names it (UTF-32's marks before UTF-16's)
-    b"\x1f\x8b": "gzip",
-    b"\x28\xb5\x2f\xfd": "zstd",
-    b"BZh": "bzip2",
-    **dict(TEXT_MARKS),
-}
 
 
 #: Files (plain or compressed) kept open at once; the rest are reopened on demand (a glob
@@ -292,18 +286,18 @@ def open_source(path: str) -> Source:
         if sys.stdin is None:  # started with stdin closed (`<&-`)
             raise InputError("standard input is closed: nothing to read from '-'", path=STDIN)
         raw = sys.stdin.buffer
-        kind = _kind(raw.peek(4)[:4]) if hasattr(raw, "peek") else None
+        kind = kind_of(raw.peek(4)[:4]) if hasattr(raw, "peek") else None
         return _open_stream("<stdin>", kind, raw, owned=False)  # stdin is the process's
     fd = _open_fd(path)
     if not stat.S_ISREG(os.fstat(fd).st_mode):  # a FIFO, /dev/stdin, <(zcat x.gz): forwards only
         raw = os.fdopen(fd, "rb")
-        return _open_stream(path, _kind(raw.peek(4)[:4]), raw)
+        return _open_stream(path, kind_of(raw.peek(4)[:4]), raw)
     try:
         head = os.pread(fd, 4, 0)
     except OSError as exc:
         os.close(fd)
         raise InputError(f"cannot read: {exc.strerror}", path=path) from exc
-    kind = _kind(head)
+    kind = kind_of(head)
     if kind is None:
         st = os.fstat(fd)
         source = Source(path, seekable=True, size=st.st_size, compression=None)
@@ -311,11 +305,6 @@ def open_source(path: str) -> Source:
         source._hold(fd)  # closed again if many files are open; reopened with its identity checked
         return source
     return _open_compressed(path, kind, fd)
-
-
-def _kind(head: bytes) -> str | None:
-    """Compression named by the magic bytes at the start of the input, if any."""
-    return next((k for magic, k in MAGIC.items() if head.startswith(magic)), None)
 
 
 def _open_fd(path: str) -> int:

@@ -24,6 +24,7 @@ from collections.abc import Callable
 from typing import IO, Any
 
 from logagent.errors import InputCorrupt, InputError
+from logagent.magic import text_kind
 
 FEED_BYTES = 16 << 10  # compressed bytes fed to zstd at a time: a damaged feed yields nothing
 #: The last bytes of a stream let go that must come out the same when it is opened again.
@@ -339,17 +340,3 @@ class _Prefixed:
             return out
         data: bytes = self._read(n)
         return data
-
-
-#: The byte-order marks of ``TEXT_ENCODINGS`` (UTF-32's before UTF-16's: FF FE 00 00).
-TEXT_MARKS = (
-    (b"\xff\xfe\x00\x00", "utf-32"),
-    (b"\x00\x00\xfe\xff", "utf-32"),
-    (b"\xff\xfe", "utf-16"),
-    (b"\xfe\xff", "utf-16"),
-)
-
-
-def text_kind(head: bytes) -> str | None:
-    """The text encoding ``head``'s byte-order mark names, if any."""
-    return next((kind for mark, kind in TEXT_MARKS if head.startswith(mark)), None)

@@ -1,0 +1,28 @@
+"""What an input's first bytes say it is: a compression, or text with a byte-order mark (PURE).
+
+Found by content, never by name (a rotated ``access.log.1`` may be gzip). The
+readers (``sources.files``, ``distributed.inputs``) open an input by what
+``kind_of`` says; the CLI looks at it before Polars loads (``cli.startup``).
+"""
+
+from __future__ import annotations
+
+#: The byte-order marks of UTF-32 and UTF-16 (UTF-32's first: FF FE 00 00 starts both).
+TEXT_MARKS = (
+    (b"\xff\xfe\x00\x00", "utf-32"),
+    (b"\x00\x00\xfe\xff", "utf-32"),
+    (b"\xff\xfe", "utf-16"),
+    (b"\xfe\xff", "utf-16"),
+)
+#: The first that starts an input names it.
+MAGIC = {b"\x1f\x8b": "gzip", b"\x28\xb5\x2f\xfd": "zstd", b"BZh": "bzip2", **dict(TEXT_MARKS)}
+
+
+def kind_of(head: bytes) -> str | None:
+    """The compression or text encoding ``head`` (an input's first 4 bytes) names, if any."""
+    return next((kind for magic, kind in MAGIC.items() if head.startswith(magic)), None)
+
+
+def text_kind(head: bytes) -> str | None:
+    """The text encoding ``head``'s byte-order mark names, if any."""
+    return next((kind for mark, kind in TEXT_MARKS if head.startswith(mark)), None)
