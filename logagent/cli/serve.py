@@ -103,6 +103,8 @@ def serve_cmd(**opts: Any) -> None:
     # a no-op one makes a drained server exit 0 (stopped cleanly), not "killed by SIGTERM".
     for sig in (signal.SIGTERM, signal.SIGINT):
         signal.signal(sig, lambda signum, frame: None)
+    if signal.getsignal(signal.SIGHUP) is not signal.SIG_IGN:  # nohup: stays ignored
+        signal.signal(signal.SIGHUP, lambda signum, frame: None)
     say(f"logagent serve: http://{host}:{opts['port']} (data in {cfg.data_dir})")
     app = create_app(cfg)
     serve(app, app.state.service, host=host, port=opts["port"])

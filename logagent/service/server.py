@@ -2,8 +2,9 @@
 
 uvicorn's own shutdown stops listening first and only then runs the app's
 shutdown, so a client during the grace period would find the port closed.
-Here the first SIGTERM (or SIGINT) starts the drain while the server still
-answers: new analyses get ``503`` + ``Retry-After`` and ``/healthz`` says
+Here the first SIGTERM (or SIGINT, or SIGHUP unless ignored: a terminal or
+ssh session closed) starts the drain while the server still answers: new
+analyses get ``503`` + ``Retry-After`` and ``/healthz`` says
 ``draining`` (503), running jobs get ``--grace`` seconds to finish, those
 still running then checkpoint and stop (resumed at the next start), and
 only then does uvicorn shut down. A second signal checkpoints at once.
@@ -11,7 +12,10 @@ only then does uvicorn shut down. A second signal checkpoints at once.
 
 from __future__ import annotations
 
+import contextlib
+import signal
 import threading
+from collections.abc import Iterator
 from types import FrameType
 from typing import TYPE_CHECKING
 
@@ -35,8 +39,27 @@ class DrainingServer(uvicorn.Server):
         self._service = service
         self._drain: threading.Thread | None = None
 
+    @contextlib.contextmanager
+    def capture_signals(self) -> Iterator[None]:
+        """uvicorn's (SIGINT, SIGTERM), and SIGHUP like SIGTERM: a terminal or ssh session
+        closed drains the service rather than killing it mid-job. Under ``nohup`` (SIGHUP
+        ignored) it stays ignored."""
+        with super().capture_signals():
+            hup = None
+            main = threading.current_thread() is threading.main_thread()
+            if main and signal.getsignal(signal.SIGHUP) is not signal.SIG_IGN:
+                hup = signal.signal(signal.SIGHUP, self.handle_exit)
+            try:
+                yield
+            finally:
+                if hup is not None:
+                    signal.signal(signal.SIGHUP, hup)
+
     def handle_exit(self, sig: int, frame: FrameType | None) -> None:
-        """First signal: drain in a thread (the loop keeps serving); again: stop now."""
+        """First signal: drain in a thread (the loop keeps serving); again: stop now (a
+        hang-up's repeated SIGHUP is not "again")."""
+        if sig == signal.SIGHUP and (self._drain is not None or self.should_exit):
+            return
         if self._drain is None and not self.should_exit:
             log.info("draining", signal=sig, grace_s=self._service.cfg.grace_s)
             self._drain = threading.Thread(target=self._drain_then_exit, name="drain", daemon=True)

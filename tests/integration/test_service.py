@@ -36,7 +36,9 @@ def free_port() -> int:
 class Server:
     """One `logagent serve` subprocess."""
 
-    def __init__(self, data_dir: Path, *args: str, keys: Path | None = None) -> None:
+    def __init__(
+        self, data_dir: Path, *args: str, keys: Path | None = None, ignore_hup: bool = False
+    ) -> None:
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         cmd = [sys.executable, "-m", "logagent", "serve", "--port", str(self.port)]
@@ -44,8 +46,12 @@ class Server:
         if keys is not None:
             cmd += ["--api-key-file", str(keys)]
         self.stderr = data_dir.parent / f"serve-{self.port}.err"
+
+        def hup() -> None:  # nohup's start: SIGHUP ignored, or a terminal's: its default
+            signal.signal(signal.SIGHUP, signal.SIG_IGN if ignore_hup else signal.SIG_DFL)
+
         with open(self.stderr, "wb") as err:
-            self.proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=err)
+            self.proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=err, preexec_fn=hup)
         self._wait_healthy()
 
     def _wait_healthy(self) -> None:
@@ -508,3 +514,36 @@ def test_a_second_server_on_the_same_data_directory_is_refused(tmp_path: Path) -
         assert s.stop() == 0
     again = Server(tmp_path / "data")  # the lock went with the first server
     again.stop()
+
+
+@pytest.mark.parametrize("nohup", [False, True])
+def test_a_hang_up_drains_the_server_unless_it_is_ignored(
+    tmp_path: Path, logs: dict[str, Path], nohup: bool
+) -> None:
+    """SIGHUP (the terminal or ssh session that started `serve` closed) drains like SIGTERM:
+    no new job, the running one finishes within --grace, the server exits 0; a hang-up's
+    second SIGHUP is no second signal (that would checkpoint the job at once). Under nohup
+    (SIGHUP ignored) it serves on."""
+    config = tmp_path / "slow.toml"
+    config.write_text(SLOW_CONFIG.replace('"256KiB"', '"64KiB"'))
+    data = tmp_path / "data"
+    s = Server(data, "--config", str(config), "--grace", "120", ignore_hup=nohup)
+    try:
+        job_id = _checkpointed_job(s, logs["small"].read_bytes(), data)
+        s.proc.send_signal(signal.SIGHUP)
+        time.sleep(0.2)
+        s.proc.send_signal(signal.SIGHUP)
+        if nohup:
+            time.sleep(1.0)
+            assert s.proc.poll() is None and httpx.get(f"{s.url}/healthz").status_code == 200
+            return
+        assert s.proc.wait(180) == 0, s.stderr.read_text()
+    finally:
+        s.stop()
+    s2 = Server(data, "--config", str(config))
+    try:
+        job = httpx.get(f"{s2.url}/v1/analyses/{job_id}").json()
+    finally:
+        s2.stop()
+    assert job["status"] == "done", job  # it finished within the grace: never checkpointed
+    assert all(t["reason"] != "drained" for t in job["trace"]), job
