@@ -39,7 +39,7 @@ class Verdict:
 def verdict(trace: Sequence[dict[str, Any]], *, input_there: bool, saved: int | None) -> Verdict:
     """The fate of a job found running at start; ``saved``: the units its usable checkpoint
     holds (None: no usable checkpoint)."""
-    if any(t.get("reason") == CANCEL for t in trace):
+    if cancel_asked(trace):
         return Verdict("cancelled", "cancelled; the server stopped meanwhile")
     if not input_there:
         return Verdict("failed", "the server stopped while the job ran, and its upload is gone")
@@ -67,6 +67,11 @@ def verdict(trace: Sequence[dict[str, Any]], *, input_there: bool, saved: int | 
         "from the beginning",
         fresh=True,
     )
+
+
+def cancel_asked(trace: Sequence[dict[str, Any]]) -> bool:
+    """Whether DELETE asked for the job's cancel (its trace keeps the ask)."""
+    return any(t.get("reason") == CANCEL for t in trace)
 
 
 def stalled_restarts(trace: Sequence[dict[str, Any]], saved: int) -> int:

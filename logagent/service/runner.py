@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from logagent.log import get_logger
-from logagent.service.recovery import CANCEL, RESTART, verdict
+from logagent.service.recovery import CANCEL, RESTART, cancel_asked, verdict
 from logagent.service.store import FINAL, Job, JobStore
 
 if TYPE_CHECKING:
@@ -255,11 +255,7 @@ class Runner:
         else:
             log.error("job_internal_error", job=job.id, exc_info=True)
             error = f"internal error: {type(exc).__name__} (see the server log)"
-        self._store.update(job.id, status="failed", error=error)
-        self._remove_files(job)
-        ev = self.events[job.id]
-        ev.add("status", {"status": "failed", "error": error})
-        self._close_events(job.id)
+        self._ended(job, "failed", error)
 
     def _close_events(self, job_id: str) -> None:
         """The job's events are complete; forget the oldest finished jobs' logs (bounded memory)."""
@@ -356,7 +352,7 @@ class Runner:
             there = not job.upload or os.path.exists(job.upload)
             fate = verdict(job.trace, input_there=there, saved=saved)
             if fate.status != "queued":
-                self._end_at_start(job, fate.status, fate.message)
+                self._ended(job, fate.status, fate.message)
                 continue
             entry = {"action": "PAUSE", "reason": RESTART, "detail": fate.message}
             trace = [*job.trace, {**entry, "units_saved": saved or 0}]
@@ -366,16 +362,17 @@ class Runner:
             self._store.update(job.id, status="queued", trace=trace, progress=progress)
             self.events.setdefault(job.id, Events()).add("decision", trace[-1])
         for job in self._store.with_status("queued"):
-            if any(t.get("reason") == CANCEL for t in job.trace):  # asked while it drained
-                self._end_at_start(job, "cancelled", "cancelled; the server stopped meanwhile")
+            if cancel_asked(job.trace):  # asked for while it drained
+                self._ended(job, "cancelled", "cancelled; the server stopped meanwhile")
                 continue
             if job.upload and not os.path.exists(job.upload):
-                self._end_at_start(job, "failed", "the upload is gone")
+                self._ended(job, "failed", "the upload is gone")
                 continue
             self.submit(job, bounded=False)
 
-    def _end_at_start(self, job: Job, status: str, error: str) -> None:
-        """A job recovery does not run again: final, its files removed, its stream told."""
+    def _ended(self, job: Job, status: str, error: str) -> None:
+        """A job that does not run (again): final with ``error``, its files removed, its
+        stream told."""
         self._store.update(job.id, status=status, error=error)
         self._remove_files(job)
         self.events.setdefault(job.id, Events()).add("status", {"status": status, "error": error})
