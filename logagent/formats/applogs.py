@@ -104,20 +104,38 @@ _SPRING_BOOT = (
     + r" +[0-9]+ +--- +(?:\[[^\]]*\] +){1,2}(?P<component>[^ ].*?) +: ?(?P<message>.*)$"
 )
 
+_LOG4J_TS = r"(?P<ts>" + _ISO + "|" + _HMS + r"[.,][0-9]{3})"
+#: log4j's ``ts [x] LEVEL [thread]... logger - message`` after the ``ts``.
+_LOG4J_REST = (
+    r" +(?:\[[^\]]*\] +)?"
+    + _JAVA_LEVEL
+    + r" +(?:[0-9]+ +--- +)?(?:\[[^\]]*\] +)*"
+    + _LOGGER
+    + r"(?::[0-9]+)? *[-:](?: (?P<message>.*))?$"
+)
+#: The same lines' common shape, one-pass (``AppRegexFormat.fast``; an ERROR line's captures
+#: 950 -> 370 ns). Where it matches, the pattern above captures the same:
+#: - the two stamps share their first two digits, then a "-" or a ":" decides;
+#: - ``WARN|WARNING`` is ``WARN(?:ING)?``: after WARN, WARN needs a blank, WARNING an "I";
+#: - no Spring Boot ``pid ---`` (a digit after the level): such lines are that pattern's;
+#: - the logger holds no "-", so it ends where the pattern's longest logger does (at a ":"
+#:   or a blank), and the separator is ":" (a ":line" first, if digits follow) or blanks and
+#:   "-" or ":". A "-" right after the logger is left to the pattern: its logger may take the
+#:   "-" (``a.B- - m`` is logger ``a.B-``).
+_LOG4J_FAST = (
+    r"^(?P<ts>[0-9]{2}(?:[0-9]{2}-[0-9]{2}-[0-9]{2}[ T]"
+    + _HMS
+    + r"(?:[,.][0-9]{1,9})?(?:Z|[+-][0-9]{2}:?[0-9]{2})?|:[0-9]{2}:[0-9]{2}[.,][0-9]{3}))"
+    + r" +(?:\[[^\]]*\] +)?"
+    + _JAVA_LEVEL.replace("|WARN|WARNING|", "|WARN(?:ING)?|")
+    + r" +(?:\[[^\]]*\] +)*(?P<component>[A-Za-z_$][A-Za-z0-9_$.]*)"
+    + r"(?::(?:[0-9]+ *[-:])?| +[-:])(?: (?P<message>.*))?$"
+)
+
 LOG4J = AppRegexFormat(
     name="log4j",
-    patterns=(
-        _SPRING_BOOT,
-        r"^(?P<ts>"
-        + _ISO
-        + "|"
-        + _HMS
-        + r"[.,][0-9]{3}) +(?:\[[^\]]*\] +)?"
-        + _JAVA_LEVEL
-        + r" +(?:[0-9]+ +--- +)?(?:\[[^\]]*\] +)*"
-        + _LOGGER
-        + r"(?::[0-9]+)? *[-:](?: (?P<message>.*))?$",
-    ),
+    patterns=(_SPRING_BOOT, r"^" + _LOG4J_TS + _LOG4J_REST),
+    fast=(_LOG4J_FAST,),
     min_line_bytes=24,
     time_formats=(*_ISO_TIMES, *_LOCAL_TIMES),
     record_start=_D4 + "[ T]" + _HMS + "|" + _HMS + "[.,][0-9]{3} ",

@@ -137,3 +137,86 @@ def test_the_staged_message_of_a_rewritten_pattern_is_the_rest_of_the_line() -> 
 )
 def test_staged_equals_fields_on_patterns_a_review_broke(pattern: str, lines: list[str]) -> None:
     _assert_equal(AppRegexFormat(name="t", patterns=(pattern,), min_line_bytes=1), lines)
+
+
+# log4j's one-pass fast pattern (``AppRegexFormat.fast``): where it matches, the staged parse
+# takes its captures instead of the layout's patterns', which must then say the same.
+_STAMPS = [
+    "2026-11-28 01:00:00,011",
+    "2026-11-28T01:00:00.123456789Z",
+    "2026-11-28 01:00:00+01:00",
+    "2026-11-28 01:00:00.5-0130",
+    "2026-11-28 01:00:00",
+    "01:00:00,011",
+    "01:00:00.011",
+    "01:00:00",
+    "2026-11-28 01:00:00,0123456789",
+]
+_LEVELS = ["ERROR", "WARN", "WARNING", "WARNINGS", "INFO", "FATAL", "ERR", "DEBUG"]
+_THREADS = ["[main] ", "[http-nio-8080-exec-1] ", "[a b] ", "[] ", "[x]", "[-] "]
+_SEPARATORS = [" - ", "- ", " -", ":", ": ", " : ", "-", " -- ", "", " ", ":12 - ", ":12: ", ":x"]
+_MESSAGES = ["", "msg", "- msg", ": x", "-x", "b : c", " ", "é ERROR"]
+_LOGGERS = st.text(alphabet="aB.$_-:1 ", max_size=8)
+
+
+@st.composite
+def log4j_line(draw: st.DrawFn) -> str:
+    """A line from log4j's parts, and the pieces where its patterns have choices: stamps
+    of both kinds, WARN/WARNING, Spring Boot's pid ``---``, loggers with "-" and ":"."""
+    parts = [draw(st.sampled_from(_STAMPS)), draw(st.sampled_from([" ", "  "]))]
+    if draw(st.booleans()):
+        parts.append(draw(st.sampled_from(_THREADS)))
+    parts += [draw(st.sampled_from(_LEVELS)), draw(st.sampled_from([" ", "  "]))]
+    if draw(st.booleans()):
+        parts.append(draw(st.sampled_from(["123 --- ", "1 ---  ", "12 -- "])))
+    parts += draw(st.lists(st.sampled_from(_THREADS), max_size=2))
+    parts += [draw(_LOGGERS), draw(st.sampled_from(_SEPARATORS)), draw(st.sampled_from(_MESSAGES))]
+    return "".join(parts)
+
+
+_LOG4J_EDGES = [
+    "2026-11-28 01:00:00,011 ERROR [main] a.B- - m",  # the pattern's logger takes the "-"
+    "2026-11-28 01:00:00,011 ERROR [main] a.B- m",
+    "2026-11-28 01:00:00,011 ERROR [main] a-b.C - m",
+    "2026-11-28 01:00:00,011 ERROR 1 --- [m] a - b : c",  # Spring Boot's, not the fast one's
+    "2026-11-28 01:00:00,011 ERROR 1 --- [m] a : c",
+    "2026-11-28 01:00:00,011 WARNING [main] a.B:12 - m",
+    "2026-11-28 01:00:00,011 WARN [main] a.B:12: m",
+    "2026-11-28 01:00:00,011 WARNINGS [main] a.B - m",
+    "01:00:00.011 [x] INFO  [t] a.B:",
+    "2026-11-28 01:00:00,011 ERROR [main] a.B:12",
+    "2026-11-28T01:00:00.1+0100 FATAL a.B  -  m",
+]
+
+
+def _log4j() -> AppRegexFormat:
+    fmt = build_any_format("log4j", [])
+    assert isinstance(fmt, AppRegexFormat) and fmt.fast
+    return fmt
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(log4j_line(), min_size=1, max_size=24))
+def test_log4j_fast_pattern_reads_its_lines_as_the_layout_does(lines: list[str]) -> None:
+    _assert_equal(_log4j(), [*lines, *_LOG4J_EDGES])
+
+
+def test_log4j_fast_pattern_takes_the_common_lines_and_leaves_the_rest() -> None:
+    """It must take the usual lines (or it saves nothing) and none of Spring Boot's."""
+    fmt = _log4j()
+    (fast,) = fmt.fast
+    sample = (SAMPLES / "app_log4j.log").read_text(errors="replace").splitlines()
+    common = [fmt.example, *sample[:200]]
+    heads = [line for line in common if line[:1].isdigit()]  # not the stack traces
+    taken = pl.Series(heads).str.contains(fast)
+    assert len(heads) > 50 and taken.all()
+    left = pl.Series(_LOG4J_EDGES[:5]).str.contains(fast).to_list()
+    assert not any(left)
+    _assert_equal(fmt, _LOG4J_EDGES)
+    # and the layout's own patterns (the backtracker) then see none of the lines it took
+    stages, _ = fmt.staged_fields(pl.col("line"))
+    frame = pl.LazyFrame({"line": [*heads[:20], *_LOG4J_EDGES[:5]]})
+    for stage in stages:
+        frame = frame.with_columns(**stage)
+    rest = frame.select(pl.col("_app_log4j_rest")).collect().to_series().to_list()
+    assert rest == [""] * 20 + _LOG4J_EDGES[:5]
