@@ -44,6 +44,20 @@ _PROGRAMS = (
     rf"(?P<component>{_NAME} [0-9][0-9.]*)" + _DETAIL,
 )
 _SYSLOG_PROGRAMS = tuple(rf"(?:{_NAME} )?" + program for program in _PROGRAMS)
+#: The common shape, one-pass (``AppRegexFormat.fast``; a line's captures 880 -> 310 ns):
+#: ``stamp host program[pid]: message``. Where it matches, the first pattern reads the same:
+#: its host is optional but tried first, and a name runs to a blank, ":" or "[", so the host
+#: and program are the same two names; a ":" right after them leaves out launchd's "(...)".
+#: Lines without a host, with several words or a version in the program, are the patterns'.
+_SYSLOG_FAST = (
+    r"^(?:<(?P<pri>[0-9]{1,3})>)?(?P<ts>"
+    + _BSD
+    + "|"
+    + _D4
+    + "T"
+    + _HMS
+    + rf"[^ ]*) {_NAME} (?P<component>{_NAME})(?:\[[0-9]+\])?: ?(?P<message>.*)$"
+)
 
 
 def syslog3164(year: YearOf = None) -> AppRegexFormat:
@@ -59,6 +73,7 @@ def syslog3164(year: YearOf = None) -> AppRegexFormat:
         # no program is named like a level: "2024-01-02T03:04:05Z error: msg" (winston's
         # "stamp level: msg") read as program "error", its level guessed from its words
         refused_components=LEVEL_WORD_ALONE,
+        fast=(_SYSLOG_FAST,),
         description="syslog RFC 3164 (BSD): component = program; level from <PRI> or message "
         "words; indented lines continue a record (macOS)",
         example="Oct 11 22:14:15 web01 sshd[4721]: error: maximum authentication attempts",

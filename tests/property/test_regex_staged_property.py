@@ -220,3 +220,42 @@ def test_log4j_fast_pattern_takes_the_common_lines_and_leaves_the_rest() -> None
         frame = frame.with_columns(**stage)
     rest = frame.select(pl.col("_app_log4j_rest")).collect().to_series().to_list()
     assert rest == [""] * 20 + _LOG4J_EDGES[:5]
+
+
+# syslog's fast pattern: "stamp host program[pid]: message", the host optional in the layout.
+_SYSLOG_STAMPS = ["Oct 11 22:14:15", "Oct  1 22:14:15.123", "2024-10-11T22:14:15.1+02:00", "Oct"]
+_SYSLOG_NAMES = st.text(alphabet="ab(): [1]-", min_size=0, max_size=7)
+_SYSLOG_EDGES = [
+    "Oct 11 22:14:15 web01 sshd[4721]: error: x",
+    "Oct 11 22:14:15 sshd[4721]: no host",
+    "Oct 11 22:14:15 web01 launchd[1] (com.apple.x[2]): Service exited",
+    "Oct 11 22:14:15 web01 Microsoft Word[96]: three words",
+    "Oct 11 22:14:15 web01 syslogd 1.4.1: restart",
+    "<34>Oct 11 22:14:15 web01 su: 'su root' failed",
+    "Oct 11 22:14:15 web01 sshd(pam_unix)[19939]:message",
+    "Oct 11 22:14:15 web01 ERROR: a level word in the program's place",
+    "Oct 11 22:14:15 a b c: no",
+    "Oct 11 22:14:15 web01 a]b: a name ends at a bracket",
+    "Oct 11 22:14:15 web01 a:b: and at a colon",
+]
+
+
+@st.composite
+def syslog_line(draw: st.DrawFn) -> str:
+    """A line from syslog's parts: a PRI, both stamps, a host or none, names holding the
+    characters its patterns decide on, a pid, launchd's "(...)", separators."""
+    parts = [draw(st.sampled_from(["", "<13>", "<9999>"])), draw(st.sampled_from(_SYSLOG_STAMPS))]
+    parts += [" ", draw(_SYSLOG_NAMES), draw(st.sampled_from([" ", "", "  "]))]
+    parts += [draw(_SYSLOG_NAMES), draw(st.sampled_from(["", "[12]", "[x]", " 1.4"]))]
+    parts += [draw(st.sampled_from(["", " (com.x)"])), draw(st.sampled_from([": ", ":", "", " "]))]
+    return "".join(parts) + draw(st.sampled_from(["", "msg", " x", "error: boom", ":"]))
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(syslog_line(), min_size=1, max_size=24))
+def test_syslog_fast_pattern_reads_its_lines_as_the_layout_does(lines: list[str]) -> None:
+    fmt = build_any_format("syslog3164", [])
+    assert isinstance(fmt, AppRegexFormat) and fmt.fast
+    _assert_equal(fmt, [*lines, *_SYSLOG_EDGES])
+    taken = pl.Series(_SYSLOG_EDGES).str.contains(fmt.fast[0]).to_list()
+    assert taken == [True, False, False, False, False, True, True, True, False, False, True]
