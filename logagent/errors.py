@@ -61,6 +61,16 @@ class InputCorrupt(InputError):
     """A compressed stream is truncated or damaged."""
 
 
+class ReadStopped(InputError):
+    """A read was cut short by a signal or a time budget; ``reason`` is Router-Mem's word for it.
+    The engine stops with a partial answer; one before the run (a signal while an input had
+    no data yet) reaches the front door: interrupted, no result."""
+
+    def __init__(self, message: str, reason: str) -> None:
+        super().__init__(message)
+        self.reason = reason
+
+
 class FormatError(LogagentError):
     """A format name or custom format definition is unusable."""
 

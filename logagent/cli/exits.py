@@ -12,13 +12,15 @@ from logagent.errors import (
     LLMUnavailable,
     LogagentError,
     OutputError,
+    ReadStopped,
 )
 
 EXIT_OK, EXIT_INTERNAL, EXIT_USAGE, EXIT_RECUSED, EXIT_PARTIAL = 0, 1, 2, 3, 4
-EXIT_INTERRUPTED = 130  # a second interrupt: stop at once, no result
+EXIT_INTERRUPTED = 130  # a second interrupt, or one before any data: stop at once, no result
 
 #: The one table from failures to exit codes.
 ERROR_EXIT: tuple[tuple[type[LogagentError], int], ...] = (
+    (ReadStopped, EXIT_INTERRUPTED),  # a signal before any data came: no result
     (InputError, EXIT_USAGE),
     (ConfigError, EXIT_USAGE),
     (FormatError, EXIT_USAGE),

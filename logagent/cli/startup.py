@@ -94,11 +94,13 @@ def compact_allocator(
         return False
     total = 0
     for path in paths:
-        try:
+        try:  # stat first: opening a FIFO waits for its writer, and closing it ends the pipe
+            if not stat.S_ISREG(os.stat(path).st_mode):
+                return False  # a pipe, a device: size unknown
             with open(path, "rb") as f:
                 st = os.fstat(f.fileno())
                 if not stat.S_ISREG(st.st_mode) or kind_of(f.read(4)) is not None:
-                    return False  # a pipe, a device; compressed or UTF-16: size unknown
+                    return False  # replaced since; compressed or UTF-16: size unknown
         except OSError:  # stdin ('-'), a glob, a missing file: the run says what it is
             return False
         total += st.st_size

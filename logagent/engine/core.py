@@ -78,8 +78,8 @@ def analyze(
             inputs = tuple(fingerprint(p) for p in resolved) if env.checkpoint or resume else ()
         if resume is not None:
             _check_inputs(resume, inputs)
-        for path in resolved:
-            sources.append(open_source(path))
+        for path in resolved:  # a signal while a pipe has no data yet: nothing is read
+            sources.append(open_source(path, _signal_check(env, "before a whole line came")))
             stack.callback(sources[-1].close)
         _check_fixed_costs(settings, env, sources)
         run = Run(question, settings, env, sources, env.clock(), env.cpu_clock())
@@ -91,6 +91,18 @@ def analyze(
             env.checkpoint.discard()  # finished: nothing is left to resume
         return result
     raise AssertionError("unreachable")  # pragma: no cover - ExitStack re-raises
+
+
+def _signal_check(env: RunEnv, when: str) -> Callable[[], tuple[str, str] | None]:
+    """A stop check of signals alone (budgets start with the run): for the wait on an input
+    that has no data yet (a FIFO without its writer, a quiet pipe)."""
+
+    def check() -> tuple[str, str] | None:
+        if (signal := env.pending_signal()) is not None:
+            return Reason.INTERRUPTED.value, f"interrupted by {signal} {when}"
+        return None
+
+    return check
 
 
 def _stop_check(run: Run) -> Callable[[], tuple[str, str] | None]:

@@ -26,9 +26,11 @@ from logagent.errors import (
     InputIsDirectory,
     InputNotFound,
     InputPermissionError,
+    ReadStopped,
 )
 from logagent.magic import MAGIC, kind_of
 from logagent.sources.paths import STDIN, resolve_paths
+from logagent.sources.polled import open_waiting
 from logagent.sources.streams import (
     ForwardReader,
     InputChanged,
@@ -80,14 +82,6 @@ def open_bound() -> int:
     if soft == resource.RLIM_INFINITY:
         return MAX_OPEN_FILES
     return max(4, min(MAX_OPEN_FILES, soft // 8))
-
-
-class ReadStopped(InputError):
-    """A read was cut short by a signal or a time budget; ``reason`` is Router-Mem's word for it."""
-
-    def __init__(self, message: str, reason: str) -> None:
-        super().__init__(message)
-        self.reason = reason
 
 
 #: asked before each read: None to go on, else (reason, why) to stop (a signal, a time budget)
@@ -280,18 +274,25 @@ class Source:
             self._stream.close()
 
 
-def open_source(path: str) -> Source:
-    """Open one input; raise an ``InputError`` subclass with a clear message."""
+def open_source(path: str, stop: StopCheck | None = None) -> Source:
+    """Open one input; raise an ``InputError`` subclass with a clear message.
+
+    ``stop``: the source's first ``stop_check``, asked while a pipe, a FIFO or
+    standard input has no data yet (``polled``; the engine sets its own later).
+    """
     if path == STDIN:
         if sys.stdin is None:  # started with stdin closed (`<&-`)
             raise InputError("standard input is closed: nothing to read from '-'", path=STDIN)
-        raw = sys.stdin.buffer
-        kind = kind_of(raw.peek(4)[:4]) if hasattr(raw, "peek") else None
-        return _open_stream("<stdin>", kind, raw, owned=False)  # stdin is the process's
+        try:
+            fd = sys.stdin.fileno()
+        except (OSError, ValueError):  # replaced by an object with no descriptor (tests)
+            raw = sys.stdin.buffer
+            kind = kind_of(raw.peek(4)[:4]) if hasattr(raw, "peek") else None
+            return _open_stream("<stdin>", kind, raw, owned=False)
+        return _open_waiting("<stdin>", fd, stop, owned=False)  # stdin is the process's
     fd = _open_fd(path)
     if not stat.S_ISREG(os.fstat(fd).st_mode):  # a FIFO, /dev/stdin, <(zcat x.gz): forwards only
-        raw = os.fdopen(fd, "rb")
-        return _open_stream(path, kind_of(raw.peek(4)[:4]), raw)
+        return _open_waiting(path, fd, stop)
     try:
         head = os.pread(fd, 4, 0)
     except OSError as exc:
@@ -308,8 +309,12 @@ def open_source(path: str) -> Source:
 
 
 def _open_fd(path: str) -> int:
+    try:  # a FIFO without its writer yet: opened now, waited for by its reads (``polled``)
+        fifo = stat.S_ISFIFO(os.stat(path).st_mode)
+    except OSError:
+        fifo = False  # os.open says what is wrong
     try:
-        fd = os.open(path, os.O_RDONLY)
+        fd = os.open(path, os.O_RDONLY | (os.O_NONBLOCK if fifo else 0))
     except FileNotFoundError as exc:
         raise InputNotFound("no such file", path=path) from exc
     except PermissionError as exc:
@@ -354,6 +359,24 @@ def _open_stream(path: str, kind: str | None, raw: IO[bytes], *, owned: bool = T
         closers.remove(raw)
     reader = ForwardReader(stream, path, closers=closers)
     return Source(path, seekable=False, size=None, compression=kind, _stream=reader)
+
+
+def _open_waiting(path: str, fd: int, stop: StopCheck | None, *, owned: bool = True) -> Source:
+    """A pipe, FIFO, terminal or standard input: a stream whose reads wait for data in
+    slices, asking the source's ``stop_check`` (``stop`` until the engine sets its own)."""
+    raw, polled = open_waiting(fd, owned=owned)
+    probe = Source(path, seekable=False, size=None, compression=None, stop_check=stop)
+    polled.check = probe.check_stop
+    try:
+        kind = kind_of(raw.peek(4)[:4])
+    except BaseException:
+        if owned:
+            raw.close()
+        raise
+    source = _open_stream(path, kind, raw, owned=owned)
+    source.stop_check = stop
+    polled.check = source.check_stop  # the engine's later ``stop_check`` is asked
+    return source
 
 
 def _open_compressed(path: str, kind: str, fd: int) -> Source:

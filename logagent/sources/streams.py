@@ -23,7 +23,7 @@ import zlib
 from collections.abc import Callable
 from typing import IO, Any
 
-from logagent.errors import InputCorrupt, InputError
+from logagent.errors import InputCorrupt, InputError, ReadStopped
 from logagent.magic import text_kind
 
 FEED_BYTES = 16 << 10  # compressed bytes fed to zstd at a time: a damaged feed yields nothing
@@ -88,6 +88,7 @@ class ForwardReader:
         #: called between pieces of a long ``_resume`` (raises to stop: a signal, a budget)
         self.check_stop: Callable[[], None] | None = None
         self._tail = b""  # its last TAIL_CHECK bytes (``_resume`` checks them)
+        self.stopped = False  # ended by a stop while it waited (``_ended_at_last_line``)
 
     @property
     def produced(self) -> int:
@@ -112,12 +113,29 @@ class ForwardReader:
         self._start = offset
         parts = [self._buf]
         have = len(self._buf)
-        while have < n and not self.eof:
-            chunk = self._read(n - have)
-            parts.append(chunk)
-            have += len(chunk)
+        try:
+            while have < n and not self.eof:
+                chunk = self._read(n - have)
+                parts.append(chunk)
+                have += len(chunk)
+        except ReadStopped as exc:  # a signal or budget while a pipe waited for its writer
+            self._buf = self._ended_at_last_line(b"".join(parts), exc)
+            return self._buf[:n]
         self._buf = b"".join(parts)
         return self._buf[:n]
+
+    def _ended_at_last_line(self, got: bytes, stop: ReadStopped) -> bytes:
+        """A pipe stopped while it waited (``polled``): it ends after the last whole line
+        it gave, so what came is read (the run stops partial on the same signal or budget
+        after that batch); a line half written is not. With no whole line, or for a file's
+        stream (never waiting), the stop is raised as it came."""
+        cut = got.rfind(b"\n") + 1
+        if self._reopen is not None or not cut:
+            raise stop
+        self.eof = True
+        self.stopped = True
+        self.close()
+        return got[:cut]
 
     def suspend(self) -> None:
         """Close the stream until the next read needs it (a reopenable one only)."""

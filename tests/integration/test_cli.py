@@ -9,6 +9,8 @@ import os
 import signal
 import subprocess
 import sys
+import threading
+import time
 from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
@@ -323,7 +325,6 @@ def test_glob_skips_directories_and_utf16_is_read_or_gets_a_hint(
 def test_fifo_input_is_read_as_a_stream(tmp_path: Path) -> None:
     """A named pipe (or <(zcat x.gz)) is read forwards, compressed or not, without a traceback."""
     import gzip as gz
-    import threading
 
     fifo = tmp_path / "pipe"
     os.mkfifo(fifo)
@@ -335,6 +336,108 @@ def test_fifo_input_is_read_as_a_stream(tmp_path: Path) -> None:
     assert proc.returncode == 0, proc.stderr
     r = as_json(proc)
     assert r["input"]["seekable"] is False and r["input"]["compression"] == ["gzip"]
+
+
+def test_a_fifo_written_by_another_process_is_read_whole(tmp_path: Path) -> None:
+    """A named pipe is opened once: a start-up check that opened it too took the writer's
+    rendezvous and closed it, and the read proper then waited for a writer for ever."""
+    lines = [x + "\n" for x in random_log_lines(16, 6000)]  # more than a pipe's 64 KiB
+    source = tmp_path / "source.log"
+    source.write_text("".join(lines))
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    # as a user's shell runs it: no allocator options of the test run's (a small input's
+    # start-up check then looks at the path, and it opened the FIFO)
+    env = {k: v for k, v in ENV.items() if k != "_RJEM_MALLOC_CONF"}
+    with open(source, "rb") as data:
+        writer = subprocess.Popen(["sh", "-c", f"cat > '{fifo}'"], stdin=data)
+        try:
+            proc = subprocess.run(
+                [sys.executable, "-m", "logagent", "analyze", str(fifo), "--json"],
+                capture_output=True,
+                env=env,
+                timeout=60,
+                check=False,
+            )
+        finally:
+            writer.kill()
+            writer.wait()
+    assert proc.returncode == 0, proc.stderr
+    r = as_json(proc)
+    assert r["status"] == "exact" and r["progress"]["lines_read"] == len(lines)
+    assert r["answer"]["top"][0]["key"] == expected_top([x[:-1] for x in lines])[0][0]
+
+
+def test_a_signal_while_a_fifo_has_no_writer_ends_the_run(tmp_path: Path) -> None:
+    """No writer yet: the run waits (as ``cat`` would), and SIGTERM ends it at once with
+    exit 130 and a line saying so (it was retried inside open(), the signal only noted)."""
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "logagent", "analyze", str(fifo)],
+        env={**ENV, "LOGAGENT_LOG_LEVEL": "info"},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert proc.stderr
+    _wait_open(proc.pid, fifo)
+    proc.send_signal(signal.SIGTERM)
+    out, err = proc.communicate(timeout=30)
+    assert proc.returncode == 130, err
+    assert b"interrupted by SIGTERM before a whole line came" in err and not out
+    assert b"Traceback" not in err
+
+
+def _wait_open(pid: int, path: Path, seconds: float = 60) -> None:
+    """Until process ``pid`` holds ``path`` open (its signal handlers are set by then)."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        with contextlib.suppress(OSError):
+            for fd in os.listdir(f"/proc/{pid}/fd"):
+                with contextlib.suppress(OSError):
+                    if os.readlink(f"/proc/{pid}/fd/{fd}") == str(path):
+                        return
+        time.sleep(0.01)
+    pytest.fail(f"the run never opened {path}")
+
+
+def test_sigterm_on_a_quiet_pipe_answers_from_the_lines_that_came() -> None:
+    """``tail -f app.log | logagent analyze -`` on a quiet log: SIGTERM while the pipe has
+    no data stops the wait, and the partial answer counts every whole line that came (the
+    half-written last one is not a line yet). It had waited for more data."""
+    lines = [x + "\n" for x in random_log_lines(17, 3000)]
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "logagent", "analyze", "-", "--json"],
+        env={**ENV, "LOGAGENT_LOG_LEVEL": "info"},
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert proc.stdin and proc.stderr
+    proc.stdin.write("".join(lines).encode() + b"192.0.2.1 - - [half a li")
+    proc.stdin.flush()  # and kept open: the writer is quiet, not gone
+    for line in proc.stderr:  # the read proper has started
+        if b'"reading"' in line:
+            break
+    proc.send_signal(signal.SIGTERM)
+    assert proc.stdout
+    got: list[bytes] = []  # stdin stays open meanwhile: its end would be the log's end
+    reader = threading.Thread(target=lambda: got.append(proc.stdout.read()))  # type: ignore[union-attr]
+    reader.start()
+    try:
+        proc.wait(timeout=60)
+    finally:
+        proc.kill()
+        reader.join()
+        for pipe in (proc.stdin, proc.stdout, proc.stderr):
+            pipe.close()
+    out = got[0]
+    assert proc.returncode == 4
+    r = json.loads(out)
+    assert r["status"] == "partial" and r["decisions"][-1]["reason"] == "interrupted"
+    assert r["progress"]["lines_read"] == len(lines) and r["progress"]["malformed_lines"] == 0
+    truth = dict(expected_top([x[:-1] for x in lines]))
+    assert r["answer"]["top"] and all(truth[e["key"]] == e["count"] for e in r["answer"]["top"])
 
 
 def test_an_internal_error_is_one_line_and_exit_1(
