@@ -63,12 +63,17 @@ class InputCorrupt(InputError):
 
 class ReadStopped(InputError):
     """A read was cut short by a signal or a time budget; ``reason`` is Router-Mem's word for it.
-    The engine stops with a partial answer; one before the run (a signal while an input had
-    no data yet) reaches the front door: interrupted, no result."""
+    The engine stops with a partial answer; one before any whole line came (a FIFO without its
+    writer, a quiet pipe) reaches the front door: no result (130 for a signal, 2 for a budget)."""
 
     def __init__(self, message: str, reason: str) -> None:
         super().__init__(message)
         self.reason = reason
+
+    @property
+    def interrupted(self) -> bool:
+        """Stopped by a signal (``Reason.INTERRUPTED``), not by a budget."""
+        return self.reason == "interrupted"
 
 
 class FormatError(LogagentError):

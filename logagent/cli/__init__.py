@@ -69,7 +69,8 @@ def main() -> None:
     """logagent: answer a targeted question about a huge log, reading only what the answer needs.
 
     Exit codes: 0 settled or exact, 1 internal error, 2 usage or input error,
-    3 recused (cannot answer), 4 partial answer, 130 interrupted twice.
+    3 recused (cannot answer), 4 partial answer, 130 interrupted twice (or once
+    before an input gave a whole line).
     """
 
 

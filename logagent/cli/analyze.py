@@ -260,7 +260,8 @@ def analyze_cmd(paths: tuple[str, ...], **opts: Any) -> None:
     """Answer a question about the logs at PATHS (files, globs, .gz/.zst/.bz2, '-' for stdin).
 
     Exit codes: 0 settled or exact, 1 internal error, 2 usage or input error,
-    3 recused (cannot answer), 4 partial answer, 130 interrupted twice.
+    3 recused (cannot answer), 4 partial answer, 130 interrupted twice (or once before an input
+    gave a whole line).
     """
     configure_logging()
     from logagent.cli.startup import compact_allocator

@@ -20,7 +20,6 @@ EXIT_INTERRUPTED = 130  # a second interrupt, or one before any data: stop at on
 
 #: The one table from failures to exit codes.
 ERROR_EXIT: tuple[tuple[type[LogagentError], int], ...] = (
-    (ReadStopped, EXIT_INTERRUPTED),  # a signal before any data came: no result
     (InputError, EXIT_USAGE),
     (ConfigError, EXIT_USAGE),
     (FormatError, EXIT_USAGE),
@@ -38,4 +37,6 @@ STATUS_EXIT = {
 
 def exit_code_for(exc: LogagentError) -> int:
     """Exit code of a failure."""
+    if isinstance(exc, ReadStopped) and exc.interrupted:  # a signal before a whole line came
+        return EXIT_INTERRUPTED
     return next((code for kind, code in ERROR_EXIT if isinstance(exc, kind)), EXIT_INTERNAL)

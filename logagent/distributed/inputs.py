@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import bisect
 import os
+import stat
 from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -154,6 +155,14 @@ def open_input(path: str) -> Source:
     return RemoteSource(path, seekable=True, size=size, compression=None, fs=fs, fs_path=fs_path)
 
 
+def _is_pipe(path: str) -> bool:
+    """Whether ``path`` names a FIFO (or a pipe: ``/dev/fd/N`` of ``<(...)``)."""
+    try:
+        return stat.S_ISFIFO(os.stat(path).st_mode)
+    except OSError:  # opening it says what is wrong
+        return False
+
+
 def open_inputs(paths: Sequence[str]) -> list[Source]:
     """Open every input for a run whose tasks open them again on the workers.
 
@@ -164,6 +173,11 @@ def open_inputs(paths: Sequence[str]) -> list[Source]:
     sources: list[Source] = []
     try:
         for path in resolve_inputs(list(paths)):
+            if not is_url(path) and _is_pipe(path):  # refused before its open waits
+                raise ConfigError(
+                    "a pipe or FIFO cannot be read by Dask workers: name a file or URL",
+                    path=path,
+                )
             sources.append(open_input(path))
             if not sources[-1].seekable and sources[-1].compression is None:
                 raise ConfigError(

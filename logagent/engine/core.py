@@ -12,6 +12,8 @@ counts it (access view, time window, templates, timeline) is ``views``.
 
 from __future__ import annotations
 
+import os
+import stat
 from collections.abc import Callable, Sequence
 from contextlib import ExitStack
 
@@ -43,6 +45,7 @@ from logagent.sources import (
     open_source,
     resolve_paths,
 )
+from logagent.sources.paths import STDIN
 from logagent.sources.sample import SAMPLE_BYTES, sample_each
 
 log = get_logger("logagent.engine")
@@ -66,6 +69,8 @@ def analyze(
     if question.kind is QuestionKind.ERROR_TYPES and question.key is None and resume is None:
         return _error_types_of_top(paths, question, settings, env)
     with ExitStack() as stack:
+        # budgets count from here: a FIFO's writer or a quiet pipe may keep the opening waiting
+        started, cpu_started = env.clock(), env.cpu_clock()
         sources: list[Source] = []
         inputs: tuple[Fingerprint, ...] = ()
         if env.backend is not None:  # URLs too; checkpoints are of the local engine
@@ -78,11 +83,12 @@ def analyze(
             inputs = tuple(fingerprint(p) for p in resolved) if env.checkpoint or resume else ()
         if resume is not None:
             _check_inputs(resume, inputs)
-        for path in resolved:  # a signal while a pipe has no data yet: nothing is read
-            sources.append(open_source(path, _signal_check(env, "before a whole line came")))
+        early = _checks(env, settings, started, cpu_started, "before a whole line came")
+        for path in resolved:  # a pipe without data yet heeds signals and budgets (``polled``)
+            sources.append(open_source(path, early))
             stack.callback(sources[-1].close)
         _check_fixed_costs(settings, env, sources)
-        run = Run(question, settings, env, sources, env.clock(), env.cpu_clock())
+        run = Run(question, settings, env, sources, started, cpu_started)
         run.inputs, run.resume = inputs, resume
         if resume is not None:
             _restore(run, resume)
@@ -93,18 +99,6 @@ def analyze(
     raise AssertionError("unreachable")  # pragma: no cover - ExitStack re-raises
 
 
-def _signal_check(env: RunEnv, when: str) -> Callable[[], tuple[str, str] | None]:
-    """A stop check of signals alone (budgets start with the run): for the wait on an input
-    that has no data yet (a FIFO without its writer, a quiet pipe)."""
-
-    def check() -> tuple[str, str] | None:
-        if (signal := env.pending_signal()) is not None:
-            return Reason.INTERRUPTED.value, f"interrupted by {signal} {when}"
-        return None
-
-    return check
-
-
 def _stop_check(run: Run) -> Callable[[], tuple[str, str] | None]:
     """What a read asks between its chunks: a pending signal, or a time or CPU budget overrun.
 
@@ -112,18 +106,26 @@ def _stop_check(run: Run) -> Callable[[], tuple[str, str] | None]:
     one batch that takes long (skipping a 10 GB line): a signal stops it at
     once, a budget once overrun by ``READ_BACKSTOP_S``.
     """
-    budget, env = run.settings.budget, run.env
+    return _checks(run.env, run.settings, run.started, run.cpu_started, "while reading")
 
-    def over(limit: float | None, clock: Callable[[], float], started: float) -> bool:
-        return limit is not None and clock() - started > limit + READ_BACKSTOP_S
+
+def _checks(
+    env: RunEnv, settings: Settings, started: float, cpu_started: float, when: str
+) -> Callable[[], tuple[str, str] | None]:
+    """``_stop_check``'s test, from the clocks at ``started``; ``when`` ends its message."""
+    budget = settings.budget
+
+    def over(limit: float | None, clock: Callable[[], float], since: float) -> bool:
+        return limit is not None and clock() - since > limit + READ_BACKSTOP_S
 
     def check() -> tuple[str, str] | None:
         if (signal := env.pending_signal()) is not None:
-            return Reason.INTERRUPTED.value, f"interrupted by {signal} while reading"
-        if over(budget.max_seconds, env.clock, run.started):
-            return Reason.TIME_BUDGET.value, f"--max-seconds {budget.max_seconds:g} spent"
-        if over(budget.max_cpu_seconds, env.cpu_clock, run.cpu_started):
-            return Reason.CPU_BUDGET.value, f"--max-cpu-seconds {budget.max_cpu_seconds:g} spent"
+            return Reason.INTERRUPTED.value, f"interrupted by {signal} {when}"
+        if over(budget.max_seconds, env.clock, started):
+            return Reason.TIME_BUDGET.value, f"--max-seconds {budget.max_seconds:g} spent {when}"
+        if over(budget.max_cpu_seconds, env.cpu_clock, cpu_started):
+            limit = budget.max_cpu_seconds
+            return Reason.CPU_BUDGET.value, f"--max-cpu-seconds {limit:g} spent {when}"
         return None
 
     return check
@@ -141,6 +143,15 @@ def _check_fixed_costs(settings: Settings, env: RunEnv, sources: list[Source]) -
     )
 
 
+def _is_stream_node(path: str) -> bool:
+    """Whether ``path`` names a FIFO, a pipe or a character device (read once, forwards)."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:  # a glob, a missing file: the run says what it is
+        return False
+    return stat.S_ISFIFO(mode) or stat.S_ISCHR(mode)
+
+
 def _error_types_of_top(
     paths: Sequence[str], question: Question, settings: Settings, env: RunEnv
 ) -> Result:
@@ -150,6 +161,14 @@ def _error_types_of_top(
     asked delta. The result keeps the asked question with the key filled in,
     the first call's decisions before the second's, and a note saying so.
     """
+    once = [p for p in paths if p == STDIN or _is_stream_node(p)]
+    if once:  # the second call would find it read already, and recuse it as empty
+        raise ConfigError(
+            "error-types without --key reads the input twice (its top component first, then "
+            "that component's error types), and a pipe or standard input can be read once: "
+            "name a file, or give --key",
+            path="<stdin>" if once[0] == STDIN else once[0],
+        )
     half = question.delta / 2
     top = question.model_copy(
         update={"kind": QuestionKind.TOP_ERROR_COMPONENTS, "top": 1, "delta": half}

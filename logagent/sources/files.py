@@ -18,7 +18,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import IO
+from typing import IO, cast
 
 from logagent.errors import (
     InputCorrupt,
@@ -30,7 +30,7 @@ from logagent.errors import (
 )
 from logagent.magic import MAGIC, kind_of
 from logagent.sources.paths import STDIN, resolve_paths
-from logagent.sources.polled import open_waiting
+from logagent.sources.polled import Eager, open_waiting
 from logagent.sources.streams import (
     ForwardReader,
     InputChanged,
@@ -119,6 +119,9 @@ class Source:
         ``stop_check`` is asked first: skipping one 10 GB line is thousands of
         reads inside one batch, and a signal or a time budget must not wait for it.
         """
+        stream = self._stream
+        if stream is not None and stream.stopped:  # what came before the stop: read, and the
+            return self._stream_read(offset, n)  # run stops after that batch
         self.check_stop()
         if not self.seekable:
             return self._stream_read(offset, n)
@@ -373,7 +376,12 @@ def _open_waiting(path: str, fd: int, stop: StopCheck | None, *, owned: bool = T
         if owned:
             raw.close()
         raise
-    source = _open_stream(path, kind, raw, owned=owned)
+    eager = None if kind is None else Eager(raw)  # decoders: what came, not n bytes
+    source = _open_stream(
+        path, kind, raw if eager is None else cast("IO[bytes]", eager), owned=owned
+    )
+    if source._stream is not None:
+        source._stream.raw_stop = eager
     source.stop_check = stop
     polled.check = source.check_stop  # the engine's later ``stop_check`` is asked
     return source

@@ -17,6 +17,8 @@ import os
 import select
 from collections.abc import Callable
 
+from logagent.errors import ReadStopped
+
 #: Seconds a wait for data lasts before the stop is asked again.
 WAIT_S = 0.1
 
@@ -75,3 +77,42 @@ def open_waiting(fd: int, *, owned: bool = True) -> tuple[io.BufferedReader, Pol
     """``fd`` as a buffered reader whose reads wait in slices (``Polled``), and its raw."""
     raw = Polled(fd, owned=owned)
     return io.BufferedReader(raw, buffer_size=1 << 16), raw
+
+
+class Eager:
+    """A buffered reader whose ``read(n)`` hands back what is there (``read1``), for the
+    decoders over a pipe (gzip, bzip2, zstd, UTF-16): a buffered ``read(n)`` waits for all
+    ``n`` bytes, and a stop while it waited lost those it had (and their lines)."""
+
+    def __init__(self, raw: io.BufferedReader) -> None:
+        self._raw = raw
+        #: The stop that ended the pipe (a signal, a budget), kept for the stream's reader
+        #: (``ForwardReader.raw_stop``): the decoder sees an end of input, so what it holds
+        #: is decoded and handed on (gzip tops its reads up from the file, and a stop raised
+        #: through it lost up to 8 KiB of compressed input).
+        self.stop: ReadStopped | None = None
+
+    def read(self, n: int = -1) -> bytes:
+        return self.read1(n) if n >= 0 else self._whole()
+
+    def read1(self, n: int = -1) -> bytes:
+        if self.stop is not None:
+            return b""
+        try:
+            return self._raw.read1(n)
+        except ReadStopped as exc:
+            self.stop = exc
+            return b""
+
+    def _whole(self) -> bytes:
+        parts = []
+        while chunk := self.read1(1 << 16):
+            parts.append(chunk)
+        return b"".join(parts)
+
+    def close(self) -> None:
+        self._raw.close()
+
+    @property
+    def closed(self) -> bool:
+        return self._raw.closed

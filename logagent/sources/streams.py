@@ -89,6 +89,8 @@ class ForwardReader:
         self.check_stop: Callable[[], None] | None = None
         self._tail = b""  # its last TAIL_CHECK bytes (``_resume`` checks them)
         self.stopped = False  # ended by a stop while it waited (``_ended_at_last_line``)
+        #: the raw pipe under a decoder (``polled.Eager``): its ``stop`` ends this stream
+        self.raw_stop: Any = None
 
     @property
     def produced(self) -> int:
@@ -173,12 +175,15 @@ class ForwardReader:
         try:
             chunk = read(n)
         except (EOFError, OSError, zlib.error, ValueError) as exc:
+            self._stopped_raw()  # an end the decoder saw because its pipe was stopped
             return self._fail(exc)
         except Exception as exc:  # zstandard raises its own ZstdError
             if type(exc).__name__ != "ZstdError":
                 raise
+            self._stopped_raw()
             return self._fail(exc)
         if not chunk:
+            self._stopped_raw()
             self.eof = True
             self.close()  # nothing more to read: its descriptor is not needed any more
         self._produced += len(chunk)
@@ -186,6 +191,12 @@ class ForwardReader:
             keep = chunk if len(chunk) >= TAIL_CHECK else self._tail + chunk
             self._tail = keep[-TAIL_CHECK:]
         return chunk
+
+    def _stopped_raw(self) -> None:
+        """Raise the stop that ended the raw pipe under a decoder (``polled.Eager``), if any."""
+        stop = getattr(self.raw_stop, "stop", None)
+        if stop is not None:
+            raise stop
 
     def _resume(self) -> None:
         """Open the stream again and skip what it gave before (``suspend``): its last bytes

@@ -440,6 +440,16 @@ def test_sigterm_on_a_quiet_pipe_answers_from_the_lines_that_came() -> None:
     assert r["answer"]["top"] and all(truth[e["key"]] == e["count"] for e in r["answer"]["top"])
 
 
+def test_error_types_of_the_top_component_on_stdin_is_a_clear_usage_error() -> None:
+    """Without --key, error-types reads its input twice: stdin was read up by the first pass
+    and the answer recused as an empty input. Now a usage error that says what to do."""
+    log = (Path(__file__).resolve().parents[2] / "sample_logs" / "app_log4j.log").read_bytes()
+    proc = run("analyze", "-", "-q", "error-types", stdin=log)
+    assert proc.returncode == 2 and not proc.stdout
+    assert b"a pipe or standard input can be read once" in proc.stderr
+    assert b"--key" in proc.stderr and b"Traceback" not in proc.stderr
+
+
 def test_an_internal_error_is_one_line_and_exit_1(
     write_log: Callable[..., Path], monkeypatch: pytest.MonkeyPatch
 ) -> None:
