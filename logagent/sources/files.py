@@ -10,6 +10,7 @@ decoding errors become ``InputCorrupt`` here, once.
 
 from __future__ import annotations
 
+import functools
 import os
 import resource
 import stat
@@ -156,8 +157,7 @@ class Source:
 
     def check_stop(self) -> None:
         """Raise ``ReadStopped`` when ``stop_check`` says to stop (a signal, a budget)."""
-        if self.stop_check is not None and (stop := self.stop_check()) is not None:
-            raise ReadStopped(stop[1], stop[0])
+        _raise_if(self.stop_check)
 
     def _stream_read(self, offset: int, n: int) -> bytes:
         """A stream's ``read_at``; a compressed file's stream counts as an open file."""
@@ -368,8 +368,7 @@ def _open_waiting(path: str, fd: int, stop: StopCheck | None, *, owned: bool = T
     """A pipe, FIFO, terminal or standard input: a stream whose reads wait for data in
     slices, asking the source's ``stop_check`` (``stop`` until the engine sets its own)."""
     raw, polled = open_waiting(fd, owned=owned)
-    probe = Source(path, seekable=False, size=None, compression=None, stop_check=stop)
-    polled.check = probe.check_stop
+    polled.check = functools.partial(_raise_if, stop)  # the format's first bytes may wait
     try:
         kind = kind_of(raw.peek(4)[:4])
     except BaseException:
@@ -385,6 +384,12 @@ def _open_waiting(path: str, fd: int, stop: StopCheck | None, *, owned: bool = T
     source.stop_check = stop
     polled.check = source.check_stop  # the engine's later ``stop_check`` is asked
     return source
+
+
+def _raise_if(stop: StopCheck | None) -> None:
+    """Raise ``ReadStopped`` when ``stop`` says to stop."""
+    if stop is not None and (why := stop()) is not None:
+        raise ReadStopped(why[1], why[0])
 
 
 def _open_compressed(path: str, kind: str, fd: int) -> Source:

@@ -5,7 +5,7 @@ only sets the run's flag (``cli.frontdoor.interrupt_flag``) and the system
 call is retried: ``tail -f app.log | logagent analyze -`` kept waiting after
 its first SIGTERM on a quiet log, and a budget (``--max-seconds``) was never
 asked. ``Polled`` waits for data ``WAIT_S`` at a time and asks ``check``
-(which raises to stop: ``files.ReadStopped``) between waits. A FIFO is opened
+(which raises ``ReadStopped`` to stop) between waits. A FIFO is opened
 without waiting for its writer (``O_NONBLOCK``), then waited for the same way.
 """
 
@@ -47,8 +47,6 @@ class Polled(io.RawIOBase):
             try:
                 return os.readv(self.fd, [buffer])
             except BlockingIOError:  # another reader took it, or a FIFO's writer left
-                continue
-            except InterruptedError:  # pragma: no cover - PEP 475 retries these
                 continue
 
     def _wait(self) -> None:

@@ -21,10 +21,13 @@ import codecs
 import gzip
 import zlib
 from collections.abc import Callable
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 from logagent.errors import InputCorrupt, InputError, ReadStopped
 from logagent.magic import text_kind
+
+if TYPE_CHECKING:
+    from logagent.sources.polled import Eager
 
 FEED_BYTES = 16 << 10  # compressed bytes fed to zstd at a time: a damaged feed yields nothing
 #: The last bytes of a stream let go that must come out the same when it is opened again.
@@ -90,7 +93,7 @@ class ForwardReader:
         self._tail = b""  # its last TAIL_CHECK bytes (``_resume`` checks them)
         self.stopped = False  # ended by a stop while it waited (``_ended_at_last_line``)
         #: the raw pipe under a decoder (``polled.Eager``): its ``stop`` ends this stream
-        self.raw_stop: Any = None
+        self.raw_stop: Eager | None = None
 
     @property
     def produced(self) -> int:
@@ -194,9 +197,8 @@ class ForwardReader:
 
     def _stopped_raw(self) -> None:
         """Raise the stop that ended the raw pipe under a decoder (``polled.Eager``), if any."""
-        stop = getattr(self.raw_stop, "stop", None)
-        if stop is not None:
-            raise stop
+        if self.raw_stop is not None and self.raw_stop.stop is not None:
+            raise self.raw_stop.stop
 
     def _resume(self) -> None:
         """Open the stream again and skip what it gave before (``suspend``): its last bytes
