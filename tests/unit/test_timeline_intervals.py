@@ -181,3 +181,39 @@ def test_pooled_blocks_cost_little_width(monkeypatch: Any) -> None:
     assert pooled[0][0] <= truth <= pooled[1][0]
     width_single, width_pooled = single[1][0] - single[0][0], pooled[1][0] - pooled[0][0]
     assert width_single < width_pooled <= 1.3 * width_single
+
+
+def test_a_timeline_years_long_in_minute_buckets_is_drawn_in_wider_ones() -> None:
+    """The width is chosen from the format sample's stamps; two records two years apart in a
+    sample that spanned less had the timeline drawn in 1.2 M one-minute buckets (45 s for an
+    82-byte log). Past ``MAX_DRAWN_BUCKETS`` they are merged into a wider width, a multiple of
+    the one asked, with every count kept; a sampled run's intervals are made per wide bucket."""
+    from logagent.timeline import MAX_DRAWN_BUCKETS
+
+    two_years = 2 * 365 * 86400
+    tally = Tally(
+        timeline=pl.DataFrame(
+            {BUCKET: [0, 60, two_years], ROUTE: ["/a", "/b", "/a"], N: [2, 1, 3]},
+            schema=TIMELINE_SCHEMA,
+        ),
+        unit_buckets=pl.DataFrame(
+            {UNIT: [0, 0, 1], BUCKET: [0, 60, two_years], N: [2, 1, 3]},
+            schema=UNIT_BUCKETS_SCHEMA,
+        ),
+        units=2,
+    )
+    exact = timeline_answer(tally, ["/a", "/b"], 60, exact=True)
+    assert exact is not None and len(exact.buckets) <= MAX_DRAWN_BUCKETS
+    assert exact.bucket_s % 60 == 0 and exact.bucket_s >= two_years // 100
+    assert sum(b.total for b in exact.buckets) == 6
+    assert exact.buckets[0].counts == {"/a": 2, "/b": 1} and exact.buckets[-1].counts["/a"] == 3
+    order = np.arange(10)
+    sampled = timeline_answer(
+        tally, ["/a"], 60, exact=False, population=10, order=order, span=(0, two_years), bound=5
+    )
+    assert sampled is not None and len(sampled.buckets) <= MAX_DRAWN_BUCKETS
+    assert sampled.buckets[0].low is not None and sampled.buckets[0].low >= 3  # 2 + 1 merged
+    short = timeline_answer(
+        tally.__class__(timeline=tally.timeline.head(2)), ["/a"], 60, exact=True
+    )
+    assert short is not None and short.bucket_s == 60 and len(short.buckets) == 2  # as asked
