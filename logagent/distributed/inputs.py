@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import bisect
 import os
-import stat
 from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -23,6 +22,7 @@ from logagent.errors import ConfigError, InputError, InputNotFound
 from logagent.magic import kind_of
 from logagent.sources import Source, open_source, resolve_paths
 from logagent.sources.files import STDIN, _open_stream
+from logagent.sources.paths import reads_once
 
 #: A positional read fetches at least this much, so a unit's look-back and slack cost one request.
 MIN_FETCH = 64 << 10
@@ -155,14 +155,6 @@ def open_input(path: str) -> Source:
     return RemoteSource(path, seekable=True, size=size, compression=None, fs=fs, fs_path=fs_path)
 
 
-def _is_pipe(path: str) -> bool:
-    """Whether ``path`` names a FIFO (or a pipe: ``/dev/fd/N`` of ``<(...)``)."""
-    try:
-        return stat.S_ISFIFO(os.stat(path).st_mode)
-    except OSError:  # opening it says what is wrong
-        return False
-
-
 def open_inputs(paths: Sequence[str]) -> list[Source]:
     """Open every input for a run whose tasks open them again on the workers.
 
@@ -173,7 +165,7 @@ def open_inputs(paths: Sequence[str]) -> list[Source]:
     sources: list[Source] = []
     try:
         for path in resolve_inputs(list(paths)):
-            if not is_url(path) and _is_pipe(path):  # refused before its open waits
+            if not is_url(path) and reads_once(path):  # refused before its open waits
                 raise ConfigError(
                     "a pipe or FIFO cannot be read by Dask workers: name a file or URL",
                     path=path,

@@ -12,8 +12,6 @@ counts it (access view, time window, templates, timeline) is ``views``.
 
 from __future__ import annotations
 
-import os
-import stat
 from collections.abc import Callable, Sequence
 from contextlib import ExitStack
 
@@ -45,7 +43,7 @@ from logagent.sources import (
     open_source,
     resolve_paths,
 )
-from logagent.sources.paths import STDIN
+from logagent.sources.paths import STDIN, reads_once
 from logagent.sources.sample import SAMPLE_BYTES, sample_each
 
 log = get_logger("logagent.engine")
@@ -143,15 +141,6 @@ def _check_fixed_costs(settings: Settings, env: RunEnv, sources: list[Source]) -
     )
 
 
-def _is_stream_node(path: str) -> bool:
-    """Whether ``path`` names a FIFO, a pipe or a character device (read once, forwards)."""
-    try:
-        mode = os.stat(path).st_mode
-    except OSError:  # a glob, a missing file: the run says what it is
-        return False
-    return stat.S_ISFIFO(mode) or stat.S_ISCHR(mode)
-
-
 def _error_types_of_top(
     paths: Sequence[str], question: Question, settings: Settings, env: RunEnv
 ) -> Result:
@@ -161,7 +150,7 @@ def _error_types_of_top(
     asked delta. The result keeps the asked question with the key filled in,
     the first call's decisions before the second's, and a note saying so.
     """
-    once = [p for p in paths if p == STDIN or _is_stream_node(p)]
+    once = [p for p in paths if reads_once(p)]
     if once:  # the second call would find it read already, and recuse it as empty
         raise ConfigError(
             "error-types without --key reads the input twice (its top component first, then "

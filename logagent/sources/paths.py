@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import glob
 import os
+import stat
 
 from logagent.errors import InputNotFound
 
@@ -26,6 +27,18 @@ def resolve_paths(patterns: list[str]) -> list[str]:
             raise InputNotFound("no file matches this pattern", path=pattern)
         out.extend(matches)
     return _unique(out)
+
+
+def reads_once(path: str) -> bool:
+    """Whether ``path`` is standard input or names a FIFO, a pipe (``/dev/fd/N`` of
+    ``<(...)``) or a character device: read once, forwards, by this process only."""
+    if path == STDIN:
+        return True
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:  # a glob, a missing file: opening it says what it is
+        return False
+    return stat.S_ISFIFO(mode) or stat.S_ISCHR(mode)
 
 
 def _unique(paths: list[str]) -> list[str]:
