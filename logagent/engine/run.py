@@ -144,12 +144,20 @@ class Run:
     def save(
         self, phase: str, order: str, *, batches: list[I64] | None = None, done: I64 | None = None
     ) -> None:
-        """Write a checkpoint of the counts so far (when the run has a checkpoint sink).
+        """Write a checkpoint of the counts so far (when the run has a checkpoint sink and its
+        inputs can be read again: not standard input or a pipe).
 
         A failed write (full disk, ...) is a warning, never the end of the run.
         """
         sink = self.env.checkpoint
         if sink is None or self.seed is None:
+            return
+        if any(f.size is None for f in self.inputs):  # resume would refuse it (core._check_inputs)
+            if not self._saves_failed:
+                self.warnings.append(
+                    "no checkpoint saved: standard input or a pipe cannot be read again"
+                )
+            self._saves_failed = True
             return
         if order == "random" and self.main_seed is not None:
             order = KEYED  # a main phase after a pilot reads a keyed permutation

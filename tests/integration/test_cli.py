@@ -401,13 +401,16 @@ def _wait_open(pid: int, path: Path, seconds: float = 60) -> None:
     pytest.fail(f"the run never opened {path}")
 
 
-def test_sigterm_on_a_quiet_pipe_answers_from_the_lines_that_came() -> None:
+def test_sigterm_on_a_quiet_pipe_answers_from_the_lines_that_came(tmp_path: Path) -> None:
     """``tail -f app.log | logagent analyze -`` on a quiet log: SIGTERM while the pipe has
     no data stops the wait, and the partial answer counts every whole line that came (the
-    half-written last one is not a line yet). It had waited for more data."""
+    half-written last one is not a line yet). It had waited for more data. ``--checkpoint``
+    saves nothing there, and says so: ``resume`` refuses a pipe, and the partial answer had
+    pointed to it ("progress saved: `logagent resume ...`")."""
     lines = [x + "\n" for x in random_log_lines(17, 3000)]
+    ckpt = tmp_path / "run.ckpt"
     proc = subprocess.Popen(
-        [sys.executable, "-m", "logagent", "analyze", "-", "--json"],
+        [sys.executable, "-m", "logagent", "analyze", "-", "--json", "--checkpoint", str(ckpt)],
         env={**ENV, "LOGAGENT_LOG_LEVEL": "info"},
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
@@ -438,6 +441,8 @@ def test_sigterm_on_a_quiet_pipe_answers_from_the_lines_that_came() -> None:
     assert r["progress"]["lines_read"] == len(lines) and r["progress"]["malformed_lines"] == 0
     truth = dict(expected_top([x[:-1] for x in lines]))
     assert r["answer"]["top"] and all(truth[e["key"]] == e["count"] for e in r["answer"]["top"])
+    assert not ckpt.exists() and not any("logagent resume" in w for w in r["warnings"])
+    assert "no checkpoint saved: standard input or a pipe cannot be read again" in r["warnings"]
 
 
 def test_error_types_of_the_top_component_on_stdin_is_a_clear_usage_error() -> None:
