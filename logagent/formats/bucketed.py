@@ -13,11 +13,13 @@ Cron keeps every record by its bucket (request counts per bucket), so it
 asks for all.
 
 ``choose_bucket_s`` picks the width of ``--bucket auto``: the smallest of a
-ladder of round widths that cuts the time range into at most ``MAX_BUCKETS``.
+ladder of round widths that cuts the time range into at most ``MAX_BUCKETS``; past
+the ladder (a range of years), whole weeks.
 """
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass
 
@@ -67,8 +69,12 @@ class Bucketed(Timed):
 
 
 def choose_bucket_s(span_s: float) -> int:
-    """The smallest ladder width giving at most ``MAX_BUCKETS`` buckets over ``span_s``."""
-    return next((w for w in LADDER_S if span_s / w <= MAX_BUCKETS), LADDER_S[-1])
+    """The smallest ladder width giving at most ``MAX_BUCKETS`` buckets over ``span_s``;
+    past the ladder, the fewest whole weeks that do (years in weeks had drawn 119 buckets)."""
+    week = LADDER_S[-1]
+    return next((w for w in LADDER_S if span_s / w <= MAX_BUCKETS), 0) or week * math.ceil(
+        span_s / (week * MAX_BUCKETS)
+    )
 
 
 def parse_bucket(text: str) -> int | None:

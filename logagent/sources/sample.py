@@ -33,7 +33,13 @@ def sample_each(
     for source in sources:
         lines: list[str] = []
         for offset, data in _spots(source, per_source):
-            lines.extend(_whole_lines(data, skip_first=offset > 0, cap=cap))
+            # a read that ends at the input's end ends with its last line, newline or not (a
+            # stream's read is short only there)
+            if source.seekable and source.size is not None:
+                at_end = source.size == offset + len(data)
+            else:
+                at_end = len(data) < per_source
+            lines.extend(_whole_lines(data, skip_first=offset > 0, at_end=at_end, cap=cap))
         out.append([line for line in lines if line.strip()])
     return out
 
@@ -49,10 +55,10 @@ def _spots(source: Source, budget: int) -> list[tuple[int, bytes]]:
     return [(off, source.read_at(off, step)) for off in offsets]
 
 
-def _whole_lines(data: bytes, *, skip_first: bool, cap: int) -> list[str]:
+def _whole_lines(data: bytes, *, skip_first: bool, at_end: bool, cap: int) -> list[str]:
     parts = data.split(b"\n")
     if skip_first:
         parts = parts[1:]
-    if len(parts) > 1 and not data.endswith(b"\n"):
+    if len(parts) > 1 and not data.endswith(b"\n") and not at_end:
         parts = parts[:-1]  # cut by the read, not a whole line
     return [p[:cap].decode("utf-8", "replace").removesuffix("\r").lstrip("\ufeff") for p in parts]

@@ -66,3 +66,25 @@ def test_events_only_buckets_exactly_the_5xx_records() -> None:
     assert events[BUCKET].filter(is_5xx).equals(full[BUCKET].filter(is_5xx))
     assert events[BUCKET].filter(~is_5xx).is_null().all()
     assert full[BUCKET].filter(~is_5xx).is_not_null().any()  # the full parse buckets them
+
+
+@pytest.mark.parametrize(
+    ("span_s", "width"),
+    [
+        (1.0, 60),
+        (100 * 60, 60),
+        (100 * 60 + 1, 300),
+        (86400 * 100, 86400),
+        (604800 * 100, 604800),
+        (604800 * 100 + 1, 2 * 604800),  # past the ladder: whole weeks
+        (2.3 * 365 * 86400, 2 * 604800),  # lnav's logfile_generic.0: two records, 27 months
+        (40 * 365 * 86400, 21 * 604800),
+    ],
+)
+def test_auto_width_cuts_any_range_into_at_most_max_buckets(span_s: float, width: int) -> None:
+    """``--bucket auto``: the smallest ladder width with at most ``MAX_BUCKETS`` buckets, and
+    past the ladder the fewest whole weeks (a range of years had 119 one-week buckets)."""
+    from logagent.formats.bucketed import MAX_BUCKETS, choose_bucket_s
+
+    assert choose_bucket_s(span_s) == width
+    assert span_s / width <= MAX_BUCKETS

@@ -109,3 +109,27 @@ def test_empty_regular_file_opens_as_seekable(tmp_path: Path) -> None:
     assert (src.seekable, src.size) == (True, 0)
     src.close()
     assert not os.path.getsize(path)
+
+
+def test_the_sample_keeps_a_last_line_without_newline(tmp_path: Path) -> None:
+    """A file's last line without a newline is a line of the sample, read whole or from its
+    last spot (the read counts it; a sample without it chose a timeline's width from a
+    shorter span), while a spot's line cut by the read, and a stream's, are left out."""
+    from logagent.sources.sample import sample_each
+
+    small = tmp_path / "small.log"
+    small.write_bytes(b"first\nsecond\nlast")
+    assert sample_each([open_source(str(small))], cap=1000) == [["first", "second", "last"]]
+    big = tmp_path / "big.log"  # several spots: the middle ones end inside a line
+    body = b"".join(b"line %06d\n" % i for i in range(20000))
+    big.write_bytes(body + b"the end")
+    got = sample_each([open_source(str(big))], cap=1000, sample_bytes=8192)[0]
+    assert got[-1] == "the end"
+    assert all(g == "the end" or (g.startswith("line ") and len(g) == 11) for g in got)
+    packed = tmp_path / "small.log.gz"  # a stream: its read ends at the input's end too
+    packed.write_bytes(gzip.compress(b"first\nlast"))
+    assert sample_each([open_source(str(packed))], cap=1000) == [["first", "last"]]
+    longer = tmp_path / "longer.log.gz"  # a stream read in part: its cut line is left out
+    longer.write_bytes(gzip.compress(body + b"the end"))
+    got = sample_each([open_source(str(longer))], cap=1000, sample_bytes=8192)[0]
+    assert got and all(g.startswith("line ") and len(g) == 11 for g in got)
