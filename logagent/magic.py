@@ -23,6 +23,25 @@ def kind_of(head: bytes) -> str | None:
     return next((kind for magic, kind in MAGIC.items() if head.startswith(magic)), None)
 
 
+#: The byte order each mark names: the codec that reads the same text without its mark.
+_BYTE_ORDER = (
+    (b"\xff\xfe\x00\x00", "utf-32-le"),
+    (b"\x00\x00\xfe\xff", "utf-32-be"),
+    (b"\xff\xfe", "utf-16-le"),
+    (b"\xfe\xff", "utf-16-be"),
+)
+
+
+BYTE_ORDER_CODECS = frozenset(codec for _, codec in _BYTE_ORDER)
+
+
+def byte_order_codec(head: bytes) -> str | None:
+    """The codec of the text ``head``'s byte-order mark starts (``utf-16-le``, ...), which
+    reads a continuation of that text written without the mark (a log cut by ``copytruncate``
+    goes on without one); None without a mark."""
+    return next((codec for mark, codec in _BYTE_ORDER if head.startswith(mark)), None)
+
+
 def text_kind(head: bytes) -> str | None:
     """The text encoding ``head``'s byte-order mark names, if any."""
     return next((kind for mark, kind in TEXT_MARKS if head.startswith(mark)), None)

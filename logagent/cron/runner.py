@@ -30,6 +30,9 @@ if TYPE_CHECKING:
     from logagent.result import Question, Result
 
 UNREADABLE = ("UNRECOGNIZED_FORMAT", "INPUT_UNREADABLE")
+#: ``meta`` key (+ the watched path) of the codec its files' byte-order mark named: a UTF-16
+#: log cut by ``copytruncate`` goes on without a mark, read by that codec.
+TEXT_KEY = "text:"
 TAIL_BYTES = 64 << 10  # the last lines ``--start end`` detects the format on
 
 
@@ -65,10 +68,12 @@ class FileReport:
     slices: list[dict[str, Any]] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     heads: list[Identity] = field(default_factory=list)  # of the files read (state.known)
+    #: The codec of the path's text when a file read had a byte-order mark (``TEXT_KEY``).
+    text: str | None = None
 
     def as_dict(self) -> dict[str, Any]:
         """The ``incremental.files`` entry."""
-        return {k: v for k, v in self.__dict__.items() if k != "heads"}
+        return {k: v for k, v in self.__dict__.items() if k not in ("heads", "text")}
 
 
 @dataclass(frozen=True)
@@ -141,10 +146,14 @@ def run_cron(job: CronJob, question: Question, settings: Settings, env: RunEnv) 
         files: list[FileState] = []
         warnings: list[str] = []
         found = pinned
+        texts = {}  # each path's codec, where a file read had a mark it did not keep
         for watched in job.paths:
+            text = state.meta(TEXT_KEY + watched)
             report, got, new_state, fmt = _read_path(
-                watched, stored.get(watched), known, job, question, read_settings, env
+                watched, stored.get(watched), known, job, question, read_settings, env, text
             )
+            if report.text is not None and report.text != text:
+                texts[TEXT_KEY + watched] = report.text
             reports.append(report)
             tallies.extend(got)
             files.extend(new_state)
@@ -154,7 +163,8 @@ def run_cron(job: CronJob, question: Question, settings: Settings, env: RunEnv) 
         bucket_s = store_bucket_s(settings)
         rows, untimed = tap.rows(bucket_of(now_s, bucket_s))
         record = _record(now_s, reports, tallies, rows, untimed)
-        run_id = _commit(state, record, reports, files, found if not pinned else None, new_job)
+        detected = found if not pinned else None
+        run_id = _commit(state, record, reports, files, detected, new_job, texts)
         if job.window_s is not None:
             prune(state, now_s, job.window_s, bucket_s)
         result, merged, window = window_result(
@@ -216,8 +226,10 @@ def _commit(
     files: list[FileState],
     detected: str | None,
     new_job: dict[str, Any] | None,
+    texts: dict[str, str],
 ) -> int:
     extra = [("format", detected)] if detected else []
+    extra.extend(texts.items())
     if new_job is not None:  # a new state's job, pinned by its first committed run
         extra.append(("job", json.dumps(new_job, sort_keys=True)))
     now_ns = time.time_ns()
@@ -233,13 +245,17 @@ def _read_path(
     question: Question,
     settings: Settings,
     env: RunEnv,
+    text: str | None = None,
 ) -> tuple[FileReport, list[Tally], list[FileState], str | None]:
     """Read one watched path's slices; its report, tallies, new state and detected format.
 
-    The heads of the files read go in ``report.heads`` (the state's ``known``).
+    The heads of the files read go in ``report.heads`` (the state's ``known``); a file
+    without a byte-order mark is read by ``text``, the codec the last mark named (the state's,
+    or one read before it in this run: ``report.text``).
     """
     report = FileReport(watched)
     if stored is None and job.start_at_end and os.path.isfile(watched):
+        report.text = _byte_order(watched)
         at_end, fmt = _state_at_end(watched, question, settings, env)
         return report, [], [at_end], fmt
     plan: Plan = plan_path(watched, stored, known)
@@ -248,7 +264,8 @@ def _read_path(
     tallies, fmt, ends = [], None, {}
     newest: FileState | None = None
     for piece in plan.slices:
-        tally, end, found = _count_slice(piece, question, settings, env)
+        report.text = _byte_order(piece.path) or report.text or text
+        tally, end, found = _count_slice(piece, question, settings, env, report.text)
         tallies.append(tally)
         fmt = fmt or found
         ends[piece.role] = end
@@ -314,6 +331,17 @@ def _state_at_end(
     return _file_state(watched, identify(watched), end), fmt
 
 
+def _byte_order(path: str) -> str | None:
+    """The codec the byte-order mark of the file at ``path`` names (None: none, or unread)."""
+    from logagent.magic import byte_order_codec
+
+    try:
+        with open(path, "rb") as f:
+            return byte_order_codec(f.read(4))
+    except OSError:  # gone meanwhile, unreadable: its slice's read says so
+        return None
+
+
 def _file_state(watched: str, ident: Identity, end: int) -> FileState:
     return FileState(
         watched, ident.dev, ident.ino, ident.head_hash, ident.head_size, end, time.time_ns()
@@ -321,14 +349,15 @@ def _file_state(watched: str, ident: Identity, end: int) -> FileState:
 
 
 def _count_slice(
-    piece: Slice, question: Question, settings: Settings, env: RunEnv
+    piece: Slice, question: Question, settings: Settings, env: RunEnv, text: str | None = None
 ) -> tuple[Tally, int, str | None]:
-    """Count one slice exactly; its tally, where it ended and the format it was read as."""
+    """Count one slice exactly; its tally, where it ended and the format it was read as
+    (``text``: the codec of a file without a mark, ``sources.open_source``)."""
     from logagent.counters import Tally
     from logagent.engine.exact import count_exactly
     from logagent.sources.slices import open_slice
 
-    source = open_slice(piece.path, piece.start, whole_lines=not piece.to_end)
+    source = open_slice(piece.path, piece.start, whole_lines=not piece.to_end, text=text)
     try:
         if source.seekable and not source.size:
             return Tally(), piece.start, None

@@ -29,7 +29,7 @@ from logagent.errors import (
     InputPermissionError,
     ReadStopped,
 )
-from logagent.magic import MAGIC, kind_of
+from logagent.magic import BYTE_ORDER_CODECS, MAGIC, kind_of
 from logagent.sources.paths import STDIN, resolve_paths
 from logagent.sources.polled import Eager, open_waiting
 from logagent.sources.streams import (
@@ -277,11 +277,13 @@ class Source:
             self._stream.close()
 
 
-def open_source(path: str, stop: StopCheck | None = None) -> Source:
+def open_source(path: str, stop: StopCheck | None = None, *, text: str | None = None) -> Source:
     """Open one input; raise an ``InputError`` subclass with a clear message.
 
     ``stop``: the source's first ``stop_check``, asked while a pipe, a FIFO or
     standard input has no data yet (``polled``; the engine sets its own later).
+    ``text``: the codec (``magic.BYTE_ORDER_CODECS``) of a regular file that has no
+    mark or magic of its own (cron's UTF-16 log, cut by ``copytruncate``).
     """
     if path == STDIN:
         if sys.stdin is None:  # started with stdin closed (`<&-`)
@@ -301,7 +303,7 @@ def open_source(path: str, stop: StopCheck | None = None) -> Source:
     except OSError as exc:
         os.close(fd)
         raise InputError(f"cannot read: {exc.strerror}", path=path) from exc
-    kind = kind_of(head)
+    kind = kind_of(head) or (text if text in BYTE_ORDER_CODECS else None)
     if kind is None:
         st = os.fstat(fd)
         source = Source(path, seekable=True, size=st.st_size, compression=None)

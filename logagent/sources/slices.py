@@ -88,18 +88,23 @@ def complete_end(source: Source, start: int, size: int) -> int:
 
 
 def open_slice(
-    path: str, start: int, *, end: int | None = None, whole_lines: bool = True
+    path: str,
+    start: int,
+    *,
+    end: int | None = None,
+    whole_lines: bool = True,
+    text: str | None = None,
 ) -> Source:
     """The content of ``path`` from ``start`` (see the module); the caller closes it.
 
     ``whole_lines`` (plain files, ``end`` not given): stop at the end of the
-    last complete line; else at the end of the file.
+    last complete line; else at the end of the file. ``text``: as for ``open_source``.
     """
-    source = open_source(path)
+    source = open_source(path, text=text)
     if not source.seekable:
         live = whole_lines and end is None and source.compression in TEXT_ENCODINGS
         try:
-            return StreamView.of(source, start, stream_complete_end(path) if live else end)
+            return StreamView.of(source, start, stream_complete_end(path, text) if live else end)
         except BaseException:
             source.close()
             raise
@@ -110,9 +115,9 @@ def open_slice(
     return OwnedWindow(source.path, True, end - start, None, base=source, start=start)
 
 
-def stream_complete_end(path: str) -> int:
+def stream_complete_end(path: str, text: str | None = None) -> int:
     """Where the last complete line of the stream at ``path`` ends (one pass over it)."""
-    source = open_source(path)
+    source = open_source(path, text=text)
     try:
         pos = end = 0
         while chunk := source.read_at(pos, BACK_CHUNK):

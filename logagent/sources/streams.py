@@ -24,7 +24,7 @@ from collections.abc import Callable
 from typing import IO, TYPE_CHECKING, Any
 
 from logagent.errors import InputCorrupt, InputError, ReadStopped
-from logagent.magic import text_kind
+from logagent.magic import BYTE_ORDER_CODECS, text_kind
 
 if TYPE_CHECKING:
     from logagent.sources.polled import Eager
@@ -44,7 +44,7 @@ Opened = tuple[IO[bytes], list[Any]]
 
 #: Text a Windows tool writes with a byte-order mark (SQL Server's ERRORLOG, PowerShell's
 #: Out-File), read as the UTF-8 it holds: ``Transcoded``.
-TEXT_ENCODINGS = frozenset({"utf-16", "utf-32"})
+TEXT_ENCODINGS = frozenset({"utf-16", "utf-32", *BYTE_ORDER_CODECS})
 
 
 def decompressing(kind: str | None, raw: IO[bytes]) -> Opened:

@@ -317,6 +317,30 @@ def test_a_utf16_log_rotated_and_compressed_is_followed(tmp_path: Path) -> None:
     assert json.loads(second.stdout)["incremental"]["files"][0]["lines_new"] == 9
 
 
+@needs_logrotate
+@pytest.mark.parametrize("variant", ["copytruncate", "copytruncate-compress"])
+@pytest.mark.parametrize("codec", ["utf-16-le", "utf-16-be"])
+def test_a_utf16_log_cut_by_copytruncate_goes_on_without_its_mark(
+    tmp_path: Path, variant: str, codec: str
+) -> None:
+    """logrotate's copytruncate empties a UTF-16 log in place, and its writer goes on in the
+    same file without a byte-order mark. The state keeps the codec the mark named, so the
+    lines after the cut are read as the same text (exit 3 "looks UTF-16 encoded without a
+    byte-order mark" before), in this run and the next."""
+    log, state = tmp_path / "errorlog", tmp_path / "s.sqlite"
+    log.write_bytes(("\ufeff" + _lines(8, 500).decode()).encode(codec))
+    assert window_counts(cron(state, "--json", log=log))[1] == 8
+    append(log, _lines(5, 502).decode().encode(codec))  # not read before the cut
+    logrotate(log, variant, tmp_path)
+    assert log.stat().st_size == 0
+    append(log, _lines(4, 503).decode().encode(codec))  # no mark
+    counts, n = window_counts(cron(state, "--json", log=log))
+    assert n == 17 and sum(counts.values()) == 17  # 8 + 5 + 4, none twice
+    append(log, _lines(3, 504).decode().encode(codec))
+    counts, n = window_counts(cron(state, "--json", log=log))
+    assert n == 20 and sum(counts.values()) == 20
+
+
 def test_start_end_on_a_live_utf16_log_reads_only_what_comes_after(tmp_path: Path) -> None:
     """--start end on a UTF-16 log starts after its last complete line, as on a UTF-8 one."""
     log, state = tmp_path / "errorlog", tmp_path / "s.sqlite"
