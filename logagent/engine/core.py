@@ -92,7 +92,12 @@ def analyze(
             _restore(run, resume)
         result = _analyze(run)
         if env.checkpoint is not None and not run.partial:
-            env.checkpoint.discard()  # finished: nothing is left to resume
+            try:
+                env.checkpoint.discard()  # finished: nothing is left to resume
+            except OSError as exc:  # a read-only folder: the answer stands, the file stays
+                why = exc.strerror or str(exc)
+                note = f"the run finished, but its checkpoint could not be removed ({why})"
+                result = result.model_copy(update={"warnings": [*result.warnings, note]})
         return result
     raise AssertionError("unreachable")  # pragma: no cover - ExitStack re-raises
 

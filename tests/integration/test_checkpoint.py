@@ -259,3 +259,27 @@ def test_a_resumed_full_read_counts_its_budget_over_the_whole_run(close_log: Pat
     batch = 32 / (close_log.stat().st_size / 1024)  # one batch's share of the input
     assert 0.5 <= again.progress.fraction_read <= 0.5 + 2 * batch
     assert again.decisions[-1].detail.startswith(f"{again.progress.fraction_read:.0%}"[:2])
+
+
+def test_a_checkpoint_that_cannot_be_removed_keeps_the_finished_answer(
+    tmp_path: Path,
+) -> None:
+    """The run finished, and removing its checkpoint fails (a read-only folder): the answer
+    is given all the same, with a warning (it was exit 1, "internal error", and no answer)."""
+
+    class Stuck(MemorySink):
+        def discard(self) -> None:
+            raise PermissionError(1, "Operation not permitted")
+
+    log = tmp_path / "small.log"
+    generate(log, scenario="close", size_mb=0.3, seed=5)
+    plain = analyze([str(log)], Question(), _settings(4, full=True), fake_env())
+    sink = Stuck()
+    r = analyze(
+        [str(log)], Question(), _settings(4, full=True), replace(fake_env(), checkpoint=sink)
+    )
+    assert r.status == Status.EXACT and r.answer == plain.answer
+    assert r.warnings[-1] == (
+        "the run finished, but its checkpoint could not be removed (Operation not permitted)"
+    )
+    assert sink.saved  # it was written, and stays
