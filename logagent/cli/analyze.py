@@ -21,6 +21,8 @@ from logagent.cli.frontdoor import (
 from logagent.errors import ConfigError
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from logagent.config import Settings
     from logagent.engine.tallied import Backend
     from logagent.result import Question, Result
@@ -281,20 +283,25 @@ def analyze_cmd(paths: tuple[str, ...], **opts: Any) -> None:
             )
         return result, settings
 
-    front_door(run, as_json=opts["as_json"], out=opts["out"], html_out=opts["html_out"])
+    front_door(
+        run, as_json=opts["as_json"], out=opts["out"], html_out=opts["html_out"], inputs=paths
+    )
 
 
-def check_settings(settings: Settings) -> None:
-    """Settings that can never be met are usage errors before anything is read."""
+def check_settings(settings: Settings, paths: Sequence[str] = ()) -> None:
+    """Settings that can never be met are usage errors before anything is read; ``paths``:
+    the run's inputs, which its checkpoint may not be."""
     from logagent.cli.output import check_target
     from logagent.config import memory_budget_bytes
+    from logagent.engine.checkpoint import check_replaceable
     from logagent.limits import check_start
     from logagent.routermem import memory
 
     budget = memory_budget_bytes(settings.budget.memory, memory.available_bytes())
     check_start(budget, memory.rss_bytes())
     if settings.checkpoint.path is not None:
-        check_target(settings.checkpoint.path, "--checkpoint", regular_only=True)
+        check_target(settings.checkpoint.path, "--checkpoint", regular_only=True, inputs=paths)
+        check_replaceable(settings.checkpoint.path)
     if settings.analysis.question == "timeline" and settings.analysis.bucket == "off":
         raise ConfigError(
             "--question timeline answers with the events per time bucket: give --bucket auto "
@@ -399,7 +406,7 @@ def run_analysis(
     from logagent.engine.run import RunEnv
 
     imports_done()
-    check_settings(settings)  # after the imports: the process is at its starting size
+    check_settings(settings, paths)  # after the imports: the process is at its starting size
     path = settings.checkpoint.path
     with interrupt_flag() as interrupted, progress_display(quiet) as on_progress:
         env = RunEnv(

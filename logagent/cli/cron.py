@@ -17,7 +17,14 @@ import click
 
 from logagent.cli.analyze import QUESTION_KINDS, parse_now
 from logagent.cli.exits import EXIT_INTERNAL, EXIT_PARTIAL, EXIT_USAGE, exit_code_for
-from logagent.cli.frontdoor import configure_logging, fail, interrupt_flag, say, write_stdout
+from logagent.cli.frontdoor import (
+    configure_logging,
+    emit_text,
+    fail,
+    interrupt_flag,
+    say,
+    write_stdout,
+)
 from logagent.errors import ConfigError, LogagentError, OutputError
 
 if TYPE_CHECKING:
@@ -190,6 +197,7 @@ def _job_name(paths: list[str]) -> str:
 
 def _run(watched: list[str], state_path: str, opts: dict[str, Any]) -> int:
     from logagent.cli.analyze import question_from
+    from logagent.cli.output import check_target
     from logagent.cli.startup import imports_done
     from logagent.config import load_settings
     from logagent.cron.alerts import evaluate, parse_alert
@@ -198,6 +206,9 @@ def _run(watched: list[str], state_path: str, opts: dict[str, Any]) -> int:
     from logagent.formats.bucketed import parse_bucket
 
     imports_done()
+    for path, what in ((opts["out"], "--out"), (opts["history"], "--history")):
+        if path is not None:  # before anything is read or committed
+            check_target(path, what, inputs=[*watched, state_path])
     alerts = [parse_alert(a) for a in opts["alerts"]]
     window_s = _window_s(opts["window"], parse_bucket)
     settings = load_settings(opts["config_file"], **_overrides(opts))
@@ -253,7 +264,6 @@ def _overrides(opts: dict[str, Any]) -> dict[str, Any]:
 def _emit(
     outcome: CronOutcome, alerts: list[Alert], fired: list[Fired], opts: dict[str, Any]
 ) -> None:
-    from logagent.cli.output import safe_write
     from logagent.cron.status import history_line, render_outcome
 
     text = render_outcome(outcome, fired, as_json=opts["as_json"])
@@ -271,10 +281,7 @@ def _emit(
                 f"cannot append to the history ({exc.strerror or exc}); the result was printed",
                 path=opts["history"],
             ) from exc
-    if opts["out"]:
-        safe_write(opts["out"], text, "the output")
-    else:
-        write_stdout(text)
+    emit_text(text, opts["out"])  # the run is committed: printed if --out cannot be written
 
 
 def _exit_code(

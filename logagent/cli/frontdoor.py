@@ -11,7 +11,7 @@ import os
 import signal
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager, suppress
 from types import FrameType
 from typing import TYPE_CHECKING
@@ -30,12 +30,20 @@ if TYPE_CHECKING:
 Runner = Callable[[], "tuple[Result, Settings]"]
 
 
-def front_door(run: Runner, *, as_json: bool, out: str | None, html_out: str | None) -> None:
-    """Run, report, print, and map every failure to its exit code (one table)."""
+def front_door(
+    run: Runner,
+    *,
+    as_json: bool,
+    out: str | None,
+    html_out: str | None,
+    inputs: Sequence[str] = (),
+) -> None:
+    """Run, report, print, and map every failure to its exit code (one table); ``inputs``: the
+    paths the run reads, which no output may be."""
     try:
         for path, what in ((out, "--out"), (html_out, "--html")):
             if path is not None:
-                check_target(path, what)
+                check_target(path, what, inputs=inputs)
         with finishing_signals() as finishing:
             started = time.monotonic()
             result, settings = run()
@@ -107,6 +115,11 @@ def require_llm(result: Result, settings: LLMSettings) -> None:
 def emit(result: Result, *, as_json: bool, out: str | None) -> None:
     """The result (JSON) or its report (Markdown) on standard output or in ``out``."""
     text = result.model_dump_json(indent=2) + "\n" if as_json else result.report.markdown
+    emit_text(text, out)
+
+
+def emit_text(text: str, out: str | None) -> None:
+    """``text`` on standard output or in ``out``; printed when ``out`` cannot be written."""
     if out is None:
         write_stdout(text)
         return

@@ -12,25 +12,37 @@ symlink's target. So, by what the path is:
 * character or block device, FIFO: opened and written in place (a FIFO with
   no reader is an error, not a hang);
 * directory, socket, a missing folder: a usage error, found before the run
-  starts (``check_target``).
+  starts (``check_target``); so is a path that is one of the run's inputs
+  (``--out app.log`` had replaced the log with its own answer).
 """
 
 from __future__ import annotations
 
 import errno
 import fcntl
+import glob
 import os
 import stat
+from collections.abc import Sequence
 
 from logagent.atomic import replace_atomically
 from logagent.errors import ConfigError, OutputError
 
 
-def check_target(path: str, what: str = "--out", *, regular_only: bool = False) -> None:
-    """Refuse, before any reading, an output path that can never be written as a file.
+def check_target(
+    path: str, what: str = "--out", *, regular_only: bool = False, inputs: Sequence[str] = ()
+) -> None:
+    """Refuse, before any reading, an output path that can never be written as a file, or
+    that is one of ``inputs`` (the run's paths and globs: a link to one, too).
 
     ``regular_only``: a device or FIFO is refused too (a checkpoint must be read back).
     """
+    same = input_at(path, inputs)
+    if same is not None:
+        which = "standard input" if same == "-" else same
+        raise ConfigError(
+            f"{what}: is an input of this run ({which}); name another file", path=path
+        )
     real = os.path.realpath(path)
     try:
         mode = os.stat(real).st_mode
@@ -47,6 +59,30 @@ def check_target(path: str, what: str = "--out", *, regular_only: bool = False) 
         raise ConfigError(f"{what}: is a socket; name a file, a device or a FIFO", path=path)
     if regular_only and not stat.S_ISREG(mode):
         raise ConfigError(f"{what}: is a device or FIFO; name a regular file", path=path)
+
+
+def input_at(path: str, inputs: Sequence[str]) -> str | None:
+    """The input (of ``inputs``, globs expanded) that ``path`` names, if any: the same file,
+    by a link or another name too."""
+    try:
+        target = os.stat(path)
+    except OSError:  # a new path: an input not made yet (cron's state) has its name
+        real = os.path.realpath(path)
+        return next((p for p in inputs if p != "-" and os.path.realpath(p) == real), None)
+    if not stat.S_ISREG(target.st_mode):  # /dev/null as --out while reading /dev/null: fine
+        return None
+    for pattern in inputs:
+        named = [pattern]
+        if glob.has_magic(pattern) and not os.path.lexists(pattern):
+            named = glob.glob(pattern)
+        for each in named:
+            try:  # '-': standard input, which may be that file (``< app.log``)
+                st = os.fstat(0) if each == "-" else os.stat(each)
+            except OSError:
+                continue
+            if (st.st_dev, st.st_ino) == (target.st_dev, target.st_ino):
+                return each
+    return None
 
 
 def write_text(path: str, text: str) -> None:

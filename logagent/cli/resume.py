@@ -41,6 +41,7 @@ def resume_cmd(checkpoint_file: str, **opts: Any) -> None:
     configure_logging()
 
     def run() -> tuple[Result, Settings]:
+        from logagent.cli.output import check_target
         from logagent.cli.startup import imports_done
         from logagent.engine import analyze
         from logagent.engine.checkpoint import CheckpointFile
@@ -50,6 +51,9 @@ def resume_cmd(checkpoint_file: str, **opts: Any) -> None:
 
         imports_done()
         cp = load_checkpoint(checkpoint_file)
+        for path, what in ((opts["out"], "--out"), (opts["html_out"], "--html")):
+            if path is not None:  # nor one of the checkpointed run's inputs
+                check_target(path, what, inputs=cp.paths)
         budget = {k: opts[k] for k in ("max_seconds", "max_cpu_seconds", "max_fraction")}
         budget["memory"] = opts["memory_budget"]
         settings = resumed_settings(cp.settings, checkpoint_file, budget)
@@ -63,7 +67,13 @@ def resume_cmd(checkpoint_file: str, **opts: Any) -> None:
             question = Question.model_validate(cp.question)
             return analyze(list(cp.paths), question, settings, env, resume=cp), settings
 
-    front_door(run, as_json=opts["as_json"], out=opts["out"], html_out=opts["html_out"])
+    front_door(
+        run,
+        as_json=opts["as_json"],
+        out=opts["out"],
+        html_out=opts["html_out"],
+        inputs=[checkpoint_file],  # a partial run's output would replace its progress
+    )
 
 
 def resumed_settings(saved: dict[str, Any], path: str, budget: dict[str, Any]) -> Settings:

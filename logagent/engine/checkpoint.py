@@ -40,7 +40,7 @@ from logagent.counters.tally import (
     N,
     Tally,
 )
-from logagent.errors import InputError
+from logagent.errors import ConfigError, InputError
 from logagent.formats.base import BUCKET, STATUS
 from logagent.model import Model, error_text, is_validation_error
 from logagent.result import Question
@@ -360,6 +360,25 @@ def load(path: str) -> Checkpoint:
         raise CheckpointError(
             f"corrupt checkpoint ({type(exc).__name__}: {exc})", path=path
         ) from exc
+
+
+def check_replaceable(path: str) -> None:
+    """Refuse (ConfigError) a ``--checkpoint`` path that holds something else than a
+    checkpoint: saving would replace it (a log named by mistake was lost so). A new path, an
+    empty file and a checkpoint (this logagent's, or one it no longer reads) are fine."""
+    try:
+        with open(path, "rb") as f:
+            head = f.read(len(FILE_MAGIC))
+    except FileNotFoundError:
+        return
+    except OSError as exc:
+        raise ConfigError(f"--checkpoint: cannot read it ({exc.strerror})", path=path) from exc
+    if head and not (head.startswith((FILE_MAGIC, _ARROW_MAGIC)) or FILE_MAGIC.startswith(head)):
+        raise ConfigError(
+            "--checkpoint: the file holds something else than a logagent checkpoint, which "
+            "saving would replace; name a new file (or remove this one)",
+            path=path,
+        )
 
 
 def _read(path: str) -> bytes:

@@ -244,6 +244,59 @@ def test_out_file_and_unwritable_out(write_log: Callable[..., Path], tmp_path: P
     assert b"printed instead" in proc.stderr
 
 
+def test_no_output_replaces_an_input_or_a_file_that_is_no_checkpoint(
+    write_log: Callable[..., Path], tmp_path: Path
+) -> None:
+    """--out, --html and --checkpoint naming an input of the run (by its name, a link, a glob,
+    or the file stdin reads) are refused before reading (exit 2), and so is a --checkpoint
+    file that holds anything but a checkpoint: each had replaced the log with a result or a
+    checkpoint. resume refuses its checkpoint and its inputs as --out. An empty file and a
+    checkpoint are fine as --checkpoint."""
+    lines = random_log_lines(21, 3000)
+    log = write_log(lines, name="app.log")
+    before = log.read_bytes()
+    link = tmp_path / "link.log"
+    link.symlink_to(log)
+    other = tmp_path / "notes.txt"
+    other.write_text("keep me\n")
+    refused = [
+        (["analyze", str(log), "--out", str(log)], None),
+        (["analyze", str(log), "--out", str(link)], None),
+        (["analyze", str(tmp_path / "*.log"), "--html", str(log)], None),
+        (["analyze", "-", "--out", str(log)], log),
+        (["analyze", str(log), "--checkpoint", str(log), "--max-fraction", "0.3"], None),
+        (["analyze", str(log), "--checkpoint", str(other), "--max-fraction", "0.3"], None),
+    ]
+    for args, stdin_from in refused:
+        with open(stdin_from or os.devnull, "rb") as stdin:
+            proc = subprocess.run(
+                [sys.executable, "-m", "logagent", *args, "--json"],
+                stdin=stdin,
+                capture_output=True,
+                env=ENV,
+                timeout=120,
+                check=False,
+            )
+        assert proc.returncode == 2 and proc.stdout == b"", (args, proc.stderr)
+        assert b"Traceback" not in proc.stderr
+        assert b"is an input of this run" in proc.stderr or b"something else" in proc.stderr
+    assert log.read_bytes() == before and other.read_text() == "keep me\n"
+    empty = tmp_path / "run.ckpt"
+    empty.write_bytes(b"")
+    small = {**ENV, "LOGAGENT_READER__BATCH_BYTES": "16KiB"}  # batches: a budget stops it
+    args = ["analyze", str(log), "--json", "--full", "--unit-size", "1KiB"]
+    args += ["--checkpoint", str(empty), "--max-fraction", "0.3"]
+    proc = run(*args, env=small)
+    assert proc.returncode == 4 and empty.read_bytes().startswith(b"LGACKPT\n")
+    assert run(*args, env=small).returncode == 4  # a checkpoint already there is replaced
+    for target in (empty, log):
+        proc = run("resume", str(empty), "--json", "--out", str(target))
+        assert proc.returncode == 2 and b"is an input of this run" in proc.stderr
+    assert log.read_bytes() == before and empty.read_bytes().startswith(b"LGACKPT\n")
+    assert run("resume", str(empty), "--json", "--max-fraction", "1").returncode == 0
+    assert not empty.exists()
+
+
 def test_full_stdout_is_a_clear_error(write_log: Callable[..., Path]) -> None:
     """Writing the report to a full device: a clear message and exit 2, no traceback."""
     log = str(write_log(random_log_lines(10, 300)))

@@ -590,3 +590,35 @@ def test_no_question_on_an_app_log_stays_top_errors_and_is_refused(tmp_path: Pat
     asked = cron(state, "--json", "-q", "top-error-components", log=log)
     assert asked.returncode == 0, asked.stderr
     assert json.loads(asked.stdout)["question"]["kind"] == "top-error-components"
+
+
+def test_outputs_are_checked_before_a_run_commits_and_its_result_is_never_lost(
+    tmp_path: Path,
+) -> None:
+    """--out and --history are written after the run commits its counts: a path that can
+    never be written (a missing folder), or that is the watched log or the state, is refused
+    before anything is read (exit 2, nothing committed: the next run counts the same lines);
+    an --out that fails when written (a full device) prints the result instead."""
+    log, state = tmp_path / "a.log", tmp_path / "s.sqlite"
+    log.write_bytes(_lines(6, 500))
+    before = log.read_bytes()
+    for args in (
+        ["--out", str(log)],
+        ["--history", str(log)],
+        ["--history", str(state)],
+        ["--history", str(tmp_path / "no" / "h.jsonl")],
+        ["--out", str(tmp_path / "no" / "r.json")],
+    ):
+        proc = cron(state, "--json", *args, log=log)
+        assert proc.returncode == 2 and proc.stdout == "", (args, proc.stderr)
+        assert "Traceback" not in proc.stderr
+    assert log.read_bytes() == before
+    history, out = tmp_path / "h.jsonl", tmp_path / "r.json"
+    proc = cron(state, "--json", "--history", str(history), "--out", str(out), log=log)
+    assert proc.returncode == 0 and proc.stdout == ""
+    assert json.loads(out.read_text())["progress"]["lines_read"] == 6  # nothing counted before
+    assert len(history.read_text().splitlines()) == 1
+    append(log, _lines(2, 503))
+    full = cron(state, "--json", "--out", "/dev/full", log=log)
+    assert full.returncode == 2 and "printed instead" in full.stderr
+    assert json.loads(full.stdout)["progress"]["lines_read"] == 8  # committed, and shown
