@@ -165,8 +165,7 @@ def run_cron(job: CronJob, question: Question, settings: Settings, env: RunEnv) 
         record = _record(now_s, reports, tallies, rows, untimed)
         detected = found if not pinned else None
         run_id = _commit(state, record, reports, files, detected, new_job, texts)
-        if job.window_s is not None:
-            prune(state, now_s, job.window_s, bucket_s)
+        prune(state, now_s, job.window_s, bucket_s)
         result, merged, window = window_result(
             state, question, settings, now_s, window_s=job.window_s, paths=job.paths
         )

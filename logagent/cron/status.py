@@ -91,7 +91,7 @@ def status_data(path: str) -> dict[str, Any]:
             "state": path,
             "job": state.job(),
             "format": state.meta("format"),
-            "kept_window_s": int(state.meta("keep_s") or 0) or None,
+            "kept_window_s": _kept(state.meta("keep_s")),
             "files": [
                 {"path": f.path, "offset": f.offset, "inode": f.ino, "head_bytes": f.head_size}
                 for f in state.files().values()
@@ -133,6 +133,13 @@ def render_status(path: str, *, as_json: bool) -> str:
     lines.append(f"window kept: {f'{window} s' if window else 'everything since the first run'}")
     lines += [f"file: {f['path']} read to byte {f['offset']:,}" for f in data["files"]]
     return "\n".join(lines) + "\n"
+
+
+def _kept(value: str | None) -> int | None:
+    """The longest window the state keeps, in seconds; None: everything (``KEEP_ALL``)."""
+    from logagent.cron.window import KEEP_ALL
+
+    return None if value in (None, KEEP_ALL) else int(value) or None
 
 
 def reset_state(path: str) -> None:

@@ -6,7 +6,8 @@ the bucket holding "now" (``tallies.window_bounds``), picked by each record's
 own time. Records without a time were stored at their run's bucket; the line
 counters (lines, bytes, malformed: the rate's denominator) are those of the
 runs made within the window. Buckets older than the longest window any run
-of the job asked for are pruned.
+of the job asked for are pruned; a run without ``--window`` asked for
+everything since the first run, and then nothing is ever pruned.
 """
 
 from __future__ import annotations
@@ -21,6 +22,8 @@ if TYPE_CHECKING:
     from logagent.config import Settings
     from logagent.result import Question, Result
 
+#: ``meta`` ``keep_s`` once a run asked for no window: nothing is pruned.
+KEEP_ALL = "all"
 DEFAULT_BUCKET = "1h"  # every run must cut the timeline alike: "auto" would vary by slice
 
 
@@ -33,17 +36,24 @@ def store_bucket_s(settings: Settings) -> int:
     return width or parse_bucket(DEFAULT_BUCKET) or 3600
 
 
-def keep_s(state: State, window_s: int) -> int:
-    """The longest window any run of this state asked for (what pruning must keep)."""
-    keep = max(int(state.meta("keep_s") or 0), window_s)
+def keep_s(state: State, window_s: int | None) -> int | None:
+    """The longest window any run of this state asked for (what pruning must keep), this
+    run's ``window_s`` too; None when one asked for no window (everything: ``KEEP_ALL``).
+    A later ``--window 1h`` run had pruned all but the last hour of such a job for good."""
+    kept = state.meta("keep_s")
+    keep = None if kept == KEEP_ALL or window_s is None else max(int(kept or 0), window_s)
+    value = KEEP_ALL if keep is None else str(keep)
     with state.db:
-        state.db.execute("INSERT OR REPLACE INTO meta VALUES ('keep_s', ?)", (str(keep),))
+        state.db.execute("INSERT OR REPLACE INTO meta VALUES ('keep_s', ?)", (value,))
     return keep
 
 
-def prune(state: State, now_s: float, window_s: int, bucket_s: int) -> None:
+def prune(state: State, now_s: float, window_s: int | None, bucket_s: int) -> None:
     """Drop what no window of this job can reach any more (the longest one asked)."""
-    keep_lo, _ = window_bounds(now_s, keep_s(state, window_s), bucket_s)
+    keep = keep_s(state, window_s)
+    if keep is None:
+        return
+    keep_lo, _ = window_bounds(now_s, keep, bucket_s)
     state.prune(keep_lo, keep_lo)
 
 
@@ -69,6 +79,19 @@ def window_result(
     bucket_s = None if bucket == "off" else parse_bucket(bucket or DEFAULT_BUCKET)
     fmt = state.meta("format") or settings.analysis.format
     result = answer_tally(tally, question, settings, fmt=fmt, bucket_s=bucket_s, paths=paths)
+    if result.recuse is not None and lo is not None and hi is not None:  # of the window's counts
+        span = f"the window {_iso(lo)} to {_iso(hi)}"
+        detail = result.recuse.detail.replace("the whole input", span)
+        if detail == "no line was read":  # by this job's runs in the window: none was stored
+            detail = f"no record is stored for {span}"
+        recuse = result.recuse.model_copy(
+            update={
+                "detail": detail,
+                "attempted": f"the counts stored for {span}, by record time "
+                f"({len(ids)} run(s) of this job made in it)",
+            }
+        )
+        result = result.model_copy(update={"recuse": recuse})
     window = {
         "by": "record time",
         "anchored_at": _iso(now_s),

@@ -511,8 +511,43 @@ def test_window_is_chosen_by_the_records_time_not_the_runs(tmp_path: Path) -> No
     assert sum(window_counts(cron(state, *later, log=log))[0].values()) == 17  # since the first
     future = cron(state, "--json", "--window", "1h", "--now", "2026-01-01T05:00:00", log=log)
     assert window_counts(future)[0] == {}
-    # the longest window asked was 3 h: buckets before 03:00 are pruned, nothing is left
-    assert window_counts(cron(state, "--json", "--now", "2026-01-01T05:00:00", log=log))[0] == {}
+    # a run asked for everything since the first: a later --window prunes nothing of it (it
+    # had pruned all but the longest window asked, 3 h, and this answered {} for good)
+    since_first = cron(state, "--json", "--now", "2026-01-01T05:00:00", log=log)
+    assert sum(window_counts(since_first)[0].values()) == 17
+
+
+def _stored_rows(state: Path) -> int:
+    proc = subprocess.run(
+        [sys.executable, "-m", "logagent", "cron", "--state", str(state), "--status", "--json"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
+    return int(json.loads(proc.stdout)["buckets"]["rows"])
+
+
+@pytest.mark.parametrize("unbounded_first", [False, True])
+def test_buckets_past_the_longest_window_asked_are_pruned(
+    tmp_path: Path, unbounded_first: bool
+) -> None:
+    """A job whose runs all give --window keeps only the longest window asked (3 h here):
+    older buckets are dropped. One run without --window (everything since the first run)
+    keeps them all, whatever window a later run asks for."""
+    log, state = tmp_path / "a.log", tmp_path / "s.sqlite"
+    log.write_bytes(_at(_lines(10, 500), "01/Jan/2026:00:10:00"))
+    first = ["--window", "3h"] if not unbounded_first else []
+    cron(state, "--json", *first, "--now", "2026-01-01T00:30:00", log=log)
+    stored = _stored_rows(state)
+    assert stored > 0
+    later = cron(state, "--json", "--window", "1h", "--now", "2026-01-01T05:00:00", log=log)
+    assert window_counts(later)[0] == {}
+    assert _stored_rows(state) == (stored if unbounded_first else 0)
+    since_first = window_counts(cron(state, "--json", "--now", "2026-01-01T05:10:00", log=log))
+    assert sum(since_first[0].values()) == (10 if unbounded_first else 0)
+    detail = json.loads(later.stdout)["recuse"]["detail"]
+    assert detail.startswith(("no 5xx line in the window 2026-01-01T05:00:00Z", "no record is"))
 
 
 def test_records_without_a_time_are_counted_at_the_run_and_said(tmp_path: Path) -> None:
