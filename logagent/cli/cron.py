@@ -8,6 +8,7 @@ load when a run starts. Exit codes: those of ``analyze``, plus 5 when an
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import sys
@@ -173,7 +174,8 @@ def _fail(exc: LogagentError, nagios: bool) -> None:
 def _main(paths: list[str], opts: dict[str, Any]) -> int:
     from logagent.cron.state import default_state_path
 
-    watched = [os.path.abspath(p) for p in paths]
+    watched, notes = _distinct([os.path.abspath(p) for p in paths])
+    opts = {**opts, "notes": notes}
     if not watched and not (opts["show_status"] and opts["state_path"]):
         raise ConfigError("name the log files to follow (PATH...), or --state FILE for --status")
     state_path = opts["state_path"] or default_state_path(_job_name(watched))
@@ -188,6 +190,28 @@ def _main(paths: list[str], opts: dict[str, Any]) -> int:
         reset_state(state_path)
         say(f"logagent: {state_path}: state reset; this run starts over")
     return _run(watched, state_path, opts)
+
+
+def _distinct(paths: list[str]) -> tuple[list[str], list[str]]:
+    """``paths`` naming each file once (the first name given is kept): the same real path
+    (``./``, a linked folder, a symlink) or, for a file there now, the same inode (a hard
+    link); and a note for each left out. Each had been followed and counted twice."""
+    out: list[str] = []
+    notes: list[str] = []
+    seen: dict[object, str] = {}
+    for path in paths:
+        keys: list[object] = [os.path.realpath(path)]
+        with contextlib.suppress(OSError):
+            st = os.stat(path)
+            keys.append((st.st_dev, st.st_ino))
+        first = next((seen[k] for k in keys if k in seen), None)
+        if first is not None:
+            again = "named twice" if first == path else f"the file {first} names"
+            notes.append(f"{path}: {again}; followed once, as {first}")
+            continue
+        seen.update(dict.fromkeys(keys, path))
+        out.append(path)
+    return out, notes
 
 
 def _job_name(paths: list[str]) -> str:
@@ -220,6 +244,7 @@ def _run(watched: list[str], state_path: str, opts: dict[str, Any]) -> int:
         start_at_end=opts["start"] == "end",
         now_s=now.timestamp() if now else None,
         default_state=opts["state_path"] is None,
+        notes=opts["notes"],
     )
     with interrupt_flag() as interrupted:
         env = RunEnv(interrupted=interrupted, pending_signal=interrupted)

@@ -54,6 +54,7 @@ class CronJob:
     start_at_end: bool = False
     now_s: float | None = None
     default_state: bool = False  # the state is at its default place: its folder may be made
+    notes: list[str] = field(default_factory=list)  # warnings of the run's own (paths named twice)
 
 
 @dataclass
@@ -74,6 +75,35 @@ class FileReport:
     def as_dict(self) -> dict[str, Any]:
         """The ``incremental.files`` entry."""
         return {k: v for k, v in self.__dict__.items() if k not in ("heads", "text")}
+
+
+@dataclass
+class Reads:
+    """How far a run has each file: a file two watched paths reach is counted once.
+
+    ``stored``: each watched path's state (a file the logger moved from one watched path to
+    another, ``a.log`` to ``a.log.1``, was read up to that offset under its old path);
+    ``done``: how far each file (device, inode) was read in this run.
+    """
+
+    stored: dict[str, FileState]
+    done: dict[tuple[int, int], int] = field(default_factory=dict)
+
+    def start(self, piece: Slice, watched: str) -> tuple[int, tuple[int, int] | None]:
+        """Where to read ``piece`` from, and its file's (device, inode)."""
+        from logagent.cron.rotation import same_content
+
+        try:
+            st = os.stat(piece.path)
+        except OSError:  # gone: its read says so
+            return piece.start, None
+        key = (st.st_dev, st.st_ino)
+        start = max(piece.start, self.done.get(key, 0))
+        if piece.role in ("new", "unseen"):  # read before under another watched path?
+            for path, was in self.stored.items():
+                if path != watched and (was.dev, was.ino) == key and same_content(piece.path, was):
+                    start = max(start, was.offset)
+        return start, key
 
 
 @dataclass(frozen=True)
@@ -144,13 +174,14 @@ def run_cron(job: CronJob, question: Question, settings: Settings, env: RunEnv) 
         reports: list[FileReport] = []
         tallies: list[Tally] = []
         files: list[FileState] = []
-        warnings: list[str] = []
+        warnings: list[str] = list(job.notes)
         found = pinned
         texts = {}  # each path's codec, where a file read had a mark it did not keep
+        reads = Reads(stored)
         for watched in job.paths:
             text = state.meta(TEXT_KEY + watched)
             report, got, new_state, fmt = _read_path(
-                watched, stored.get(watched), known, job, question, read_settings, env, text
+                watched, reads, known, job, question, read_settings, env, text
             )
             if report.text is not None and report.text != text:
                 texts[TEXT_KEY + watched] = report.text
@@ -238,7 +269,7 @@ def _commit(
 
 def _read_path(
     watched: str,
-    stored: FileState | None,
+    reads: Reads,
     known: list[tuple[str, int]],
     job: CronJob,
     question: Question,
@@ -253,6 +284,7 @@ def _read_path(
     or one read before it in this run: ``report.text``).
     """
     report = FileReport(watched)
+    stored = reads.stored.get(watched)
     if stored is None and job.start_at_end and os.path.isfile(watched):
         report.text = _byte_order(watched)
         at_end, fmt = _state_at_end(watched, question, settings, env)
@@ -264,7 +296,11 @@ def _read_path(
     newest: FileState | None = None
     for piece in plan.slices:
         report.text = _byte_order(piece.path) or report.text or text
+        start, key = reads.start(piece, watched)
+        piece = replace(piece, start=start)
         tally, end, found = _count_slice(piece, question, settings, env, report.text)
+        if key is not None:
+            reads.done[key] = max(reads.done.get(key, 0), end)
         tallies.append(tally)
         fmt = fmt or found
         ends[piece.role] = end

@@ -657,3 +657,54 @@ def test_outputs_are_checked_before_a_run_commits_and_its_result_is_never_lost(
     full = cron(state, "--json", "--out", "/dev/full", log=log)
     assert full.returncode == 2 and "printed instead" in full.stderr
     assert json.loads(full.stdout)["progress"]["lines_read"] == 8  # committed, and shown
+
+
+def test_a_file_named_twice_or_linked_is_counted_once(tmp_path: Path) -> None:
+    """The same file named twice, by ``./``, a symlink or a hard link: followed once, with a
+    warning for each other name (every name had been counted: 2x, "exact")."""
+    log, state = tmp_path / "a.log", tmp_path / "s.sqlite"
+    log.write_bytes(_lines(7, 500))
+    (tmp_path / "link.log").symlink_to(log)
+    os.link(log, tmp_path / "hard.log")
+    names = [str(log), str(log), str(tmp_path / "." / "a.log")]
+    names += [str(tmp_path / "link.log"), str(tmp_path / "hard.log")]
+    proc = subprocess.run(
+        [sys.executable, "-m", "logagent", "cron", *names, "--state", str(state), "--json"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    counts, n = window_counts(proc)
+    assert n == 7 and sum(counts.values()) == 7
+    notes = [w for w in json.loads(proc.stdout)["warnings"] if "followed once" in w]
+    assert len(notes) == 4
+
+
+@pytest.mark.parametrize("newest_first", [True, False])
+def test_a_file_moved_from_one_watched_path_to_another_is_counted_once(
+    tmp_path: Path, newest_first: bool
+) -> None:
+    """Both ``a.log`` and ``a.log.1`` watched, then a rename rotation: the file now at
+    ``a.log.1`` was followed as ``a.log``, and goes on from there; its last lines are
+    counted once though both paths reach it (it was read again from its start: 2x), in
+    either order of the paths."""
+    log, older, state = tmp_path / "a.log", tmp_path / "a.log.1", tmp_path / "s.sqlite"
+    log.write_bytes(_lines(10, 500))
+    older.write_bytes(_lines(6, 502))
+    paths = [str(log), str(older)] if newest_first else [str(older), str(log)]
+
+    def both() -> subprocess.CompletedProcess[str]:
+        args = [sys.executable, "-m", "logagent", "cron", *paths]
+        return subprocess.run(
+            [*args, "--state", str(state), "--json"], capture_output=True, text=True, timeout=120
+        )
+
+    assert window_counts(both())[1] == 16
+    append(log, _lines(3, 503))  # after the run, before the rotation
+    older.rename(tmp_path / "a.log.2")
+    log.rename(older)
+    log.write_bytes(_lines(4, 504))
+    counts, n = window_counts(both())
+    assert n == 23 and sum(counts.values()) == 23  # 10 + 6 + 3 + 4, none twice
+    append(log, _lines(2, 500))
+    assert window_counts(both())[1] == 25
