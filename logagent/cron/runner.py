@@ -17,6 +17,7 @@ import time
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
+from logagent.cron.reads import Reads, byte_order
 from logagent.cron.rotation import Identity, Plan, Slice, identify, plan_path
 from logagent.cron.state import FileState, RunRecord, State, open_state
 from logagent.cron.tallies import UNTIMED, BucketTap, bucket_of
@@ -75,35 +76,6 @@ class FileReport:
     def as_dict(self) -> dict[str, Any]:
         """The ``incremental.files`` entry."""
         return {k: v for k, v in self.__dict__.items() if k not in ("heads", "text")}
-
-
-@dataclass
-class Reads:
-    """How far a run has each file: a file two watched paths reach is counted once.
-
-    ``stored``: each watched path's state (a file the logger moved from one watched path to
-    another, ``a.log`` to ``a.log.1``, was read up to that offset under its old path);
-    ``done``: how far each file (device, inode) was read in this run.
-    """
-
-    stored: dict[str, FileState]
-    done: dict[tuple[int, int], int] = field(default_factory=dict)
-
-    def start(self, piece: Slice, watched: str) -> tuple[int, tuple[int, int] | None]:
-        """Where to read ``piece`` from, and its file's (device, inode)."""
-        from logagent.cron.rotation import same_content
-
-        try:
-            st = os.stat(piece.path)
-        except OSError:  # gone: its read says so
-            return piece.start, None
-        key = (st.st_dev, st.st_ino)
-        start = max(piece.start, self.done.get(key, 0))
-        if piece.role in ("new", "unseen"):  # read before under another watched path?
-            for path, was in self.stored.items():
-                if path != watched and (was.dev, was.ino) == key and same_content(piece.path, was):
-                    start = max(start, was.offset)
-        return start, key
 
 
 @dataclass(frozen=True)
@@ -286,7 +258,7 @@ def _read_path(
     report = FileReport(watched)
     stored = reads.stored.get(watched)
     if stored is None and job.start_at_end and os.path.isfile(watched):
-        report.text = _byte_order(watched)
+        report.text = byte_order(watched)
         at_end, fmt = _state_at_end(watched, question, settings, env)
         return report, [], [at_end], fmt
     plan: Plan = plan_path(watched, stored, known)
@@ -295,7 +267,7 @@ def _read_path(
     tallies, fmt, ends = [], None, {}
     newest: FileState | None = None
     for piece in plan.slices:
-        report.text = _byte_order(piece.path) or report.text or text
+        report.text = byte_order(piece.path) or report.text or text
         start, key = reads.start(piece, watched)
         piece = replace(piece, start=start)
         tally, end, found = _count_slice(piece, question, settings, env, report.text)
@@ -364,17 +336,6 @@ def _state_at_end(
         except CronStopped:  # not a log (yet): the first run that reads lines detects it
             fmt = None
     return _file_state(watched, identify(watched), end), fmt
-
-
-def _byte_order(path: str) -> str | None:
-    """The codec the byte-order mark of the file at ``path`` names (None: none, or unread)."""
-    from logagent.magic import byte_order_codec
-
-    try:
-        with open(path, "rb") as f:
-            return byte_order_codec(f.read(4))
-    except OSError:  # gone meanwhile, unreadable: its slice's read says so
-        return None
 
 
 def _file_state(watched: str, ident: Identity, end: int) -> FileState:

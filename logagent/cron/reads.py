@@ -1,0 +1,52 @@
+"""What a cron run has read of each file, and how its text is encoded (EDGE: reads files).
+
+A file is counted once however many watched paths reach it (``Reads``), and a
+file without a byte-order mark is read by the codec its path's last mark
+named (``byte_order``; the state keeps it).
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+
+from logagent.cron.rotation import Slice, same_content
+from logagent.cron.state import FileState
+
+
+@dataclass
+class Reads:
+    """How far a run has each file: a file two watched paths reach is counted once.
+
+    ``stored``: each watched path's state (a file the logger moved from one watched path to
+    another, ``a.log`` to ``a.log.1``, was read up to that offset under its old path);
+    ``done``: how far each file (device, inode) was read in this run.
+    """
+
+    stored: dict[str, FileState]
+    done: dict[tuple[int, int], int] = field(default_factory=dict)
+
+    def start(self, piece: Slice, watched: str) -> tuple[int, tuple[int, int] | None]:
+        """Where to read ``piece`` from, and its file's (device, inode)."""
+        try:
+            st = os.stat(piece.path)
+        except OSError:  # gone: its read says so
+            return piece.start, None
+        key = (st.st_dev, st.st_ino)
+        start = max(piece.start, self.done.get(key, 0))
+        if piece.role in ("new", "unseen"):  # read before under another watched path?
+            for path, was in self.stored.items():
+                if path != watched and (was.dev, was.ino) == key and same_content(piece.path, was):
+                    start = max(start, was.offset)
+        return start, key
+
+
+def byte_order(path: str) -> str | None:
+    """The codec the byte-order mark of the file at ``path`` names (None: none, or unread)."""
+    from logagent.magic import byte_order_codec
+
+    try:
+        with open(path, "rb") as f:
+            return byte_order_codec(f.read(4))
+    except OSError:  # gone meanwhile, unreadable: its slice's read says so
+        return None
