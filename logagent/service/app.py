@@ -216,11 +216,15 @@ async def _path_job(
         raw = data["path"] if isinstance(data, dict) else None
         if not isinstance(raw, str):
             raise ValueError
-    except (ValueError, KeyError):
+    except (ValueError, KeyError, RecursionError):  # RecursionError: [[[...]]] deep enough
         return JSONResponse(
             {"detail": [{"loc": ["body", "path"], "msg": "a JSON object with a string path"}]},
             status_code=422,
         )
+    extra = sorted(set(data) - {"path"})
+    if extra:  # a question in the body was run as the default one, silently
+        msg = f"unknown key(s) {', '.join(extra)}: the body holds the path; ask by query parameters"
+        return JSONResponse({"detail": [{"loc": ["body", extra[0]], "msg": msg}]}, 422)
     try:
         path = allowed_path(raw, cfg.allow_path_roots)
     except PathRefused as exc:

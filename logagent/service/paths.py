@@ -24,11 +24,21 @@ def allowed_path(raw: str, roots: tuple[str, ...]) -> str:
         raise PathRefused("analyzing server paths is off (start with --allow-path-root)")
     if ".." in raw.replace("\\", "/").split("/"):
         raise PathRefused("a path with '..' is refused")
+    try:
+        if "\0" in raw:
+            raise ValueError
+        os.fsencode(raw)
+    except (ValueError, UnicodeError):  # no file has such a name: os.path says it with a 500
+        raise PathRefused(
+            "the path holds a NUL or a lone surrogate: no file is named so", 422
+        ) from None
     resolved = os.path.realpath(raw)
     for root in roots:
         real_root = os.path.realpath(root)
         if os.path.commonpath([real_root, resolved]) == real_root:
-            if not os.path.isfile(resolved):
+            if not os.path.exists(resolved):
                 raise PathRefused("no such file under the allowed roots", status=404)
+            if not os.path.isfile(resolved):
+                raise PathRefused("not a regular file (a folder, a FIFO, a device)", 422)
             return resolved
     raise PathRefused("the path is outside the allowed roots")

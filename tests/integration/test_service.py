@@ -363,6 +363,18 @@ def test_path_jobs_only_under_allowed_roots(tmp_path: Path, logs: dict[str, Path
         assert r.json()["result"]["input"]["paths"] == [str(root / "link.log")]  # as given
         assert (root / "real.log").exists()  # the service never removes a file it did not store
         assert "no authentication" in s.stderr.read_text()
+        # bodies that were a 500 (a traceback in the server log) or ran another question
+        headers = {"Content-Type": "application/json"}
+        deep = '{"path": ' + "[" * 5000 + "]" * 5000 + "}"
+        for body in (
+            json.dumps({"path": f"{root}/real\u0000.log"}),
+            '{"path": "\\ud800"}',  # JSON text: a lone surrogate
+            deep,
+            json.dumps({"path": str(root / "real.log"), "question": "status", "top": 3}),
+        ):
+            r = httpx.post(url, content=body.encode(), headers=headers, timeout=60)
+            assert r.status_code == 422, (body[:60], r.status_code, r.text)
+        assert "Traceback" not in s.stderr.read_text()
     finally:
         s.stop()
 

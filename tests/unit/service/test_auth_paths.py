@@ -64,3 +64,21 @@ def test_paths_only_under_allowed_roots(tmp_path: Path) -> None:
     assert exc.value.status == 404
     with pytest.raises(PathRefused):
         allowed_path(str(root / "a.log"), ())
+
+
+def test_a_name_no_file_can_have_or_a_file_that_is_no_log_is_422(tmp_path: Path) -> None:
+    """A NUL or a lone surrogate in the path (os.path raised: HTTP 500), and a folder or
+    FIFO under a root (it said "no such file"): 422, with what is wrong."""
+    root = tmp_path / "root"
+    (root / "dir").mkdir(parents=True)
+    os.mkfifo(root / "pipe")
+    roots = (str(root),)
+    for bad, says in (
+        (f"{root}/x\x00y", "NUL"),
+        (f"{root}/\ud800.log", "surrogate"),
+        (str(root / "dir"), "not a regular file"),
+        (str(root / "pipe"), "not a regular file"),
+    ):
+        with pytest.raises(PathRefused) as exc:
+            allowed_path(bad, roots)
+        assert exc.value.status == 422 and says in exc.value.message
