@@ -96,7 +96,11 @@ QUESTION_KINDS = [
     default=None,
     help="Only records at or after this time: ISO 8601 or relative (24h, 7d, 90m).",
 )
-@click.option("--until", default=None, help="Only records before this time: ISO 8601 or relative.")
+@click.option(
+    "--until",
+    default=None,
+    help="Only records at or before this time (both bounds are inclusive): ISO 8601 or relative.",
+)
 @click.option(
     "--bucket",
     default=None,
