@@ -29,6 +29,7 @@ from logagent.cli.frontdoor import (
 from logagent.errors import ConfigError, LogagentError, OutputError
 
 if TYPE_CHECKING:
+    from logagent.config import Settings
     from logagent.cron.alerts import Alert, Fired
     from logagent.cron.runner import CronOutcome
 
@@ -236,6 +237,7 @@ def _run(watched: list[str], state_path: str, opts: dict[str, Any]) -> int:
     alerts = [parse_alert(a) for a in opts["alerts"]]
     window_s = _window_s(opts["window"], parse_bucket)
     settings = load_settings(opts["config_file"], **_overrides(opts))
+    _check_window(window_s, opts["window"], settings)
     now = parse_now(opts["now"])
     job = CronJob(
         paths=watched,
@@ -253,6 +255,27 @@ def _run(watched: list[str], state_path: str, opts: dict[str, Any]) -> int:
     fired = evaluate(alerts, outcome.result, outcome.previous_top)
     _emit(outcome, alerts, fired, opts)
     return _exit_code(outcome, alerts, fired, opts)
+
+
+def _check_window(window_s: int | None, text: str | None, settings: Settings) -> None:
+    """A window is whole buckets of the records' own times: none with ``--bucket off`` (every
+    record was counted at its run's time, and said to have no time), none shorter than a
+    bucket (``--window 24h --bucket 400d`` answered over 400 days)."""
+    from logagent.cron.window import store_bucket_s
+
+    if window_s is None:
+        return
+    bucket = settings.analysis.bucket
+    if bucket == "off":
+        raise ConfigError(
+            "--window picks records by their own time, which --bucket off does not keep: "
+            "give a bucket width (1h) or leave --window out"
+        )
+    if window_s < store_bucket_s(settings):
+        raise ConfigError(
+            f"--window {text} is shorter than one bucket (--bucket {bucket}): a window is "
+            "whole buckets; give a wider window or a narrower bucket"
+        )
 
 
 def _window_s(text: str | None, parse: Any) -> int | None:

@@ -708,3 +708,24 @@ def test_a_file_moved_from_one_watched_path_to_another_is_counted_once(
     assert n == 23 and sum(counts.values()) == 23  # 10 + 6 + 3 + 4, none twice
     append(log, _lines(2, 500))
     assert window_counts(both())[1] == 25
+
+
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        (["--bucket", "off", "--window", "24h"], "--bucket off does not keep"),
+        (["--bucket", "400d", "--window", "24h"], "shorter than one bucket"),
+        (["--bucket", "1d", "--window", "90m"], "shorter than one bucket"),
+    ],
+)
+def test_a_window_that_buckets_cannot_cut_is_a_usage_error(
+    tmp_path: Path, args: list[str], says: str
+) -> None:
+    """A window is whole buckets of the records' own times: with --bucket off every record
+    was counted at its run's time (and said to have none); a window under one bucket
+    answered over the whole bucket (400 days for 24 h). Exit 2 before reading."""
+    log, state = tmp_path / "a.log", tmp_path / "s.sqlite"
+    log.write_bytes(_lines(5, 500))
+    proc = cron(state, "--json", *args, log=log)
+    assert proc.returncode == 2 and says in proc.stderr and not state.exists()
+    assert window_counts(cron(state, "--json", "--window", "1d", log=log))[1] == 5
