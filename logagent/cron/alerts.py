@@ -55,9 +55,16 @@ def parse_alert(text: str) -> Alert:
             f"--alert {text!r}: use rate>X, count>N, share>X (optionally >WARN,CRIT) or new-key"
         )
     metric, first, second = m.group(1).lower(), float(m.group(2)), m.group(4)
+    crit = first if second is None else float(second)
+    if metric in ("rate", "share") and crit >= 1:  # a fraction: it could never fire
+        raise ConfigError(f"--alert {text!r}: a {metric} is a fraction under 1 (0.05 is 5 %)")
     if second is None:
         return Alert(text, metric, crit=first)
-    return Alert(text, metric, warn=first, crit=float(second))
+    if first > crit:  # nagios would then say CRITICAL under the warning level
+        raise ConfigError(
+            f"--alert {text!r}: the warning level ({first:g}) is above the critical one"
+        )
+    return Alert(text, metric, warn=first, crit=crit)
 
 
 def measures(result: Result) -> dict[str, float]:

@@ -216,10 +216,11 @@ def plan_path(
     if old is not None:
         plan.slices.append(Slice(old, stored.offset, True, "rotated"))
     elif stored.head_size > 0:
+        became = _became(watched, plan.rotation)
         plan.warnings.append(
-            f"{watched}: the file read up to byte {stored.offset:,} was {plan.rotation} and is "
-            "not found among its rotated names (PATH.*, PATH-*): lines appended to it after "
-            "the last run, if any, were not counted"
+            f"{watched}: the file read up to byte {stored.offset:,} {became} and is not found "
+            "among its rotated names (PATH.*, PATH-*): lines appended to it after the last "
+            "run, if any, were not counted"
         )
     for path in unseen(watched, stored, old, known or []):
         plan.slices.append(Slice(path, 0, True, "unseen"))
@@ -244,6 +245,16 @@ def _unchanged(watched: str, stored: FileState) -> bool:
     if (st.st_dev, st.st_ino) != (stored.dev, stored.ino):
         return False
     return same_content(watched, stored) and content_reaches(watched, stored.offset)
+
+
+def _became(watched: str, rotation: str) -> str:
+    """What became of the file read at ``watched``, in words (``rotation``: its kind)."""
+    if rotation == "vanished":
+        there = os.path.exists(watched)
+        return "was replaced by something not a regular file" if there else "is gone"
+    if rotation == "copytruncate":
+        return "was emptied in place (copytruncate)"
+    return "was renamed or replaced (a new file is at its path)"
 
 
 def _rotation_kind(watched: str, stored: FileState, exists: bool) -> str:

@@ -118,7 +118,8 @@ def check_job(state: State, wanted: dict[str, Any]) -> dict[str, Any] | None:
     diff = sorted(k for k in wanted if had.get(k) != wanted[k])
     if diff:
         raise ConfigError(
-            f"this state was made for another job (its {', '.join(diff)} differ: it had "
+            f"this state was made for another job (its {', '.join(diff)} "
+            f"{'differs' if len(diff) == 1 else 'differ'}: it had "
             f"{', '.join(f'{k}={had.get(k)!r}' for k in diff)}); use --reset to start over "
             "or name another --state",
             path=state.path,

@@ -161,7 +161,9 @@ def test_another_file_with_another_head_is_not_the_old_one(tmp_path: Path) -> No
     plan = plan_path(str(log), stored)
     assert plan.rotation == "vanished"
     assert plan.slices == []
-    assert "not found" in plan.warnings[0]
+    assert "read up to byte 10 is gone and is not found" in plan.warnings[0]
+    log.mkdir()  # something else at the path: not "vanished" in words
+    assert "replaced by something not a regular file" in plan_path(str(log), stored).warnings[0]
 
 
 def _record(n: int, bucket: int = 0, time_s: float = 1.0) -> RunRecord:
@@ -245,7 +247,10 @@ def test_a_sqlite_file_of_another_app_is_refused(tmp_path: Path) -> None:
     assert path.read_bytes() == before
 
 
-@pytest.mark.parametrize("text", ["rate>", "rate<0.1", "speed>3", "count>1,2,3"])
+@pytest.mark.parametrize(
+    "text",
+    ["rate>", "rate<0.1", "speed>3", "count>1,2,3", "rate>1", "share>1.5", "rate>0.01,0.001"],
+)
 def test_bad_alerts_are_usage_errors(text: str) -> None:
     """A condition that does not parse is a ConfigError naming it."""
     with pytest.raises(ConfigError, match="--alert"):
