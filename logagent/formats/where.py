@@ -97,8 +97,11 @@ def parse_cond(text: str) -> Cond:
 def _check_regex(pattern: str, text: str) -> None:
     try:
         pl.Series([""], dtype=pl.String).str.contains(pattern)
-    except pl.exceptions.ComputeError as exc:
-        raise ConfigError(f"--where {text!r}: not a valid regular expression: {exc}") from exc
+    except pl.exceptions.ComputeError as exc:  # Rust's message, without Polars' expression
+        why = str(exc).split("\n\nThis error occurred", 1)[0].strip()
+        why = why.removeprefix("regex error: ").replace("\n", " ")
+        why = " ".join(why.split())
+        raise ConfigError(f"--where {text!r}: not a valid regular expression ({why})") from exc
 
 
 def level_rank(value: str) -> int:
