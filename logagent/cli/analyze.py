@@ -6,6 +6,7 @@ engine, Polars and the settings models load when a run starts.
 
 from __future__ import annotations
 
+import contextlib
 import datetime
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
@@ -406,13 +407,17 @@ def run_analysis(
 ) -> Result:
     from logagent.cli.startup import imports_done
     from logagent.engine import analyze
-    from logagent.engine.checkpoint import CheckpointFile
+    from logagent.engine.checkpoint import CheckpointFile, held
     from logagent.engine.run import RunEnv
 
     imports_done()
     check_settings(settings, paths)  # after the imports: the process is at its starting size
     path = settings.checkpoint.path
-    with interrupt_flag() as interrupted, progress_display(quiet) as on_progress:
+    with (
+        held(path) if path else contextlib.nullcontext(),
+        interrupt_flag() as interrupted,
+        progress_display(quiet) as on_progress,
+    ):
         env = RunEnv(
             interrupted=interrupted,
             pending_signal=interrupted,  # the CLI's flag is a plain read

@@ -44,7 +44,7 @@ def resume_cmd(checkpoint_file: str, **opts: Any) -> None:
         from logagent.cli.output import check_target
         from logagent.cli.startup import imports_done
         from logagent.engine import analyze
-        from logagent.engine.checkpoint import CheckpointFile
+        from logagent.engine.checkpoint import CheckpointFile, held
         from logagent.engine.checkpoint import load as load_checkpoint
         from logagent.engine.run import RunEnv
         from logagent.result import Question
@@ -57,7 +57,11 @@ def resume_cmd(checkpoint_file: str, **opts: Any) -> None:
         budget = {k: opts[k] for k in ("max_seconds", "max_cpu_seconds", "max_fraction")}
         budget["memory"] = opts["memory_budget"]
         settings = resumed_settings(cp.settings, checkpoint_file, budget)
-        with interrupt_flag() as interrupted, progress_display(opts["quiet"]) as on_progress:
+        with (
+            held(checkpoint_file),
+            interrupt_flag() as interrupted,
+            progress_display(opts["quiet"]) as on_progress,
+        ):
             env = RunEnv(
                 interrupted=interrupted,
                 pending_signal=interrupted,  # the CLI's flag is a plain read

@@ -19,9 +19,11 @@ rename) and maps every failure to read one to ``CheckpointError``.
 from __future__ import annotations
 
 import contextlib
+import errno
 import json
 import os
 import struct
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import cache
 from typing import TYPE_CHECKING, Any, Literal
@@ -360,6 +362,54 @@ def load(path: str) -> Checkpoint:
         raise CheckpointError(
             f"corrupt checkpoint ({type(exc).__name__}: {exc})", path=path
         ) from exc
+
+
+@contextlib.contextmanager
+def held(path: str) -> Iterator[None]:
+    """The checkpoint at ``path`` for this run alone, while it runs: an exclusive lock on
+    ``path.lock`` (a checkpoint is replaced by a rename, which a lock on it would not
+    survive); another run holding it is a ConfigError. Two runs had both written there, and
+    both said "progress saved": one's work was lost. A folder where no lock can be made
+    (read-only) leaves the run without one: its saves fail there anyway, and say so."""
+    lock = f"{path}.lock"
+    fd = _lock_file(lock, path)
+    if fd is None:
+        yield
+        return
+    try:
+        yield
+    finally:
+        with contextlib.suppress(OSError):  # still held: no other run has it meanwhile
+            os.unlink(lock)
+        os.close(fd)
+
+
+def _lock_file(lock: str, path: str) -> int | None:
+    """An open descriptor of ``lock`` locked by this process (None: none can be made)."""
+    import fcntl
+
+    while True:
+        try:
+            fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o600)
+        except OSError:
+            return None
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            there = os.stat(lock)
+        except OSError as exc:
+            os.close(fd)
+            if exc.errno in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES):
+                raise ConfigError(
+                    "--checkpoint: another run is using this checkpoint; wait for it to end "
+                    "or name another file",
+                    path=path,
+                ) from None
+            if exc.errno == errno.ENOENT:  # its holder ended and removed it: lock anew
+                continue
+            return None
+        if os.fstat(fd).st_ino == there.st_ino:
+            return fd
+        os.close(fd)  # removed and made again meanwhile: that one is the lock
 
 
 def check_replaceable(path: str) -> None:

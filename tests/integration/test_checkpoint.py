@@ -283,3 +283,25 @@ def test_a_checkpoint_that_cannot_be_removed_keeps_the_finished_answer(
         "the run finished, but its checkpoint could not be removed (Operation not permitted)"
     )
     assert sink.saved  # it was written, and stays
+
+
+def test_one_checkpoint_file_serves_one_run_at_a_time(tmp_path: Path) -> None:
+    """Two runs on one --checkpoint file had both saved there and both said "progress
+    saved": the second is refused while the first holds it (exit 2 from the CLI), and the
+    file is free again once the first ends. Its lock file goes with it."""
+    from logagent.engine.checkpoint import held
+    from logagent.errors import ConfigError
+
+    ckpt = tmp_path / "run.ckpt"
+    with held(str(ckpt)):
+        assert (tmp_path / "run.ckpt.lock").exists()
+        with pytest.raises(ConfigError, match="another run is using this checkpoint"):
+            with held(str(ckpt)):
+                pass
+        log = tmp_path / "small.log"
+        generate(log, scenario="close", size_mb=0.2, seed=5)
+        r = _cli("analyze", str(log), "--json", "--checkpoint", str(ckpt), "--llm", "off")
+        assert r.returncode == 2 and "another run is using this checkpoint" in r.stderr
+    assert not (tmp_path / "run.ckpt.lock").exists()
+    with held(str(ckpt)):  # free again
+        pass
