@@ -295,9 +295,11 @@ def test_one_checkpoint_file_serves_one_run_at_a_time(tmp_path: Path) -> None:
     ckpt = tmp_path / "run.ckpt"
     with held(str(ckpt)):
         assert (tmp_path / "run.ckpt.lock").exists()
-        with pytest.raises(ConfigError, match="another run is using this checkpoint"):
-            with held(str(ckpt)):
-                pass
+        with (
+            pytest.raises(ConfigError, match="another run is using this checkpoint"),
+            held(str(ckpt)),
+        ):
+            pass
         log = tmp_path / "small.log"
         generate(log, scenario="close", size_mb=0.2, seed=5)
         r = _cli("analyze", str(log), "--json", "--checkpoint", str(ckpt), "--llm", "off")
