@@ -77,6 +77,12 @@ def _compiles(pattern: str) -> str:
     return pattern
 
 
+def _named(field: str) -> str:
+    if not field.strip():
+        raise ValueError("name a field (route, client, level, a JSON key, ...)")
+    return field
+
+
 Size = Annotated[int, Before(parse_size), Gt(0)]
 #: a unit or a batch is held whole in memory: at most 1 GiB (the memory check refines it)
 BlockSize = Annotated[int, Before(parse_size), Gt(0), Le(1 << 30)]
@@ -119,7 +125,7 @@ class AnalysisSettings(Model):
     format: str = "auto"  # auto, a built-in or a custom format (checked when it is built)
     level: Literal["error", "warn"] = "error"
     key: str | None = None
-    by: str | None = None  # --by: the field a ``top`` question ranks
+    by: Annotated[str, After(_named)] | None = None  # --by: the field a ``top`` question ranks
     where: tuple[str, ...] = ()  # --where: conditions every counted record meets
     since: str | None = None
     until: str | None = None

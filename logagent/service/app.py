@@ -106,7 +106,9 @@ def create_app(cfg: ServiceConfig) -> FastAPI:
     async def report(request: Request, job_id: str) -> Response:
         job = _job(service, job_id)
         if job.result is None:
-            raise HTTPException(409, f"the job is {job.status}: no result yet")
+            if job.status in ("queued", "running"):
+                raise HTTPException(409, f"the job is {job.status}: no result yet")
+            raise HTTPException(409, f"the job ended {job.status} without a result: {job.error}")
         if "text/html" in request.headers.get("accept", ""):
             from logagent.report.html import render_html
             from logagent.result import Result
