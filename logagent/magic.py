@@ -42,6 +42,16 @@ def byte_order_codec(head: bytes) -> str | None:
     return next((codec for mark, codec in _BYTE_ORDER if head.startswith(mark)), None)
 
 
+def reads_as(codec: str, head: bytes) -> bool:
+    """Whether ``head`` (a file's first bytes, a mark or not) looks like text in ``codec``:
+    log text is mostly ASCII, so half of UTF-16's bytes are NUL, three quarters of UTF-32's,
+    and next to none of UTF-8's (an app that went back to UTF-8 is read as such again)."""
+    if not head:
+        return False
+    share = 0.75 if codec.startswith("utf-32") else 0.5
+    return head.count(0) >= share * len(head) * 0.9
+
+
 def text_kind(head: bytes) -> str | None:
     """The text encoding ``head``'s byte-order mark names, if any."""
     return next((kind for mark, kind in TEXT_MARKS if head.startswith(mark)), None)

@@ -29,7 +29,7 @@ from logagent.errors import (
     InputPermissionError,
     ReadStopped,
 )
-from logagent.magic import BYTE_ORDER_CODECS, MAGIC, kind_of
+from logagent.magic import BYTE_ORDER_CODECS, MAGIC, kind_of, reads_as
 from logagent.sources.paths import STDIN, resolve_paths
 from logagent.sources.polled import Eager, open_waiting
 from logagent.sources.streams import (
@@ -283,7 +283,8 @@ def open_source(path: str, stop: StopCheck | None = None, *, text: str | None = 
     ``stop``: the source's first ``stop_check``, asked while a pipe, a FIFO or
     standard input has no data yet (``polled``; the engine sets its own later).
     ``text``: the codec (``magic.BYTE_ORDER_CODECS``) of a regular file that has no
-    mark or magic of its own (cron's UTF-16 log, cut by ``copytruncate``).
+    mark or magic of its own, when its first bytes read as that codec (``magic.reads_as``:
+    cron's UTF-16 log, cut by ``copytruncate``).
     """
     if path == STDIN:
         if sys.stdin is None:  # started with stdin closed (`<&-`)
@@ -299,18 +300,20 @@ def open_source(path: str, stop: StopCheck | None = None, *, text: str | None = 
     if not stat.S_ISREG(os.fstat(fd).st_mode):  # a FIFO, /dev/stdin, <(zcat x.gz): forwards only
         return _open_waiting(path, fd, stop)
     try:
-        head = os.pread(fd, 4, 0)
+        head = os.pread(fd, 4 if text is None else 64, 0)
     except OSError as exc:
         os.close(fd)
         raise InputError(f"cannot read: {exc.strerror}", path=path) from exc
-    kind = kind_of(head) or (text if text in BYTE_ORDER_CODECS else None)
+    kind = kind_of(head)
+    if kind is None and text in BYTE_ORDER_CODECS and reads_as(text, head):
+        kind = text
     if kind is None:
         st = os.fstat(fd)
         source = Source(path, seekable=True, size=st.st_size, compression=None)
         source._ident = (st.st_dev, st.st_ino)
         source._hold(fd)  # closed again if many files are open; reopened with its identity checked
         return source
-    return _open_compressed(path, kind, fd)
+    return _open_compressed(path, kind, fd, text if text in BYTE_ORDER_CODECS else None)
 
 
 def _open_fd(path: str) -> int:
@@ -394,15 +397,16 @@ def _raise_if(stop: StopCheck | None) -> None:
         raise ReadStopped(why[1], why[0])
 
 
-def _open_compressed(path: str, kind: str, fd: int) -> Source:
-    """A compressed (or UTF-16) file: a stream that may be let go and opened again."""
+def _open_compressed(path: str, kind: str, fd: int, text: str | None = None) -> Source:
+    """A compressed (or UTF-16) file: a stream that may be let go and opened again
+    (``text``: as for ``open_source``, of the decompressed content)."""
     st = os.fstat(fd)
     ident = (st.st_dev, st.st_ino)
 
     def reopen() -> Opened:
-        return decompressing(kind, os.fdopen(_reopen_fd(path, ident), "rb"))
+        return decompressing(kind, os.fdopen(_reopen_fd(path, ident), "rb"), text)
 
-    stream, closers = decompressing(kind, os.fdopen(fd, "rb"))
+    stream, closers = decompressing(kind, os.fdopen(fd, "rb"), text)
     reader = ForwardReader(stream, path, closers=closers, reopen=reopen)
     source = Source(path, seekable=False, size=None, compression=kind, _stream=reader)
     reader.check_stop = source.check_stop  # a long decompression again must heed a signal

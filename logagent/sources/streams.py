@@ -24,7 +24,7 @@ from collections.abc import Callable
 from typing import IO, TYPE_CHECKING, Any
 
 from logagent.errors import InputCorrupt, InputError, ReadStopped
-from logagent.magic import BYTE_ORDER_CODECS, text_kind
+from logagent.magic import BYTE_ORDER_CODECS, reads_as, text_kind
 
 if TYPE_CHECKING:
     from logagent.sources.polled import Eager
@@ -47,18 +47,19 @@ Opened = tuple[IO[bytes], list[Any]]
 TEXT_ENCODINGS = frozenset({"utf-16", "utf-32", *BYTE_ORDER_CODECS})
 
 
-def decompressing(kind: str | None, raw: IO[bytes]) -> Opened:
+def decompressing(kind: str | None, raw: IO[bytes], text: str | None = None) -> Opened:
     """``raw`` decompressed as ``kind`` (gzip, bzip2, zstd), or decoded (``TEXT_ENCODINGS``);
-    None: as it is."""
+    None: as it is. ``text``: the codec of a decompressed content without a mark of its own
+    (``Sniffed``)."""
     stream: Any
     if kind in TEXT_ENCODINGS:
         stream = Transcoded(raw, kind)
     elif kind == "gzip":
-        stream = Sniffed(gzip.GzipFile(fileobj=raw, mode="rb"))
+        stream = Sniffed(gzip.GzipFile(fileobj=raw, mode="rb"), text)
     elif kind == "bzip2":
-        stream = Sniffed(bz2.BZ2File(raw, mode="rb"))
+        stream = Sniffed(bz2.BZ2File(raw, mode="rb"), text)
     elif kind == "zstd":
-        stream = Sniffed(ZstdFrames(raw))
+        stream = Sniffed(ZstdFrames(raw), text)
     else:
         return raw, [raw]
     return stream, [stream, raw]
@@ -335,19 +336,25 @@ codecs.register_error(_INVALID, _invalid)
 
 class Sniffed:
     """A decompressed stream whose content may start with a byte-order mark (a SQL Server
-    ERRORLOG rotated to ``.gz``): decoded (``Transcoded``) when it does, else as it is."""
+    ERRORLOG rotated to ``.gz``): decoded (``Transcoded``) when it does, else as it is;
+    ``text``: the codec of a content without a mark whose first bytes read as it
+    (``magic.reads_as``: a UTF-16 log's part after a ``copytruncate``, compressed)."""
 
-    def __init__(self, inner: Any) -> None:
+    def __init__(self, inner: Any, text: str | None = None) -> None:
         self._inner = inner
+        self._text = text
         self._reader: Any = None
 
     def read(self, n: int = -1) -> bytes:
         """Up to ``n`` bytes of the content (b"" at the end)."""
         if self._reader is None:
+            want = 4 if self._text is None else 64
             head = b""
-            while len(head) < 4 and (more := self._inner.read(4 - len(head))):
+            while len(head) < want and (more := self._inner.read(want - len(head))):
                 head += more
             kind = text_kind(head)
+            if kind is None and self._text is not None and reads_as(self._text, head):
+                kind = self._text
             prefixed = _Prefixed(head, self._inner)
             self._reader = Transcoded(prefixed, kind) if kind else prefixed
         out: bytes = self._reader.read(n)

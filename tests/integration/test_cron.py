@@ -339,6 +339,10 @@ def test_a_utf16_log_cut_by_copytruncate_goes_on_without_its_mark(
     append(log, _lines(3, 504).decode().encode(codec))
     counts, n = window_counts(cron(state, "--json", log=log))
     assert n == 20 and sum(counts.values()) == 20
+    logrotate(log, variant, tmp_path)  # and the app writes UTF-8 again: read as such
+    append(log, _lines(2, 500))
+    counts, n = window_counts(cron(state, "--json", log=log))
+    assert n == 22 and sum(counts.values()) == 22
 
 
 def test_start_end_on_a_live_utf16_log_reads_only_what_comes_after(tmp_path: Path) -> None:
