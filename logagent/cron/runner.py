@@ -18,7 +18,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from logagent.cron.reads import Reads, byte_order
-from logagent.cron.rotation import Identity, Plan, Slice, identify, plan_path
+from logagent.cron.rotation import Identity, Plan, Slice, identify, is_known, plan_path
 from logagent.cron.state import FileState, RunRecord, State, open_state
 from logagent.cron.tallies import UNTIMED, BucketTap, bucket_of
 from logagent.cron.window import DEFAULT_BUCKET, prune, store_bucket_s, window_result
@@ -270,6 +270,12 @@ def _read_path(
     for piece in plan.slices:
         report.text = byte_order(piece.path) or report.text or text
         start, key = reads.start(piece, watched)
+        if piece.role == "new" and start == 0 and is_known(piece.path, known):
+            report.warnings.append(
+                f"{piece.path}: the file now at this path was read before (its head is known: "
+                "a symlink switched back, a file moved back); it is read again from its start, "
+                "so its lines read before are counted twice in the window"
+            )
         piece = replace(piece, start=start)
         tally, end, found = _count_slice(piece, question, settings, env, report.text)
         if key is not None:

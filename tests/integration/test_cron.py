@@ -733,3 +733,18 @@ def test_a_window_that_buckets_cannot_cut_is_a_usage_error(
     proc = cron(state, "--json", *args, log=log)
     assert proc.returncode == 2 and says in proc.stderr and not state.exists()
     assert window_counts(cron(state, "--json", "--window", "1d", log=log))[1] == 5
+
+
+def test_a_file_that_comes_back_to_its_path_is_said_to_be_counted_twice(tmp_path: Path) -> None:
+    """A symlink switched back to a file read before: the state keeps no offset for it, so
+    it is read again from its start, and the result says its lines count twice (it said
+    nothing). Offsets per known file would need a new state schema (left)."""
+    a, b, link, state = tmp_path / "A.log", tmp_path / "B.log", tmp_path / "cur", tmp_path / "s"
+    a.write_bytes(_lines(5, 500))
+    b.write_bytes(_lines(3, 502))
+    for target, twice in ((a, False), (b, False), (a, True)):
+        link.unlink(missing_ok=True)
+        link.symlink_to(target)
+        proc = cron(state, "--json", log=link)
+        said = [w for w in json.loads(proc.stdout)["warnings"] if "counted twice" in w]
+        assert bool(said) == twice, proc.stdout
