@@ -276,7 +276,12 @@ def analyze_cmd(paths: tuple[str, ...], **opts: Any) -> None:
     compact_allocator(paths)  # a small input: Polars' allocator holds less (before it loads)
 
     def run() -> tuple[Result, Settings]:
+        from logagent.cli.output import input_at
         from logagent.config import load_settings
+
+        for path, what in ((opts["out"], "--out"), (opts["html_out"], "--html")):
+            if path and opts["checkpoint"] and input_at(path, [opts["checkpoint"]]):
+                raise ConfigError(f"{what} and --checkpoint name the same file; name two")
 
         settings = load_settings(opts["config_file"], **overrides(opts))
         now = parse_now(opts["now"])

@@ -175,11 +175,14 @@ def _fail(exc: LogagentError, nagios: bool) -> None:
 def _main(paths: list[str], opts: dict[str, Any]) -> int:
     from logagent.cron.state import default_state_path
 
-    watched, notes = _distinct([os.path.abspath(p) for p in paths])
-    opts = {**opts, "notes": notes}
+    named = [os.path.abspath(p) for p in paths]
+    watched, notes = _distinct(named)
+    opts = {**opts, "notes": notes, "named": named}
     if not watched and not (opts["show_status"] and opts["state_path"]):
         raise ConfigError("name the log files to follow (PATH...), or --state FILE for --status")
-    state_path = opts["state_path"] or default_state_path(_job_name(watched))
+    # the names as given make the job (a state pins them): which of them are one file may
+    # change between runs, and a state made before names were merged stays its job's
+    state_path = opts["state_path"] or default_state_path(_job_name(named))
     if opts["show_status"]:
         from logagent.cron.status import render_status
 
@@ -237,16 +240,17 @@ def _run(watched: list[str], state_path: str, opts: dict[str, Any]) -> int:
     alerts = [parse_alert(a) for a in opts["alerts"]]
     window_s = _window_s(opts["window"], parse_bucket)
     settings = load_settings(opts["config_file"], **_overrides(opts))
-    _check_window(window_s, opts["window"], settings)
+    notes = [*opts["notes"], *_window_notes(window_s, opts["window"], settings)]
     now = parse_now(opts["now"])
     job = CronJob(
         paths=watched,
+        named=opts["named"],
         state_path=state_path,
         window_s=window_s,
         start_at_end=opts["start"] == "end",
         now_s=now.timestamp() if now else None,
         default_state=opts["state_path"] is None,
-        notes=opts["notes"],
+        notes=notes,
     )
     with interrupt_flag() as interrupted:
         env = RunEnv(interrupted=interrupted, pending_signal=interrupted)
@@ -257,25 +261,27 @@ def _run(watched: list[str], state_path: str, opts: dict[str, Any]) -> int:
     return _exit_code(outcome, alerts, fired, opts)
 
 
-def _check_window(window_s: int | None, text: str | None, settings: Settings) -> None:
-    """A window is whole buckets of the records' own times: none with ``--bucket off`` (every
-    record was counted at its run's time, and said to have no time), none shorter than a
-    bucket (``--window 24h --bucket 400d`` answered over 400 days)."""
+def _window_notes(window_s: int | None, text: str | None, settings: Settings) -> list[str]:
+    """What a window cannot be, said: a window is whole buckets of the records' own times.
+    ``--bucket off`` keeps no times (the records then count at their run's time, which had
+    been put down to the format), and a window under one bucket is that whole bucket
+    (``--window 24h --bucket 400d`` answered over 400 days, silently)."""
     from logagent.cron.window import store_bucket_s
 
     if window_s is None:
-        return
-    bucket = settings.analysis.bucket
-    if bucket == "off":
-        raise ConfigError(
-            "--window picks records by their own time, which --bucket off does not keep: "
-            "give a bucket width (1h) or leave --window out"
-        )
-    if window_s < store_bucket_s(settings):
-        raise ConfigError(
-            f"--window {text} is shorter than one bucket (--bucket {bucket}): a window is "
-            "whole buckets; give a wider window or a narrower bucket"
-        )
+        return []
+    if settings.analysis.bucket == "off":
+        return [
+            "--bucket off keeps no record times: the window holds the records read by the "
+            "runs made in it, whatever their stamps"
+        ]
+    width = store_bucket_s(settings)
+    if window_s < width:
+        return [
+            f"--window {text} is shorter than one bucket ({width:,} s): the window is whole "
+            "buckets, here the one holding now (incremental.window says which)"
+        ]
+    return []
 
 
 def _window_s(text: str | None, parse: Any) -> int | None:

@@ -25,6 +25,10 @@ class Reads:
 
     stored: dict[str, FileState]
     done: dict[tuple[int, int], int] = field(default_factory=dict)
+    #: The head a copy must share with a file read under another path to be taken for it
+    #: (a copytruncate copy, a compressed rotation: other inodes). Two logs may well open with
+    #: the same few lines (IIS's ``#Software``/``#Version``): not these many bytes.
+    MIN_SHARED_HEAD = 1024
 
     def start(self, piece: Slice, watched: str) -> tuple[int, tuple[int, int] | None]:
         """Where to read ``piece`` from, and its file's (device, inode)."""
@@ -36,7 +40,11 @@ class Reads:
         start = max(piece.start, self.done.get(key, 0))
         if piece.role in ("new", "unseen"):  # read before under another watched path?
             for path, was in self.stored.items():
-                if path != watched and (was.dev, was.ino) == key and same_content(piece.path, was):
+                if path == watched or not was.head_size:
+                    continue
+                moved = (was.dev, was.ino) == key  # renamed: the same file
+                copied = was.head_size >= self.MIN_SHARED_HEAD  # a copy: the same content
+                if (moved or copied) and same_content(piece.path, was):
                     start = max(start, was.offset)
         return start, key
 

@@ -56,6 +56,7 @@ class CronJob:
     now_s: float | None = None
     default_state: bool = False  # the state is at its default place: its folder may be made
     notes: list[str] = field(default_factory=list)  # warnings of the run's own (paths named twice)
+    named: list[str] | None = None  # the paths as given (``paths`` names each file once)
 
 
 @dataclass
@@ -98,7 +99,7 @@ def bucket_setting(settings: Settings) -> Settings:
 def job_of(job: CronJob, question: Question, settings: Settings) -> dict[str, Any]:
     """What a state is made for: a later run asking otherwise is refused."""
     return {  # only what decides what is counted: --top and the like may change between runs
-        "paths": job.paths,
+        "paths": job.named if job.named is not None else job.paths,
         "question": question.kind.value,
         "level": question.level,
         "key": question.key,
@@ -169,11 +170,15 @@ def run_cron(job: CronJob, question: Question, settings: Settings, env: RunEnv) 
         record = _record(now_s, reports, tallies, rows, untimed)
         detected = found if not pinned else None
         run_id = _commit(state, record, reports, files, detected, new_job, texts)
-        prune(state, now_s, job.window_s, bucket_s)
+        if not prune(state, now_s, job.window_s, bucket_s) and job.window_s is not None:
+            warnings.append(
+                "this state keeps every count (a run without --window asked for all): nothing "
+                "is pruned, and it grows with the log; --reset starts it over"
+            )
         result, merged, window = window_result(
             state, question, settings, now_s, window_s=job.window_s, paths=job.paths
         )
-        if window["untimed_records"]:
+        if window["untimed_records"] and settings.analysis.bucket != "off":  # off: said
             warnings.append(
                 f"{window['untimed_records']:,} record(s) in the window have no time (the format "
                 "has no timestamp, or it did not parse): they are counted at the time of the "

@@ -48,13 +48,15 @@ def keep_s(state: State, window_s: int | None) -> int | None:
     return keep
 
 
-def prune(state: State, now_s: float, window_s: int | None, bucket_s: int) -> None:
-    """Drop what no window of this job can reach any more (the longest one asked)."""
+def prune(state: State, now_s: float, window_s: int | None, bucket_s: int) -> bool:
+    """Drop what no window of this job can reach any more (the longest one asked); False when
+    the state keeps everything."""
     keep = keep_s(state, window_s)
     if keep is None:
-        return
+        return False
     keep_lo, _ = window_bounds(now_s, keep, bucket_s)
     state.prune(keep_lo, keep_lo)
+    return True
 
 
 def window_result(

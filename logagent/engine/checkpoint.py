@@ -371,7 +371,7 @@ def held(path: str) -> Iterator[None]:
     survive); another run holding it is a ConfigError. Two runs had both written there, and
     both said "progress saved": one's work was lost. A folder where no lock can be made
     (read-only) leaves the run without one: its saves fail there anyway, and say so."""
-    lock = f"{path}.lock"
+    lock = f"{os.path.realpath(path)}.lock"  # a link to the file and the file: one lock
     fd = _lock_file(lock, path)
     if fd is None:
         yield

@@ -305,5 +305,8 @@ def test_one_checkpoint_file_serves_one_run_at_a_time(tmp_path: Path) -> None:
         r = _cli("analyze", str(log), "--json", "--checkpoint", str(ckpt), "--llm", "off")
         assert r.returncode == 2 and "another run is using this checkpoint" in r.stderr
     assert not (tmp_path / "run.ckpt.lock").exists()
-    with held(str(ckpt)):  # free again
-        pass
+    with held(str(ckpt)):  # free again; and one lock for the file and a link to it
+        link = tmp_path / "link.ckpt"
+        link.symlink_to(ckpt)
+        with pytest.raises(ConfigError, match="another run"), held(str(link)):
+            pass
