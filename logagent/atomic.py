@@ -30,3 +30,18 @@ def replace_atomically(path: str, data: bytes, *, mode: int | None = None) -> No
         if os.path.exists(tmp):
             os.unlink(tmp)
         raise
+
+
+def try_lock(fd: int) -> bool:
+    """An exclusive ``flock`` on ``fd`` if free: False when another holds it; OSError for
+    anything else (the lock of cron's state, of a checkpoint)."""
+    import errno
+    import fcntl
+
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError as exc:
+        if exc.errno in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES):
+            return False
+        raise
+    return True

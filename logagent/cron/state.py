@@ -31,8 +31,6 @@ not committed.
 
 from __future__ import annotations
 
-import errno
-import fcntl
 import json
 import os
 import sqlite3
@@ -41,6 +39,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
+from logagent.atomic import try_lock
 from logagent.errors import LogagentError
 
 APP = "logagent-cron"
@@ -294,15 +293,15 @@ def open_state(
 
 def _lock(fd: int, path: str) -> None:
     try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        free = try_lock(fd)
     except OSError as exc:
-        if exc.errno in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES):
-            raise StateLocked(
-                "another `logagent cron` run holds this state; this run changed nothing "
-                "(it exits with 75, EX_TEMPFAIL: try again later)",
-                path=path,
-            ) from None
         raise StateError(f"cannot lock the state file ({exc.strerror})", path=path) from exc
+    if not free:
+        raise StateLocked(
+            "another `logagent cron` run holds this state; this run changed nothing "
+            "(it exits with 75, EX_TEMPFAIL: try again later)",
+            path=path,
+        )
 
 
 #: SQLite's primary result codes of a write the file system refused (permission, read-only,

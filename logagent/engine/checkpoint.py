@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any, Literal
 import numpy as np
 import polars as pl
 
-from logagent.atomic import replace_atomically
+from logagent.atomic import replace_atomically, try_lock
 from logagent.counters.tally import (
     COUNTS_SCHEMA,
     ROUTE,
@@ -386,27 +386,26 @@ def held(path: str) -> Iterator[None]:
 
 def _lock_file(lock: str, path: str) -> int | None:
     """An open descriptor of ``lock`` locked by this process (None: none can be made)."""
-    import fcntl
-
     while True:
         try:
             fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o600)
         except OSError:
             return None
         try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            there = os.stat(lock)
+            free = try_lock(fd)
+            there = os.stat(lock) if free else None
         except OSError as exc:
             os.close(fd)
-            if exc.errno in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES):
-                raise ConfigError(
-                    "--checkpoint: another run is using this checkpoint; wait for it to end "
-                    "or name another file",
-                    path=path,
-                ) from None
             if exc.errno == errno.ENOENT:  # its holder ended and removed it: lock anew
                 continue
             return None
+        if there is None:
+            os.close(fd)
+            raise ConfigError(
+                "--checkpoint: another run is using this checkpoint; wait for it to end or "
+                "name another file",
+                path=path,
+            )
         if os.fstat(fd).st_ino == there.st_ino:
             return fd
         os.close(fd)  # removed and made again meanwhile: that one is the lock

@@ -15,7 +15,7 @@ import subprocess
 import sys
 import time
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -50,9 +50,11 @@ def generated(tmp_path_factory: pytest.TempPathFactory) -> tuple[bytes, dict[str
     return path.read_bytes(), truth
 
 
-def cron(state: Path, *args: str, log: Path | None = None) -> subprocess.CompletedProcess[str]:
-    """Run `logagent cron` (JSON, every key) and return the finished process."""
-    paths = [str(log)] if log is not None else []
+def cron(
+    state: Path, *args: str, log: Path | None = None, logs: Sequence[str] = ()
+) -> subprocess.CompletedProcess[str]:
+    """Run `logagent cron` (JSON, every key) on ``log`` or ``logs`` and return the process."""
+    paths = [str(log)] if log is not None else list(logs)
     return subprocess.run(
         [sys.executable, "-m", "logagent", "cron", *paths, "--state", str(state), *args],
         capture_output=True,
@@ -674,12 +676,7 @@ def test_a_file_named_twice_or_linked_is_counted_once(tmp_path: Path) -> None:
     os.link(log, tmp_path / "hard.log")
     names = [str(log), str(log), str(tmp_path / "." / "a.log")]
     names += [str(tmp_path / "link.log"), str(tmp_path / "hard.log")]
-    proc = subprocess.run(
-        [sys.executable, "-m", "logagent", "cron", *names, "--state", str(state), "--json"],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    proc = cron(state, "--json", logs=names)
     counts, n = window_counts(proc)
     assert n == 7 and sum(counts.values()) == 7
     notes = [w for w in json.loads(proc.stdout)["warnings"] if "followed once" in w]
@@ -688,13 +685,7 @@ def test_a_file_named_twice_or_linked_is_counted_once(tmp_path: Path) -> None:
     # in the same state (the job's paths had changed: exit 2 until --reset)
     (tmp_path / "hard.log").unlink()
     (tmp_path / "hard.log").write_bytes(_lines(2, 503))
-    again = subprocess.run(
-        [sys.executable, "-m", "logagent", "cron", *names, "--state", str(state), "--json"],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    counts, n = window_counts(again)
+    counts, n = window_counts(cron(state, "--json", logs=names))
     assert n == 9 and sum(counts.values()) == 9
 
 
@@ -712,10 +703,7 @@ def test_a_file_moved_from_one_watched_path_to_another_is_counted_once(
     paths = [str(log), str(older)] if newest_first else [str(older), str(log)]
 
     def both() -> subprocess.CompletedProcess[str]:
-        args = [sys.executable, "-m", "logagent", "cron", *paths]
-        return subprocess.run(
-            [*args, "--state", str(state), "--json"], capture_output=True, text=True, timeout=120
-        )
+        return cron(state, "--json", logs=paths)
 
     assert window_counts(both())[1] == 16
     append(log, _lines(3, 503))  # after the run, before the rotation
@@ -780,10 +768,7 @@ def test_a_copy_of_a_watched_file_at_another_watched_path_is_counted_once(
     older.write_bytes(_lines(6, 502) if copy == "copytruncate" else gzip.compress(_lines(6, 502)))
 
     def both() -> subprocess.CompletedProcess[str]:
-        args = [sys.executable, "-m", "logagent", "cron", str(older), str(log)]
-        return subprocess.run(
-            [*args, "--state", str(state), "--json"], capture_output=True, text=True, timeout=120
-        )
+        return cron(state, "--json", logs=[str(older), str(log)])
 
     assert window_counts(both())[1] == 16
     append(log, _lines(3, 503))
