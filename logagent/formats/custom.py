@@ -41,7 +41,7 @@ def load_custom_formats(
     if not path.is_dir():
         return {}
     out: dict[str, CustomFormat] = {}
-    taken = set(reserved)
+    taken = {"auto", *reserved}  # --format auto is detection, not a format
     for file in sorted(path.glob("*.toml")):
         fmt = load_custom_format(file)
         if fmt.name in taken or fmt.name in out:
@@ -74,7 +74,12 @@ def build_custom_format(spec: Mapping[str, Any]) -> CustomFormat:
         raise FormatError("'pattern' (a regex with named groups) is missing", format=name)
     _check_regex(pattern, name)
     groups = set(group_names(pattern))
-    min_bytes = int(spec.get("min_line_bytes", 1))
+    min_bytes = spec.get("min_line_bytes", 1)
+    if type(min_bytes) is not int or min_bytes < 1:  # bool is no int here
+        raise FormatError(
+            f"'min_line_bytes' must be a whole number of bytes, 1 or more (not {min_bytes!r})",
+            format=name,
+        )
     description = str(spec.get("description", f"custom format ({name})"))
     if {PATH, STATUS} <= groups:
         return RegexFormat(name, pattern, min_bytes, description=description)

@@ -148,6 +148,18 @@ def test_custom_format_file_loads_and_bad_ones_fail() -> None:
         build_custom_format(
             {"name": "x", "pattern": "(?P<level>.) (?P<message>.*)", "record_start": r"\d"}
         )
+    for bad in ("abc", [1], 0, -3, 2.5, True):  # "abc" had been a traceback (int())
+        with pytest.raises(FormatError, match="min_line_bytes"):
+            build_custom_format(
+                {"name": "x", "pattern": "(?P<level>.) (?P<message>.*)", "min_line_bytes": bad}
+            )
+
+
+def test_a_custom_format_may_not_be_called_auto(tmp_path: Path) -> None:
+    """``--format auto`` is detection: a format named so had won detection as "auto"."""
+    (tmp_path / "a.toml").write_text('name = "auto"\npattern = "(?P<level>.) (?P<message>.*)"\n')
+    with pytest.raises(FormatError, match="already taken"):
+        load_custom_formats(tmp_path)
 
 
 def test_detect_all_prefers_specific_and_flags_ambiguity() -> None:
