@@ -176,6 +176,28 @@ def status_breakdowns(counts: pl.DataFrame, routes: list[str]) -> dict[str, dict
     return out
 
 
+def unread_widened(ans: Answer, unread: float) -> Answer:
+    """A partial read's counts as what they are of the whole input: each key has its count
+    and up to ``unread`` more events in what was not read, so its interval is [count, count
+    + unread]. A read in file order stopped by a budget had shown "about 56 (56-56) in the
+    whole input" for a key with 141."""
+    whole = ans.total + unread
+    known = whole > 0
+    top = [
+        e.model_copy(
+            update={
+                "estimate": float(e.count),
+                "low": float(e.count),
+                "high": e.count + unread,
+                "share_low": e.count / whole if known else 0.0,
+                "share_high": (e.count + unread) / whole if known else 1.0,
+            }
+        )
+        for e in ans.top
+    ]
+    return ans.model_copy(update={"top": top})
+
+
 def exact_entry(key: str, count: int, total: int, **extra: Any) -> TopEntry:
     """An entry whose full-input total is known: the interval is the count itself."""
     share = count / total if total else 0.0

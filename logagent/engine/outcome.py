@@ -9,7 +9,13 @@ with its template report out. A run that cannot answer is recused
 from __future__ import annotations
 
 from logagent.counters import Tally
-from logagent.engine.answers import answer, rate_answer, sampled_answer, sketch_note
+from logagent.engine.answers import (
+    answer,
+    rate_answer,
+    sampled_answer,
+    sketch_note,
+    unread_widened,
+)
 from logagent.engine.healthy import negligible_alpha
 from logagent.engine.recusal import no_such_key, recused
 from logagent.engine.resultparts import input_info, progress_of, with_report
@@ -117,7 +123,11 @@ def finish(run: Run, detection: Detection, unit_size: int, units_total: int | No
             info=info,
             suggestion=hint,
         )
-    note = sketch_note(tally, ans) if not run.estimates and not run.rate_entries else None
+    counted = not run.estimates and not run.rate_entries  # counts, not estimates
+    unread = _unread_events(run, tally, units_total)
+    if run.partial and counted and unread is not None:  # the rest may hold more of any key
+        ans = unread_widened(ans, unread)
+    note = sketch_note(tally, ans) if counted else None
     if note:
         run.warnings.append(note)
     exact = not run.settled and not note
@@ -246,3 +256,12 @@ def _warn_counts(run: Run, tally: Tally, layout: str = "") -> None:
             f"{tally.continuation} {lines} continue multi-line records (stack traces); they "
             "belong to the record they follow and are not counted on their own"
         )
+
+
+def _unread_events(run: Run, tally: Tally, units_total: int | None) -> float | None:
+    """The most events the units a partial read left can hold: M (``event_bound``) each;
+    None when the input's size is unknown (a stream: its counts are of what came, and the
+    report says so)."""
+    if units_total is None or any(not s.seekable for s in run.sources):
+        return None
+    return max(0, units_total - tally.units) * run.event_bound

@@ -104,6 +104,14 @@ def headline(result: Result) -> str:
             f"`{top.key}` has the most {ev}: {top.count:,} of {result.answer.total:,} "
             f"({pct(top.share)}){_tail(top)}"
         )
+    elif top.estimate == top.count == top.low:  # counted in a partial read, not estimated
+        rest = "the rest was not read"
+        if top.high > top.count:
+            rest += f", and could hold up to {top.high - top.count:,.0f} more"
+        claim = (
+            f"`{top.key}` has the most {ev} in the part read: {top.count:,} of "
+            f"{result.answer.total:,} ({pct(top.share)}){_tail(top)}; {rest}"
+        )
     else:
         claim = (
             f"`{top.key}` has the most {ev}: {pct(top.share, 0)} "
