@@ -107,7 +107,7 @@ def headline(result: Result) -> str:
     elif top.estimate == top.count == top.low:  # counted in a partial read, not estimated
         rest = "the rest was not read"
         if top.high > top.count:
-            rest += f", and could hold up to {top.high - top.count:,.0f} more"
+            rest += f": the whole input holds {top.count:,} to {top.high:,.0f}"
         claim = (
             f"`{top.key}` has the most {ev} in the part read: {top.count:,} of "
             f"{result.answer.total:,} ({pct(top.share)}){_tail(top)}; {rest}"

@@ -122,3 +122,36 @@ def test_digits_of_a_key_are_part_of_its_name() -> None:
     entry = RESULT.answer.top[0].model_copy(update={"key": "/auth/3fa/{id}"})
     result = RESULT.model_copy(update={"answer": RESULT.answer.model_copy(update={"top": [entry]})})
     assert problems("`/auth/3fa/{id}` and /auth/3fa/{id} lead", result) == []
+
+
+@pytest.mark.parametrize(
+    ("prose", "bad"),
+    [
+        ("status 500 dominates: 95003 lines had it", "the number 95003 is not in the result"),
+        ("3M requests failed", "the number 3M is not checkable"),
+        ("about 1e6 errors", "the number 1e6 is not checkable"),
+        ("some 40k errors", "the number 40k is not checkable"),
+        ("forty thousand errors", "the number word 'forty' is not checkable"),
+        ("api/v9/admin/delete fails most", "api/v9/admin/delete is not a key of the result"),
+    ],
+)
+def test_numbers_and_routes_in_other_forms_are_checked(prose: str, bad: str) -> None:
+    """Forms the check had let through while saying every number was checked: a key blanked
+    inside a larger number (500 in 95003 left "9 3"), a scale glued to a number (only its
+    leading digits were checked), numbers in words, a route without its leading slash."""
+    assert bad in problems(prose, RESULT)
+
+
+def test_a_component_that_is_not_in_the_result_is_named() -> None:
+    """Where the keys are components, a code span naming another one is a problem (an
+    invented `PaymentGateway` had passed); the result's keys and level words pass."""
+    entry = RESULT.answer.top[0].model_copy(
+        update={"key": "svc.payments", "breakdown": {"ERROR": 1.0}}
+    )
+    result = RESULT.model_copy(
+        update={"answer": RESULT.answer.model_copy(update={"top": [entry], "ties": []})}
+    )
+    assert problems("`svc.payments` leads, all `ERROR`", result) == []
+    assert problems("`PaymentGateway` leads", result) == [
+        "`PaymentGateway` is not a key of the result"
+    ]
