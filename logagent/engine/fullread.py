@@ -260,13 +260,14 @@ def iter_batches(
     reader = run.settings.reader
     unit_size = plan.unit_size
     seed = run.seed if run.seed is not None else fresh_seed(run)
-    batch_units = max(1, run.batch_bytes // unit_size)
+    batch_units = run.budget_units(plan.total_units, max(1, run.batch_bytes // unit_size))
     # a prescanned batch holds only its candidate lines: larger ones cost no memory and
     # spare the per-batch work (parse call, memory reading, progress) of a fast read; still
     # an eighth of the input at most, so that budgets, signals and progress act between them
     prescan_units = None
     if order is Order.SEQUENTIAL:
-        prescan_units = max(batch_units, min(PRESCAN_BATCHES * batch_units, plan.total_units // 8))
+        most = min(PRESCAN_BATCHES * batch_units, plan.total_units // 8)
+        prescan_units = run.budget_units(plan.total_units, max(batch_units, most))
     units = unit_order(plan.total_units, order, seed)
     if skip is not None:
         every = units[0 : len(units)]  # a resumed full read: only what is left (materialized)

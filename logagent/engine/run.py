@@ -191,6 +191,15 @@ class Run:
             log.info("checkpoint", phase=phase, units=cp.units_read)
             self.saved = True
 
+    def budget_units(self, total_units: int, units: int) -> int:
+        """``units`` per batch, no more than an eighth of a ``--max-fraction`` budget: the
+        budget is checked between batches, and batches of 8 MiB (and a prescan's eight of
+        them) had read 2-8x the budget."""
+        fraction = self.settings.budget.max_fraction
+        if fraction is None:
+            return units
+        return max(1, min(units, int(fraction * total_units / 8)))
+
     def cpu_for_budget(self) -> float:
         """CPU seconds so far when a CPU budget asks for them, else 0.0 (not measured).
 

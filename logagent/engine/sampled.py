@@ -93,9 +93,12 @@ def sampled_slices(run: Run, plan: UnitPlan, order: Ordering, *, start: int = 0)
 
 def _schedule(run: Run, plan: UnitPlan, start: int) -> dict[str, Any]:
     """The batch schedule of a sampled read: the pilot, then batches growing to a cap."""
-    first_units = max(1, min(run.batch_bytes // plan.unit_size, FIRST_BATCH_UNITS))
     total = plan.total_units
-    most = min(MAX_BATCH_BYTES // plan.unit_size, MAX_BATCH_UNITS, total // 64)
+    first = max(1, min(run.batch_bytes // plan.unit_size, FIRST_BATCH_UNITS))
+    first_units = run.budget_units(total, first)
+    most = run.budget_units(
+        total, min(MAX_BATCH_BYTES // plan.unit_size, MAX_BATCH_UNITS, total // 64)
+    )
     return {
         "batch_units": first_units,
         # a main phase's pilot reads at least the bytes the unit-size pilot read (in units of

@@ -337,3 +337,17 @@ def test_a_partial_read_in_file_order_bounds_each_key_by_what_was_not_read(
         assert e.low <= routes[e.key] <= e.high, (e.key, routes[e.key], e.low, e.high)
         assert e.share_low <= routes[e.key] / sum(routes.values()) <= e.share_high
     assert "in the part read" in r.report.markdown.split("\n\n")[1]
+
+
+@pytest.mark.parametrize(
+    ("fraction", "full"), [(0.05, False), (0.1, False), (0.02, True), (0.3, True)]
+)
+def test_a_fraction_budget_is_overshot_by_one_small_batch_at_most(
+    dominant: tuple[Path, dict[str, Any]], fraction: float, full: bool
+) -> None:
+    """--max-fraction is checked between batches, so a batch is at most an eighth of it: 8
+    MiB batches (and a prescan's eight of them) had read 2-8x the budget (0.05 -> 41 %)."""
+    path, _ = dominant
+    r = run(path, top=2, full=full, budget={"max_fraction": fraction}, degrade_above=1.0)
+    assert r.status is Status.PARTIAL and r.decisions[-1].reason == "fraction_budget"
+    assert fraction <= r.progress.fraction_read <= fraction * (1 + 1 / 8) + 1e-3
