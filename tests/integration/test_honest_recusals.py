@@ -9,6 +9,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
 HEAD = '1.2.3.4 - - [10/Oct/2023:13:55:36 +0000] "'
 
@@ -102,3 +104,26 @@ def test_records_without_the_ranked_field_are_said_plainly() -> None:
     markdown = out["report"]["markdown"]
     assert "56 records have no `rcode_name` value" in markdown
     assert "records on records" not in markdown
+
+
+@pytest.mark.parametrize("every", [20, 5])
+def test_lines_of_another_layout_are_said_even_when_few(tmp_path: Path, every: int) -> None:
+    """A combined log with every 20th line a JSON access record: top-errors parses only its
+    5xx candidates, so the JSON 503s are no records and not even malformed. The answer is
+    exact for the combined records, and it says the other lines are not counted (5 % had
+    said nothing; 20 % said they were "counted as malformed", and malformed_lines was 0)."""
+    lines = []
+    for i in range(5000):
+        if i % every == 0:
+            lines.append(json.dumps({"time": "2026-12-06T10:00:00Z", "path": "/j", "status": 503}))
+        else:
+            stamp = f"06/Dec/2026:10:{i // 60 % 60:02d}:{i % 60:02d} +0000"
+            status = 500 if i % 7 == 0 else 200
+            lines.append(f'10.0.0.1 - - [{stamp}] "GET /c/{i % 3} HTTP/1.1" {status} 5 "-" "ua"')
+    log = tmp_path / "mixed.log"
+    log.write_text("\n".join(lines) + "\n")
+    code, r, _ = run(str(log), "--full")
+    assert code == 0 and r["status"] == "exact"
+    said = [w for w in r["warnings"] if "parse as combined" in w]
+    assert said and "a 5xx line of another layout is missed" in said[0]
+    assert "counted as malformed" not in said[0]
