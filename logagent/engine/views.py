@@ -136,6 +136,9 @@ def _within_window(run: Run, fmt: Format, sample: list[str]) -> Format:
         if kind is None or source.compression is not None or not source.seekable:
             why = "the format's line stamps are unknown" if kind is None else "it is a stream"
             window = Window(since, until, "filter", (0, source.size or 0), 0, reason=why)
+        elif run.env.backend is not None:  # its workers open the file whole: no view of it
+            why = "the dask engine's workers read each file whole"
+            window = Window(since, until, "filter", (0, source.size or 0), 0, reason=why)
         else:
             line_time = line_time_for(kind, reference=reference)
             window = window_for_source(source, line_time, since=since, until=until)
