@@ -102,6 +102,9 @@ def analyze(
     raise AssertionError("unreachable")  # pragma: no cover - ExitStack re-raises
 
 
+#: Sampled lines enough to refuse a format named by the user that reads none of them (fewer:
+#: a cron slice of one half-written line, read on as before).
+NAMED_SAMPLE = 20
 #: A sample with fewer lines read as records is said (a combined log with 5 % JSON lines, whose
 #: 503s top-errors never saw, had said nothing; under 90 % it said "counted as malformed",
 #: which a prefiltered question does not do).
@@ -263,8 +266,12 @@ def _analyze(run: Run) -> Result:
         if isinstance(searched, Result):
             return searched
         detection, found = searched
-    if not auto and detection.confidence == 0 and _sampled_whole(run):
-        return unrecognized(run, detection, sample, named=True)  # it reads no line of them
+    whole = _sampled_whole(run)
+    if not auto and detection.confidence == 0 and (whole or len(sample) >= NAMED_SAMPLE):
+        # the format named reads no sampled line: read on, a prefiltered question found no
+        # candidate and said "no 5xx line in the whole input" of a log full of them
+        # (--format jsonl on a combined log)
+        return unrecognized(run, detection, sample, named=True, whole=whole)
     fmt = counted_format(run, found, sample)
     if detection.confidence < UNPARSED_WARNING:
         run.warnings.append(

@@ -127,3 +127,22 @@ def test_lines_of_another_layout_are_said_even_when_few(tmp_path: Path, every: i
     said = [w for w in r["warnings"] if "parse as combined" in w]
     assert said and "a 5xx line of another layout is missed" in said[0]
     assert "counted as malformed" not in said[0]
+
+
+@pytest.mark.parametrize("fmt", ["jsonl", "hadoop"])
+def test_a_named_format_that_reads_no_sampled_line_is_refused_not_denied(
+    tmp_path: Path, fmt: str
+) -> None:
+    """--format jsonl on a combined log larger than its sample: none of the lines sampled
+    across it parse, so the run recuses UNRECOGNIZED_FORMAT. Read on, top-errors found no
+    5xx candidate of jsonl and said "no 5xx line in the whole input" of a log full of them."""
+    head = '10.0.0.1 - - [06/Dec/2026:10:00:00 +0000] "GET /c/'
+    lines = [
+        f'{head}{i % 3} HTTP/1.1" {500 if i % 5 == 0 else 200} 5 "-" "ua"' for i in range(40000)
+    ]
+    log = tmp_path / "big.log"
+    log.write_text("\n".join(lines) + "\n")  # ~3 MB: the sample is spots of it
+    code, r, _ = run(str(log), "--format", fmt)
+    assert code == 3 and r["recuse"]["reason_code"] == "UNRECOGNIZED_FORMAT"
+    assert f"--format {fmt} reads none of the" in r["recuse"]["detail"]
+    assert "sampled across the input" in r["recuse"]["detail"]
