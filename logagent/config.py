@@ -232,7 +232,10 @@ def load_settings(config_file: str | None = None, **overrides: Any) -> Settings:
     """Build the settings from defaults, a TOML file, the environment and ``overrides``."""
     path = config_file or os.environ.get("LOGAGENT_CONFIG")
     if path and not Path(path).is_file():
-        raise ConfigError("config file not found", path=path)
+        what = (
+            "is a directory, not a config file" if Path(path).is_dir() else "config file not found"
+        )
+        raise ConfigError(what, path=path)
     try:
         if path or _environment_sets_something():
             return Settings.model_validate(_sourced(path, _drop_none(overrides)))
@@ -318,13 +321,18 @@ def _drop_none(values: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+#: The settings given in bytes (``Size``, ``BlockSize``): a bad one is said to be no size.
+_SIZES = frozenset({"unit_size", "line_cap", "batch_bytes", "scan_parallel_from", "adapt_from"})
+
+
 def _describe(exc: ValidationError) -> str:
     """One phrase per setting in error, without pydantic's validator names."""
     parts: dict[str, str] = {}
     for e in exc.errors():
         loc = ".".join(str(p) for p in e["loc"] if _is_name(p))
         msg = error_text(e)
-        if "valid integer" in msg or "Input should be 'auto'" in msg:
+        sized = loc.rsplit(".", 1)[-1] in _SIZES  # a count such as top is no size
+        if sized and ("valid integer" in msg or "Input should be 'auto'" in msg):
             msg = f"{e['input']!r} is not a size (use e.g. 4096, 64KiB, 1MiB)"
         parts.setdefault(loc, parts.get(loc, msg))
         if "1073741824" in msg:

@@ -60,9 +60,12 @@ def test_bad_config_is_a_config_error(tmp_path: Path, text: str) -> None:
 
 
 def test_missing_config_file_is_an_error(tmp_path: Path) -> None:
-    """A named config file that does not exist is an error, not silently ignored."""
+    """A named config file that does not exist is an error, not silently ignored; a folder
+    is said to be one (it was "not found")."""
     with pytest.raises(ConfigError, match="not found"):
         load_settings(str(tmp_path / "missing.toml"))
+    with pytest.raises(ConfigError, match="is a directory, not a config file"):
+        load_settings(str(tmp_path))
 
 
 @pytest.mark.parametrize(
@@ -132,6 +135,8 @@ def test_nested_variables_hold_json_lists_and_dicts(monkeypatch: pytest.MonkeyPa
         ({"budget": {"max_seconds": 2**1100}}, "budget.max_seconds"),
         ({"analysis": {"top": 0}}, "analysis.top: Input should be greater than or equal to 1"),
         ({"reader": {"unit_size": "2TiB"}}, "larger than 1 GiB"),
+        ({"reader": {"line_cap": "abc"}}, "reader.line_cap: 'abc' is not a size"),
+        ({"analysis": {"top": "five"}}, "analysis.top: Input should be a valid integer"),  # no size
     ],
 )
 def test_invalid_values_are_config_errors_in_pydantics_words(
