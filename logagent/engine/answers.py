@@ -188,9 +188,11 @@ def unread_widened(ans: Answer, unread: float) -> Answer:
             update={
                 "estimate": float(e.count),
                 "low": float(e.count),
-                "high": e.count + unread,
+                "high": e.count + ans.count_error + unread,  # a summary's count may be low
                 "share_low": e.count / whole if known else 0.0,
-                "share_high": (e.count + unread) / whole if known else 1.0,
+                "share_high": min(1.0, (e.count + ans.count_error + unread) / whole)
+                if known
+                else 1.0,
             }
         )
         for e in ans.top

@@ -25,6 +25,8 @@ from logagent.engine.recusal import recused, unrecognized
 from logagent.engine.run import Run, RunEnv
 from logagent.engine.views import counted_format
 from logagent.errors import ConfigError
+from logagent.formats.detect import LAST_RESORT
+from logagent.formats.generic import GENERIC_DISCOUNT
 from logagent.limits import check_fixed_costs
 from logagent.log import get_logger
 from logagent.report.markdown import render
@@ -102,9 +104,6 @@ def analyze(
     raise AssertionError("unreachable")  # pragma: no cover - ExitStack re-raises
 
 
-#: Sampled lines enough to refuse a format named by the user that reads none of them (fewer:
-#: a cron slice of one half-written line, read on as before).
-NAMED_SAMPLE = 20
 #: A sample with fewer lines read as records is said (a combined log with 5 % JSON lines, whose
 #: 503s top-errors never saw, had said nothing; under 90 % it said "counted as malformed",
 #: which a prefiltered question does not do).
@@ -266,14 +265,18 @@ def _analyze(run: Run) -> Result:
         if isinstance(searched, Result):
             return searched
         detection, found = searched
-    whole = _sampled_whole(run)
-    if not auto and detection.confidence == 0 and (whole or len(sample) >= NAMED_SAMPLE):
-        # the format named reads no sampled line: read on, a prefiltered question found no
-        # candidate and said "no 5xx line in the whole input" of a log full of them
-        # (--format jsonl on a combined log)
-        return unrecognized(run, detection, sample, named=True, whole=whole)
+    if not auto and detection.confidence == 0:  # the format named reads no sampled line
+        if _sampled_whole(run):
+            return unrecognized(run, detection, sample, named=True)  # it reads no line at all
+        # its records may be rare (one access line in 20,000 app lines): read on, said (a
+        # "no 5xx line in the whole input" of a log full of them means the format is wrong)
+        run.warnings.append(
+            f"--format {detection.best} reads none of the {detection.sample_lines} lines "
+            "sampled across the input: its records, if any, are rare, or the format is wrong"
+        )
     fmt = counted_format(run, found, sample)
-    if detection.confidence < UNPARSED_WARNING:
+    best = GENERIC_DISCOUNT if fmt.name in LAST_RESORT else 1.0  # what a clean log scores
+    if detection.confidence < UNPARSED_WARNING * best:
         run.warnings.append(
             f"only {detection.confidence:.1%} of sampled lines parse as {fmt.name}; the other "
             "lines are no records of it and are not counted (a question that parses only "

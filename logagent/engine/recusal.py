@@ -33,10 +33,10 @@ log = get_logger("logagent.engine")
 
 
 def unrecognized(
-    run: Run, detection: Detection, sample: list[str], *, named: bool = False, whole: bool = True
+    run: Run, detection: Detection, sample: list[str], *, named: bool = False
 ) -> Result:
     """Recuse without reading the rest: the sample parses in no known format (``named``: in
-    the format the user named; ``whole``: the sample held every line of the input)."""
+    the format the user named, which read every line of a small input)."""
     examples = examples_of(sample)
     detail = (
         f"only {detection.confidence:.2%} of {detection.sample_lines} sampled lines parse in any "
@@ -46,10 +46,9 @@ def unrecognized(
         f"{examples}"
     )
     if named:
-        lines = "lines of the input" if whole else "lines sampled across the input"
         detail = (
-            f"--format {detection.best} reads none of the {detection.sample_lines} {lines}; "
-            f"{examples}"
+            f"--format {detection.best} reads none of the {detection.sample_lines} lines of the "
+            f"input; {examples}"
         )
     return recused(run, detection, RecuseCode.UNRECOGNIZED_FORMAT, detail)
 

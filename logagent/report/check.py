@@ -25,15 +25,13 @@ _NUMBER = re.compile(r"(?<![\w.])(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?(?!xx)")
 # A number with a scale glued to it: "3M", "40k", "1e6". Only its leading digits had been
 # checked (3 of "3M" is in any result); the check cannot tell what they scale. ("5x" is left:
 # the report's own "1x CONTINUE" counts so.)
-_SCALED = re.compile(r"(?<![\w.])\d[\d,.]*(?:[eE][+-]?\d+|[kKmMbB](?![a-zA-Z]))")
+_SCALED = re.compile(r"(?<![\w.])\d[\d,.]*(?:[eE][+-]?\d+|[kKMB](?![a-zA-Z]))")  # 10m: minutes
 # Numbers in words are not checked against anything: they are named as a problem.
 _NUMBER_WORDS = re.compile(
     r"\b(?:twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred|thousand|million|"
     r"billion|dozens?)\b",
     re.IGNORECASE,
 )
-# A route written without its leading slash (api/v9/admin): two slashes or more.
-_BARE_ROUTE = re.compile(r"(?<![\w/.:])[A-Za-z][\w{}.\-]*(?:/[\w{}.%~\-]+){2,}")
 _CODE = re.compile(r"`([^`]*)`")
 _PATH = re.compile(r"(?<![\w:/.<])/[\w{}\-./%~:]*[\w{}\-%~]")
 MAX_WORDS = 300  # the prompt asks for 150; a rambling reply is not a short report
@@ -48,7 +46,6 @@ def problems(prose: str, result: Result) -> list[str]:
     allowed = allowed_numbers(result)
     names = known_names(result)
     found = [f"route {n} is not in the result" for n in _named(prose) if n not in names]
-    found += [f"{n} is not a key of the result" for n in _other_names(prose, result, names)]
     if len(prose.split()) > MAX_WORDS:
         found.append(f"the text is longer than {MAX_WORDS} words")
     bare = _without_names(prose, names)
@@ -108,31 +105,6 @@ def _without_names(prose: str, names: set[str]) -> str:
     for name in sorted(names, key=len, reverse=True):
         prose = re.sub(rf"(?<![\w.,]){re.escape(name)}(?![\w/])", " ", prose)
     return prose.replace("`", " ")
-
-
-def _other_names(prose: str, result: Result, names: set[str]) -> Iterator[str]:
-    """Keys the prose names that the result does not hold: a route without its leading
-    slash, and, where the keys are no paths (components, levels), any code span that is no
-    number (`PaymentGateway` had passed, never checked)."""
-    known = names | {n.lstrip("/") for n in names} | _labels(result)
-    for match in _BARE_ROUTE.finditer(_CODE.sub(" ", prose)):
-        if match.group(0) not in known:
-            yield match.group(0)
-    if any(k.startswith("/") for k in names - set(result.input.paths)):
-        return  # routes: _named checks their code spans
-    for span in _CODE.findall(prose):
-        word = span.strip()
-        if word and word not in known and not _NUMBER.fullmatch(word.replace(" %", "")):
-            yield f"`{word}`"
-
-
-def _labels(result: Result) -> set[str]:
-    """Words of the result a report may put in code: breakdown keys, classes, the metric,
-    the format, the question."""
-    out = {k for e in result.answer.top for k in e.breakdown}
-    out.update(result.answer.classes)
-    out.update({result.answer.metric, result.input.format or "", result.question.kind.value})
-    return out
 
 
 def _named(prose: str) -> Iterator[str]:

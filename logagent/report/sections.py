@@ -93,6 +93,8 @@ def headline(result: Result) -> str:
         total = result.answer.total
         what, noun = ("level", "records") if _by_level(result) else ("status", "lines")
         claim = f"{what} {top.key} is the most common, {pct(top.share)} of {total:,} {noun}"
+        if result.status is Status.PARTIAL and top.estimate == top.count:  # a prefix's counts
+            claim += " in the part read"
     elif kind is QuestionKind.ERROR_RATE:
         seen = "" if result.status is Status.EXACT else " seen"
         claim = (
@@ -104,7 +106,7 @@ def headline(result: Result) -> str:
             f"`{top.key}` has the most {ev}: {top.count:,} of {result.answer.total:,} "
             f"({pct(top.share)}){_tail(top)}"
         )
-    elif top.estimate == top.count == top.low:  # counted in a partial read, not estimated
+    elif result.status is Status.PARTIAL and top.estimate == top.count == top.low:  # counted
         rest = "the rest was not read"
         if top.high > top.count:
             rest += f": the whole input holds {top.count:,} to {top.high:,.0f}"

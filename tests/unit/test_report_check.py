@@ -132,26 +132,26 @@ def test_digits_of_a_key_are_part_of_its_name() -> None:
         ("about 1e6 errors", "the number 1e6 is not checkable"),
         ("some 40k errors", "the number 40k is not checkable"),
         ("forty thousand errors", "the number word 'forty' is not checkable"),
-        ("api/v9/admin/delete fails most", "api/v9/admin/delete is not a key of the result"),
     ],
 )
 def test_numbers_and_routes_in_other_forms_are_checked(prose: str, bad: str) -> None:
     """Forms the check had let through while saying every number was checked: a key blanked
     inside a larger number (500 in 95003 left "9 3"), a scale glued to a number (only its
-    leading digits were checked), numbers in words, a route without its leading slash."""
+    leading digits were checked), numbers in words."""
     assert bad in problems(prose, RESULT)
 
 
-def test_a_component_that_is_not_in_the_result_is_named() -> None:
-    """Where the keys are components, a code span naming another one is a problem (an
-    invented `PaymentGateway` had passed); the result's keys and level words pass."""
-    entry = RESULT.answer.top[0].model_copy(
-        update={"key": "svc.payments", "breakdown": {"ERROR": 1.0}}
-    )
-    result = RESULT.model_copy(
-        update={"answer": RESULT.answer.model_copy(update={"top": [entry], "ties": []})}
-    )
-    assert problems("`svc.payments` leads, all `ERROR`", result) == []
-    assert problems("`PaymentGateway` leads", result) == [
-        "`PaymentGateway` is not a key of the result"
-    ]
+@pytest.mark.parametrize(
+    "prose",
+    [
+        "run `logagent detect FILE`, then name it with `--format common`",  # a recusal's advice
+        "GET/POST/PUT requests, DEBUG/INFO/WARN/ERROR/FATAL levels",
+        "buckets of 10m",
+        "see configs/formats/.",
+    ],
+)
+def test_advice_and_words_are_not_taken_for_names_or_scales(prose: str) -> None:
+    """What the prompt's own facts hold (a recusal's suggestion), lists of words with slashes
+    and minutes: a review of a stricter check found them refused (68 of 378 recusals' own
+    prose), so code spans of non-route keys and routes without a slash are not checked."""
+    assert problems(prose, RESULT) == []

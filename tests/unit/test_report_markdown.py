@@ -83,3 +83,20 @@ def test_footer_says_where_the_prose_came_from(report: Report, says: str) -> Non
     """The last line names the template and why no LLM prose was used."""
     md = render(settled_result(report=report))
     assert says in md.splitlines()[-1]
+
+
+@pytest.mark.parametrize(("status", "part"), [(Status.PARTIAL, True), (Status.SETTLED, False)])
+def test_counts_of_the_part_read_are_said_so_only_for_a_partial_answer(
+    status: Status, part: bool
+) -> None:
+    """Counts that are no estimates (estimate = count = low): a partial read's are "in the
+    part read"; a full read settled through the memory summary's bound (high = count + E)
+    had been told "in the part read ... the rest was not read" too."""
+    result = settled_result(status=status)
+    top = result.answer.top[0]
+    counted = top.model_copy(
+        update={"estimate": float(top.count), "low": float(top.count), "high": top.count + 3.0}
+    )
+    answer = result.answer.model_copy(update={"top": [counted, *result.answer.top[1:]]})
+    headline = render(result.model_copy(update={"answer": answer})).split("\n\n")[1]
+    assert ("in the part read" in headline) is part
