@@ -52,6 +52,12 @@ def reads_as(codec: str, head: bytes) -> bool:
     return head.count(0) >= share * len(head) * 0.9
 
 
+def pinned_codec(text: str | None, head: bytes) -> str | None:
+    """``text`` (a ``BYTE_ORDER_CODECS`` codec kept for an input) if ``head``, the first
+    bytes of an input without a mark or magic of its own, reads as it; else None."""
+    return text if text in BYTE_ORDER_CODECS and reads_as(text, head) else None
+
+
 def text_kind(head: bytes) -> str | None:
     """The text encoding ``head``'s byte-order mark names, if any."""
     return next((kind for mark, kind in TEXT_MARKS if head.startswith(mark)), None)

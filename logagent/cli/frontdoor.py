@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 import click
 
 from logagent.cli.exits import EXIT_INTERNAL, EXIT_INTERRUPTED, STATUS_EXIT, exit_code_for
-from logagent.cli.output import check_target, safe_write
+from logagent.cli.output import check_outputs, safe_write
 from logagent.errors import LLMUnavailable, LogagentError, OutputError
 
 if TYPE_CHECKING:
@@ -41,9 +41,7 @@ def front_door(
     """Run, report, print, and map every failure to its exit code (one table); ``inputs``: the
     paths the run reads, which no output may be."""
     try:
-        for path, what in ((out, "--out"), (html_out, "--html")):
-            if path is not None:
-                check_target(path, what, inputs=inputs)
+        check_outputs(out, html_out, inputs)
         with finishing_signals() as finishing:
             started = time.monotonic()
             result, settings = run()

@@ -61,6 +61,13 @@ def check_target(
         raise ConfigError(f"{what}: is a device or FIFO; name a regular file", path=path)
 
 
+def check_outputs(out: str | None, html: str | None, inputs: Sequence[str] = ()) -> None:
+    """``check_target`` of ``--out`` and ``--html``, when given."""
+    for path, what in ((out, "--out"), (html, "--html")):
+        if path is not None:
+            check_target(path, what, inputs=inputs)
+
+
 def input_at(path: str, inputs: Sequence[str]) -> str | None:
     """The input (of ``inputs``, globs expanded) that ``path`` names, if any: the same file,
     by a link or another name too."""

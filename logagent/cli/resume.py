@@ -41,7 +41,7 @@ def resume_cmd(checkpoint_file: str, **opts: Any) -> None:
     configure_logging()
 
     def run() -> tuple[Result, Settings]:
-        from logagent.cli.output import check_target
+        from logagent.cli.output import check_outputs
         from logagent.cli.startup import imports_done
         from logagent.engine import analyze
         from logagent.engine.checkpoint import CheckpointFile, held
@@ -51,9 +51,7 @@ def resume_cmd(checkpoint_file: str, **opts: Any) -> None:
 
         imports_done()
         cp = load_checkpoint(checkpoint_file)
-        for path, what in ((opts["out"], "--out"), (opts["html_out"], "--html")):
-            if path is not None:  # nor one of the checkpointed run's inputs
-                check_target(path, what, inputs=cp.paths)
+        check_outputs(opts["out"], opts["html_out"], cp.paths)  # nor the run's inputs
         budget = {k: opts[k] for k in ("max_seconds", "max_cpu_seconds", "max_fraction")}
         budget["memory"] = opts["memory_budget"]
         settings = resumed_settings(cp.settings, checkpoint_file, budget)

@@ -182,22 +182,14 @@ def unread_widened(ans: Answer, unread: float) -> Answer:
     + unread]. A read in file order stopped by a budget had shown "about 56 (56-56) in the
     whole input" for a key with 141."""
     whole = ans.total + unread
-    known = whole > 0
-    top = [
-        e.model_copy(
-            update={
-                "estimate": float(e.count),
-                "low": float(e.count),
-                "high": e.count + ans.count_error + unread,  # a summary's count may be low
-                "share_low": e.count / whole if known else 0.0,
-                "share_high": min(1.0, (e.count + ans.count_error + unread) / whole)
-                if known
-                else 1.0,
-            }
-        )
-        for e in ans.top
-    ]
-    return ans.model_copy(update={"top": top})
+
+    def widened(e: TopEntry) -> TopEntry:
+        high = e.count + ans.count_error + unread  # a summary's count may be low
+        shares = (e.count / whole, min(1.0, high / whole)) if whole > 0 else (0.0, 1.0)
+        update = {"estimate": float(e.count), "low": float(e.count), "high": high}
+        return e.model_copy(update={**update, "share_low": shares[0], "share_high": shares[1]})
+
+    return ans.model_copy(update={"top": [widened(e) for e in ans.top]})
 
 
 def exact_entry(key: str, count: int, total: int, **extra: Any) -> TopEntry:

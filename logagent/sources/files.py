@@ -29,7 +29,7 @@ from logagent.errors import (
     InputPermissionError,
     ReadStopped,
 )
-from logagent.magic import BYTE_ORDER_CODECS, MAGIC, kind_of, reads_as
+from logagent.magic import MAGIC, kind_of, pinned_codec
 from logagent.sources.paths import STDIN, resolve_paths
 from logagent.sources.polled import Eager, open_waiting
 from logagent.sources.streams import (
@@ -304,16 +304,14 @@ def open_source(path: str, stop: StopCheck | None = None, *, text: str | None = 
     except OSError as exc:
         os.close(fd)
         raise InputError(f"cannot read: {exc.strerror}", path=path) from exc
-    kind = kind_of(head)
-    if kind is None and text in BYTE_ORDER_CODECS and reads_as(text, head):
-        kind = text
+    kind = kind_of(head) or pinned_codec(text, head)
     if kind is None:
         st = os.fstat(fd)
         source = Source(path, seekable=True, size=st.st_size, compression=None)
         source._ident = (st.st_dev, st.st_ino)
         source._hold(fd)  # closed again if many files are open; reopened with its identity checked
         return source
-    return _open_compressed(path, kind, fd, text if text in BYTE_ORDER_CODECS else None)
+    return _open_compressed(path, kind, fd, text)
 
 
 def _open_fd(path: str) -> int:

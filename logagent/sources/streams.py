@@ -24,7 +24,7 @@ from collections.abc import Callable
 from typing import IO, TYPE_CHECKING, Any
 
 from logagent.errors import InputCorrupt, InputError, ReadStopped
-from logagent.magic import BYTE_ORDER_CODECS, reads_as, text_kind
+from logagent.magic import BYTE_ORDER_CODECS, pinned_codec, text_kind
 
 if TYPE_CHECKING:
     from logagent.sources.polled import Eager
@@ -352,9 +352,7 @@ class Sniffed:
             head = b""
             while len(head) < want and (more := self._inner.read(want - len(head))):
                 head += more
-            kind = text_kind(head)
-            if kind is None and self._text is not None and reads_as(self._text, head):
-                kind = self._text
+            kind = text_kind(head) or pinned_codec(self._text, head)
             prefixed = _Prefixed(head, self._inner)
             self._reader = Transcoded(prefixed, kind) if kind else prefixed
         out: bytes = self._reader.read(n)
