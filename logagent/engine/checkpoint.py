@@ -370,7 +370,10 @@ def held(path: str) -> Iterator[None]:
     ``path.lock`` (a checkpoint is replaced by a rename, which a lock on it would not
     survive); another run holding it is a ConfigError. Two runs had both written there, and
     both said "progress saved": one's work was lost. A folder where no lock can be made
-    (read-only) leaves the run without one: its saves fail there anyway, and say so."""
+    (read-only) leaves the run without one: its saves fail there anyway, and say so.
+
+    A lock file is never written, so one that holds bytes is someone's file of that name:
+    it is locked as it is and left there (removing it at the end had deleted it)."""
     lock = f"{os.path.realpath(path)}.lock"  # a link to the file and the file: one lock
     fd = _lock_file(lock, path)
     if fd is None:
@@ -380,7 +383,8 @@ def held(path: str) -> Iterator[None]:
         yield
     finally:
         with contextlib.suppress(OSError):  # still held: no other run has it meanwhile
-            os.unlink(lock)
+            if os.fstat(fd).st_size == 0:
+                os.unlink(lock)
         os.close(fd)
 
 

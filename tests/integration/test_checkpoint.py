@@ -310,3 +310,16 @@ def test_one_checkpoint_file_serves_one_run_at_a_time(tmp_path: Path) -> None:
         link.symlink_to(ckpt)
         with pytest.raises(ConfigError, match="another run"), held(str(link)):
             pass
+
+
+def test_a_file_named_like_the_lock_is_kept(tmp_path: Path) -> None:
+    """A lock file is never written: a file of that name holding bytes is someone else's,
+    and the run that locked it leaves it as it was (it had been removed at the end)."""
+    from logagent.engine.checkpoint import held
+
+    ckpt = tmp_path / "run.ckpt"
+    theirs = tmp_path / "run.ckpt.lock"
+    theirs.write_text("notes kept beside the checkpoint\n")
+    with held(str(ckpt)):
+        pass
+    assert theirs.read_text() == "notes kept beside the checkpoint\n"
