@@ -97,6 +97,8 @@ def finish(run: Run, detection: Detection, unit_size: int, units_total: int | No
     in_window = q.kind is not QuestionKind.STATUS or bool(q.since or q.until)
     if not run.partial and in_window and ans.total == 0 and not negligible:
         events = metric_for(q.level)[: -len("s")] if q.kind in APP_KINDS else "5xx line"
+        if q.kind is QuestionKind.STATUS:  # a distribution counts every record, not events
+            events = "record"
         if run.selection is not None:
             events = selection_metric(run.selection.by, q.where).replace("records", "record", 1)
         if q.kind is QuestionKind.ERROR_TYPES and q.key is not None:  # that component's only

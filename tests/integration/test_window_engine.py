@@ -115,6 +115,20 @@ def test_empty_window_is_recused_with_its_scope(month: tuple[Path, dict[str, Any
     assert result.recuse is not None and "time window" in result.recuse.detail
 
 
+def test_empty_window_of_a_status_question_says_no_record(tmp_path: Path) -> None:
+    """A status distribution counts every record: a window between its lines holds no
+    record (it had said "no 5xx line", which is not what it counts). Compressed: every line
+    is read and filtered (a file's bisection finds no line in it, and says so)."""
+    path = tmp_path / "syslog.log.gz"
+    lines = ["Dec 25 10:00:00 host app[1]: started", "Dec 25 12:00:00 host app[1]: ok"]
+    path.write_bytes(gzip.compress(("\n".join(lines) + "\n").encode()))
+    when = datetime(2025, 12, 26, tzinfo=UTC)
+    asked = dict(since="2025-12-25T11:00:00Z", until="2025-12-25T11:30:00Z")
+    result = ask(path, when, kind=QuestionKind.STATUS, **asked)
+    assert result.status is Status.RECUSED and result.recuse is not None
+    assert result.recuse.detail == "no record in the time window"
+
+
 def test_cli_since_with_now_and_bad_since(month: tuple[Path, dict[str, Any]]) -> None:
     """--since/--now reach the result over the CLI; an unreadable --since exits 2."""
     path, truth = month
