@@ -25,6 +25,7 @@ from logagent.engine.run import Run
 from logagent.errors import ConfigError
 from logagent.formats import Format
 from logagent.formats.adapter import THRESHOLDS, AppAsAccess, literal_prefilter, metric_for
+from logagent.formats.apptimes import ZONE, unknown_zones
 from logagent.formats.base import STATUS
 from logagent.formats.catalog import AnyFormat, is_app
 from logagent.formats.levelfilter import level_prefilter
@@ -43,6 +44,7 @@ log = get_logger("logagent.engine")
 def counted_format(run: Run, found: AnyFormat, sample: list[str]) -> Format:
     """The chosen format as the run counts it; notes the app log, selection and question's key."""
     run.app_log = is_app(found)
+    run.warnings.extend(_zone_warnings(found, sample))
     answered = for_log(run.question, app=run.app_log)
     if answered != run.question:
         run.warnings.append(
@@ -58,6 +60,26 @@ def counted_format(run: Run, found: AnyFormat, sample: list[str]) -> Format:
     if run.question.kind is QuestionKind.ERROR_TYPES:
         fmt = _with_templates(run, fmt, sample)
     return _with_timeline(run, fmt, sample)
+
+
+def _zone_warnings(fmt: AnyFormat, sample: list[str]) -> list[str]:
+    """A warning naming the zones of sampled stamps an app format reads as UTC (``ZONE``
+    formats: PostgreSQL's ``PDT``, ``CEST``, ... whose offset it does not know)."""
+    formats = getattr(fmt, "time_formats", ())
+    if not (is_app(fmt) and any(f.endswith(ZONE) for f in formats)):
+        return []
+    from logagent.formats.app import TS
+
+    frame = pl.DataFrame({"line": sample}, schema={"line": pl.String})
+    stamps = frame.select(fmt.fields(pl.col("line"))[TS].alias("ts"))["ts"].to_list()
+    unknown = unknown_zones(stamps, formats)
+    if not unknown:
+        return []
+    return [
+        f"stamps in zone {', '.join(unknown[:3])} are read as UTC: logagent does not know "
+        "its offset (times, the timeline and --since/--until may be off by it); a numeric "
+        "offset or UTC in the log's stamps is read exactly"
+    ]
 
 
 def _as_access(question: Question, fmt: AnyFormat, sample: list[str]) -> Format:

@@ -20,6 +20,23 @@ from logagent.formats.stampchars import reads_comma
 UTC = pl.Datetime("us", "UTC")
 #: Marks a time format for timestamps written without a year.
 YEAR = "{year}"
+#: Ends a time format for stamps followed by a blank and their zone: an offset (``+02``,
+#: ``-0330``, ``+05:30``) or a common abbreviation (``ZONES``), as PostgreSQL writes them
+#: (``%m``: ``2025-08-13 01:45:01.123 PDT``). A zone it does not know is read as UTC
+#: (``unknown_zones`` finds them, for a warning).
+ZONE = " {zone}"
+#: Zone abbreviations and their offsets (hours east of UTC): the unambiguous common ones.
+#: CST (US or China), IST (India, Ireland, Israel) and AST (Atlantic, Arabia) are left out.
+ZONES = {
+    "UTC": 0, "UT": 0, "GMT": 0, "Z": 0, "WET": 0, "WEST": 1, "BST": 1,
+    "CET": 1, "CEST": 2, "MET": 1, "MEST": 2, "EET": 2, "EEST": 3, "MSK": 3,
+    "EST": -5, "EDT": -4, "CDT": -5, "MST": -7, "MDT": -6, "PST": -8, "PDT": -7,
+    "AKST": -9, "AKDT": -8, "HST": -10, "NST": -3.5, "NDT": -2.5, "ADT": -3,
+    "JST": 9, "KST": 9, "HKT": 8, "SGT": 8, "AWST": 8, "ACST": 9.5, "ACDT": 10.5,
+    "AEST": 10, "AEDT": 11, "NZST": 12, "NZDT": 13, "BRT": -3, "ART": -3,
+}  # fmt: skip
+#: An offset as a zone: ``+02``, ``-0330``, ``+05:30``.
+_OFFSET = r"^[+-][0-9]{2}(?::?[0-9]{2})?$"
 #: The year of year-less stamps: a year (``--year``: every stamp in it), or a reference time
 #: ("now"): its year, or the year before for a stamp that would lie more than a day after it,
 #: as ``timewindow`` places them too (a December line read in January is last year's).
@@ -81,7 +98,10 @@ def _time_tries(
     strftime text it parses by."""
     tries: list[tuple[str, Callable[[pl.Expr], pl.Expr]]] = []
     for fmt in formats:
-        if fmt.startswith(YEAR):
+        if fmt.endswith(ZONE):
+            strf = fmt.removesuffix(ZONE)
+            tries.append((strf, _zoned(strf)))
+        elif fmt.startswith(YEAR):
             if year is None:
                 continue
             strf = "%Y" + fmt.removeprefix(YEAR)
@@ -118,3 +138,45 @@ def _in_year(year: int | datetime, strf: str) -> Callable[[pl.Expr], pl.Expr]:
         return pl.when(this <= latest).then(this).otherwise(in_year(year.year - 1, text))
 
     return recent
+
+
+def _zoned(strf: str) -> Callable[[pl.Expr], pl.Expr]:
+    """A stamp, a blank and its zone (``ZONE``): the stamp by ``strf``, moved by the zone's
+    offset (null where the text holds no blank or the stamp does not parse)."""
+
+    def zoned(text: pl.Expr) -> pl.Expr:
+        zone = text.str.extract(r" ([^ ]+)$", 1)
+        local = text.str.extract(r"^(.*) [^ ]+$", 1)
+        local = local.str.strptime(UTC, strf, strict=False, cache=_CACHE)
+        return local - pl.duration(seconds=zone_offset_s(zone).fill_null(0))
+
+    return zoned
+
+
+def zone_offset_s(zone: pl.Expr) -> pl.Expr:
+    """Seconds east of UTC of each zone text: an offset or a known abbreviation (null else)."""
+    numeric = zone.str.contains(_OFFSET)
+    digits = zone.str.replace(":", "", literal=True)
+    minutes = digits.str.slice(1, 2).cast(pl.Int64) * 60 + digits.str.slice(3, 2).cast(
+        pl.Int64, strict=False
+    ).fill_null(0)
+    sign = pl.when(zone.str.starts_with("-")).then(-1).otherwise(1)
+    named = zone.str.to_uppercase().replace_strict(
+        {k: int(v * 3600) for k, v in ZONES.items()}, default=None, return_dtype=pl.Int64
+    )
+    return pl.when(numeric).then(sign * minutes * 60).otherwise(named)
+
+
+def unknown_zones(stamps: list[str | None], formats: Sequence[str]) -> list[str]:
+    """The zones of ``stamps`` that a ``ZONE`` format reads as UTC (a word, neither an offset
+    nor a known abbreviation), each once, in order; none when no format of ``formats`` has
+    one. A stamp with no zone ends in its time, which is no word."""
+    if not any(f.endswith(ZONE) for f in formats):
+        return []
+
+    seen: dict[str, None] = {}
+    for stamp in stamps:
+        zone = stamp.rsplit(" ", 1)[-1] if stamp and " " in stamp else None
+        if zone and zone[0].isalpha() and zone.upper() not in ZONES:
+            seen.setdefault(zone)
+    return list(seen)

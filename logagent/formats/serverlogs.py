@@ -12,6 +12,7 @@ component question still ranks something meaningful; their descriptions say so.
 from __future__ import annotations
 
 from logagent.formats.app import LEVEL_WORDS, AppRegexFormat
+from logagent.formats.apptimes import ZONE
 
 _D4 = r"[0-9]{4}-[0-9]{2}-[0-9]{2}"
 _HMS = r"[0-9]{2}:[0-9]{2}:[0-9]{2}"
@@ -103,10 +104,11 @@ _PG_PREFIX = _PG_STAMP + r" [A-Za-z0-9+\-]+ \[[0-9]+(?:-[0-9]+)?\] "
 #: stays within the prefix. In the shared syntax of ``app.record_start`` (no ``\d``, ``\s``,
 #: ``$``; no class that matches a newline).
 _PG_RUN = r"(?:[^ \n]| [^ \n])*?"  # text without two blanks in a row
-_PG_AFTER = (
-    r"(?: [A-Za-z][A-Za-z0-9+\-/_]*| [+-][0-9]{2}:?[0-9]{2})?"
+_PG_ZONE = r"(?: [A-Za-z][A-Za-z0-9+\-/_]*| [+-][0-9]{2}:?[0-9]{2})?"
+_PG_AFTER_ZONE = (
     r"(?:[ :]|[ :]" + _PG_RUN + r"[ :])\[[0-9]+(?:-[0-9]+)?\]:?(?:[ :]" + _PG_RUN + r")??[ :]"
 )
+_PG_AFTER = _PG_ZONE + _PG_AFTER_ZONE
 _PG_USER_DB = r"[^ :@\[\]=,\n]*@[^ :@\[\]=,\n]*"
 
 
@@ -120,13 +122,21 @@ def _pg_head(words: str) -> str:
 POSTGRES = AppRegexFormat(
     name="postgres",
     patterns=(
-        r"^(?P<ts>" + _PG_STAMP + r") [A-Za-z0-9+\-]+ \[[0-9]+(?:-[0-9]+)?\] "
+        r"^(?P<ts>" + _PG_STAMP + r" [A-Za-z0-9+\-]+) \[[0-9]+(?:-[0-9]+)?\] "
         r"(?:(?P<component>[^ ]*@[^ ]*) )?(?P<level>" + _PG_LEVELS + r"):  (?P<message>.*)$",
-        r"^(?P<ts>" + _PG_STAMP + ")" + _PG_AFTER + r"(?:(?P<component>" + _PG_USER_DB + r")[ :])?"
+        r"^(?P<ts>"
+        + _PG_STAMP
+        + _PG_ZONE
+        + ")"
+        + _PG_AFTER_ZONE
+        + r"(?:(?P<component>"
+        + _PG_USER_DB
+        + r")[ :])?"
         r"(?P<level>" + _PG_LEVELS + r"):  (?P<message>.*)$",
     ),
     min_line_bytes=30,
-    time_formats=("%Y-%m-%d %H:%M:%S%.f",),
+    # the zone after the stamp (log_timezone: ``PDT``, ``+02``), where the prefix writes one
+    time_formats=("%Y-%m-%d %H:%M:%S%.f" + ZONE, "%Y-%m-%d %H:%M:%S%.f"),
     # DETAIL/HINT/STATEMENT/CONTEXT lines belong to the message before them
     record_start=_pg_head(_PG_LEVELS),
     continuation=_pg_head(_PG_NOTES),

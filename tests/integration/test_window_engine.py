@@ -170,3 +170,27 @@ def test_yearless_syslog_from_late_last_year_is_counted_in_its_window(tmp_path: 
     # --year places every stamp in that year: the same window then holds nothing
     pinned = load_settings(analysis={"seed": 3, "full": True, "year": 2026})
     assert not analyze([str(path)], asked, pinned, env).answer.top
+
+
+def test_postgres_window_is_in_utc_whatever_zone_the_log_writes(tmp_path: Path) -> None:
+    """PostgreSQL writes its stamps in log_timezone (``PDT``): a window given in UTC holds
+    the records of that UTC time (01:46 PDT is 08:46Z; the zone had been dropped), and a
+    zone logagent does not know is named in a warning."""
+    path = tmp_path / "postgresql.log"
+    stamps = ["01:45:01.123", "01:46:02.000", "01:46:30.500", "01:47:05.000"]
+    levels = ["LOG", "LOG", "ERROR", "LOG"]
+    path.write_text(
+        "".join(
+            f"2025-08-13 {t} PDT [12345] {lv}:  event number {i}\n"
+            for i, (t, lv) in enumerate(zip(stamps, levels, strict=True))
+        )
+    )
+    now = datetime(2025, 8, 14, tzinfo=UTC)
+    asked = dict(since="2025-08-13T08:46:00Z", until="2025-08-13T08:47:00Z")
+    result = ask(path, now, kind=QuestionKind.STATUS, **asked)
+    assert {e.key: e.count for e in result.answer.top} == {"INFO": 1, "ERROR": 1}
+    assert not any("read as UTC" in w for w in result.warnings)
+    odd = tmp_path / "odd.log"
+    odd.write_text(path.read_text().replace(" PDT ", " XYZT "))
+    result = ask(odd, now, kind=QuestionKind.STATUS)
+    assert any("stamps in zone XYZT are read as UTC" in w for w in result.warnings)

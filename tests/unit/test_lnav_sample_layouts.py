@@ -278,3 +278,39 @@ def test_a_layouts_own_level_words_make_its_prefilter() -> None:
     assert rows(fmt, ["OOPS disk", "MEH slow"]) == [("ERROR", "-", "disk"), ("WARN", "-", "slow")]
     prefilter = level_prefilter(fmt, ["ERROR", "FATAL"])
     assert prefilter is not None and prefilter.pattern == b"OOPS"
+
+
+def test_postgres_times_are_moved_by_the_zone_the_line_writes() -> None:
+    """The zone after the stamp (log_timezone) places the record in UTC: an abbreviation it
+    knows, or an offset (a real-log probe found PDT and CEST stamps read as UTC, so the
+    timeline and --since/--until were off by the zone). One it does not know is read as UTC
+    and named (``unknown_zones``); a stamp without a zone is UTC as before."""
+    from datetime import datetime
+
+    from logagent.formats.apptimes import unknown_zones
+
+    expected = [  # written out by hand: PDT -7 h, MSK +3, CET +1, UTC, UTC, UTC, -08:00, CET
+        "2025-08-13 08:45:01.127",
+        "2025-06-05 14:10:04",
+        "2021-02-14 00:34:02",
+        "2017-09-06 08:40:10",
+        "2017-09-06 08:41:43",
+        "2021-12-03 07:14:48.591",
+        "2022-02-17 14:45:10.440",
+        "2020-03-11 19:40:45",
+        "2020-03-11 19:40:43",
+    ]
+    more = [
+        ("2025-04-12 00:14:12.837 +02 [1] ERROR:  x", "2025-04-11 22:14:12.837"),
+        ("2025-04-12 00:14:12 +05:30 [1] LOG:  x", "2025-04-11 18:44:12"),
+        ("2025-04-12 00:14:12 -0330 [1] LOG:  x", "2025-04-12 03:44:12"),
+        ("2025-04-12 00:14:12 cest [1] LOG:  x", "2025-04-11 22:14:12"),
+        ("2025-04-12 00:14:12 XYZT [1] LOG:  x", "2025-04-12 00:14:12"),
+        ("2025-04-12 00:14:12 [1] LOG:  no zone", "2025-04-12 00:14:12"),
+    ]
+    lines = [line for line, _, _ in POSTGRES_LINES] + [line for line, _ in more]
+    times = parse_app(POSTGRES, pl.Series("line", lines))["time"].to_list()
+    want = expected + [t for _, t in more]
+    assert [t.replace(tzinfo=None) for t in times] == [datetime.fromisoformat(w) for w in want]
+    stamps = parse_app(POSTGRES, pl.Series("line", lines))["ts"].to_list()
+    assert unknown_zones(stamps, POSTGRES.time_formats) == ["XYZT"]
