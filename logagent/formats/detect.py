@@ -280,7 +280,31 @@ def detect_all(
         discount = GENERIC_DISCOUNT if last_resort else 1.0
         scores.append((n, shares[n] * discount))
     ranked = sorted(scores, key=lambda s: -s[1])  # stable: earlier formats win ties
-    return Detection(tuple(ranked), int(lines.len()))
+    return Detection(tuple(_specific_first(ranked)), int(lines.len()))
+
+
+#: The share of the sample from which a layout written through syslog wins over
+#: ``syslog3164``, which reads its lines too (``PREFERRED``).
+PREFER_SPECIFIC = 0.5
+#: (specific, general): the general layout reads every line of the specific one and more
+#: (``catalog.NESTED``); the specific one, when it reads ``PREFER_SPECIFIC`` of the sample,
+#: is the log's layout even if the general one reads more of it. HAProxy's own lines
+#: (``Proxy web started.``, ``SSL handshake failure``) are syslog lines but no requests:
+#: syslog3164 had won a real HAProxy log (13 requests of 17 lines) and the 5xx question
+#: was refused.
+PREFERRED = frozenset(
+    (specific, "syslog3164") for specific in ("haproxy", "squid", "elb", "log4j", "hadoop")
+)
+
+
+def _specific_first(ranked: list[tuple[str, float]]) -> list[tuple[str, float]]:
+    """``ranked`` with the best-scoring specific layout first where it reads enough of the
+    sample and the best one is its general layout (``PREFERRED``)."""
+    best = ranked[0][0] if ranked else None
+    for i, (n, share) in enumerate(ranked[1:], start=1):
+        if (n, best) in PREFERRED and share >= PREFER_SPECIFIC:
+            return [ranked[i], *ranked[:i], *ranked[i + 1 :]]
+    return ranked
 
 
 def every_format(

@@ -196,3 +196,31 @@ def test_top_4xx_full_and_early_stop_equal_the_reference(name: str, raw: bool) -
     code, early = answer(name, "-q", "top-4xx", *flags)
     assert code == 0
     assert counts(early) == want  # small samples: the early stop reads them whole
+
+
+#: The lines of lnav's ``test/logfile_haproxy.0`` that ``sample_logs/haproxy.log`` leaves out
+#: (sample_logs/SOURCES.md): HAProxy's own messages, which are syslog lines but no requests.
+HAPROXY_OWN_LINES = [
+    "Feb 25 16:19:38 192.168.4.2 haproxy[1]: Proxy prod_http_in started.",
+    "Feb 25 16:19:38 192.168.4.2 haproxy[1]: Proxy tools_http_frnt started.",
+    "Feb 25 16:19:38 192.168.4.2 haproxy[1]: Proxy git_inio_ssh_frnt started.",
+    "Feb 25 16:20:15 192.168.4.2 haproxy[7]: 95.216.197.33:56224 [25/Feb/2019:16:20:10.111] "
+    "prod_http_in/sktst2: SSL handshake failure",
+]
+
+
+def test_haproxy_log_with_its_own_messages_is_read_as_haproxy(tmp_path: Path) -> None:
+    """A real HAProxy log holds start-up and TLS lines beside its requests: syslog3164 reads
+    them all, HAProxy's layout only the requests, and syslog3164 had won (the 5xx question was
+    refused: "needs an access log"). A layout written through syslog that reads half the
+    sample or more is the log's layout; the counts are the reference's."""
+    path = tmp_path / "haproxy.log"
+    path.write_text("\n".join(HAPROXY_OWN_LINES) + "\n" + text("haproxy.log"))
+    proc = run("detect", str(path))
+    assert proc.returncode == 0 and proc.stdout.decode().splitlines()[-1].split()[1] == "haproxy"
+    args = ("analyze", str(path), "--json", "--top", "100", "--llm", "off", "--full")
+    out = json.loads(run(*args).stdout)
+    assert out["input"]["format"] == "haproxy" and out["status"] == "exact"
+    assert counts(out) == sidecar("haproxy.log")["errors_by_route"]
+    status = json.loads(run(*args, "-q", "status").stdout)
+    assert counts(status) == sidecar("haproxy.log")["status"]

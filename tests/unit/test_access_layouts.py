@@ -359,6 +359,11 @@ def test_squid_status_after_the_cache_result_and_epoch_time() -> None:
     # through syslog only: squid, not syslog3164 (nested), and not ambiguous
     found = detect_all(SQUID_LINES[4:] * 10)
     assert found.best == "squid" and not found.ambiguous
+    # with other programs' syslog lines: squid while it reads half the sample, then syslog
+    other = "May  3 10:54:17 proxy cron[77]: (root) CMD (run-parts /etc/cron.hourly)"
+    mostly = detect_all(SQUID_LINES[4:] * 10 + [other] * 9)
+    assert mostly.best == "squid" and not mostly.ambiguous
+    assert detect_all(SQUID_LINES[4:] * 10 + [other] * 11).best == "syslog3164"
 
 
 #: Heroku's router, as Heroku's documentation prints its lines (``heroku logs``), an H12 and a
