@@ -255,27 +255,34 @@ _REDIS_STAMP = r"[0-9]{2} [A-Z][a-z]{2}"
 
 
 def redis(year: YearOf = None) -> AppRegexFormat:
-    """The Redis server log: ``pid:role day Mon year time mark msg`` (3.0+), ``[pid] day Mon
-    time mark msg`` (2.x, year-less: ``year``) and the signal handler's ``pid:signal-handler
-    (epoch) msg``. It names no component: the error kind (message head) stands in; the ASCII
+    """The Redis server log: ``pid:role day Mon year time mark msg`` (4.0+; 3.x writes no
+    year), ``[pid] day Mon time mark msg`` (2.x, milliseconds from 2.6), ``day Mon time mark
+    msg`` (1.x) and the signal handler's ``pid:signal-handler (epoch) msg``. Year-less stamps
+    take ``year``. It names no component: the error kind (message head) stands in; the ASCII
     logo of a start-up continues the record before it."""
+    time = _HMS + r"(?:\.[0-9]{3})?"
     return AppRegexFormat(
         name="redis",
         patterns=(
-            r"^[0-9]+:[XCSM] (?P<ts>" + _REDIS_STAMP + r" [0-9]{4} " + _HMS + r"\.[0-9]{3}) "
+            r"^[0-9]+:[XCSM] (?P<ts>" + _REDIS_STAMP + r"(?: [0-9]{4})? " + time + ") "
             r"(?P<level>[.*#-]) (?P<message>.*)$",
-            r"^\[[0-9]+\] (?P<ts>" + _REDIS_STAMP + " " + _HMS + r"\.[0-9]{3}) "
+            r"^\[[0-9]+\] (?P<ts>" + _REDIS_STAMP + " " + time + r") "
             r"(?P<level>[.*#-]) (?P<message>.*)$",
             r"^[0-9]+:signal-handler \([0-9]+\) (?P<message>.*)$",
+            r"^(?P<ts>" + _REDIS_STAMP + " " + time + r") (?P<level>[.*#-]) (?P<message>.*)$",
         ),
-        min_line_bytes=24,
+        min_line_bytes=20,
         time_formats=("%d %b %Y %H:%M:%S%.f", f"{YEAR} %d %b %H:%M:%S%.f"),
         year=year,
         record_start=r"[0-9]+:[XCSM] "
         + _REDIS_STAMP
-        + r" [0-9]{4} |\[[0-9]+\] "
+        + r" |\[[0-9]+\] "
         + _REDIS_STAMP
-        + " |[0-9]+:signal-handler ",
+        + " |[0-9]+:signal-handler |"
+        + _REDIS_STAMP
+        + " "
+        + _HMS
+        + " ",
         head_component=True,
         level_map=REDIS_LEVELS,
         description="Redis server log: levels . - * # (Redis has no error level: its failures "

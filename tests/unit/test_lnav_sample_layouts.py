@@ -253,6 +253,30 @@ def test_redis_marks_are_its_levels_and_it_has_no_error_level() -> None:
         assert detect_all([line] * 20).best == "redis"
 
 
+def test_redis_3_2_and_1_x_stamps_without_a_year_are_records() -> None:
+    """Redis 3.x writes ``pid:role`` with no year, 2.4 ``[pid]`` with no milliseconds and 1.x
+    no pid at all (elastic/beats' ``filebeat/module/redis/log/test`` fixtures, Apache-2.0): a
+    real-log probe found 3.0's lines taken for continuation lines and the answer "exact"."""
+    lines = [
+        "4961:M 30 May 12:50:13.463 # Server started, Redis version 3.0.2",
+        "4961:M 30 May 12:52:41.448 * Saving the final RDB snapshot before exiting.",
+        "[2932] 31 May 04:32:08 # Open data file dump.rdb: No such file or directory",
+        "30 May 10:03:19 - Server started, Redis version 1.2.6",
+        "30 May 10:05:20 . 0 clients connected (0 slaves), 618932 bytes in use",
+    ]
+    got = parse_app(redis(2024), pl.Series("line", lines))
+    assert got["level"].to_list() == ["WARN", "INFO", "WARN", "DEBUG", "DEBUG"]
+    assert [str(t) for t in got["time"]] == [
+        "2024-05-30 12:50:13.463000+00:00",
+        "2024-05-30 12:52:41.448000+00:00",
+        "2024-05-31 04:32:08+00:00",
+        "2024-05-30 10:03:19+00:00",
+        "2024-05-30 10:05:20+00:00",
+    ]
+    for line in (lines[0], lines[2], lines[3]):
+        assert detect_all([line] * 20).best == "redis"
+
+
 def test_redis_start_up_logo_continues_its_record() -> None:
     lines = [
         "1:M 29 Aug 2023 13:47:38.984 * Running mode=standalone, port=6379.",
