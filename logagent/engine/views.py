@@ -36,7 +36,13 @@ from logagent.questions import SELECT_KINDS, check_fits, counts_events, for_log
 from logagent.result import Question, QuestionKind
 from logagent.sources.window import WindowView
 from logagent.timeline import bucket_span, bucket_width, bucketed, sample_times
-from logagent.timewindow import Window, line_time_for, parse_window, window_for_source
+from logagent.timewindow import (
+    Window,
+    line_time_by,
+    line_time_for,
+    parse_window,
+    window_for_source,
+)
 
 log = get_logger("logagent.engine")
 
@@ -155,15 +161,14 @@ def _within_window(run: Run, fmt: Format, sample: list[str]) -> Format:
     kind = line_kind(fmt.name)
     windows = []
     for i, source in enumerate(run.sources):
-        if kind is None or source.compression is not None or not source.seekable:
-            why = "the format's line stamps are unknown" if kind is None else "it is a stream"
+        if source.compression is not None or not source.seekable:
+            why = "it is a stream"
             window = Window(since, until, "filter", (0, source.size or 0), 0, reason=why)
         elif run.env.backend is not None:  # its workers open the file whole: no view of it
             why = "the dask engine's workers read each file whole"
             window = Window(since, until, "filter", (0, source.size or 0), 0, reason=why)
         else:
-            line_time = line_time_for(kind, reference=reference)
-            window = window_for_source(source, line_time, since=since, until=until)
+            window = _bisected(source, kind, time, since, until, reference)
         if window.method == "bisection":
             run.sources[i] = WindowView.of(source, *window.byte_range)
         elif window.warning:
@@ -172,6 +177,28 @@ def _within_window(run: Run, fmt: Format, sample: list[str]) -> Format:
     run.window = windows[0] if len(windows) == 1 else _merged_windows(windows)
     log.info("window", windows=windows)
     return Windowed(fmt, time, since, until)
+
+
+def _bisected(
+    source: Any,
+    kind: str | None,
+    time: Callable[[pl.Expr], pl.Expr],
+    since: datetime.datetime | None,
+    until: datetime.datetime | None,
+    reference: datetime.datetime | None,
+) -> Window:
+    """The window of a plain file: bisected by the probes of its stamp kind, or, where the
+    format has no kind or no probe read one (HDFS's ``081109 203615`` under hadoop, a
+    PostgreSQL zone), by the format's own time (``line_time_by``), which the filter reads
+    the stamps by. A filter window where neither bisects."""
+    window = None
+    if kind is not None:
+        line_time = line_time_for(kind, reference=reference)
+        window = window_for_source(source, line_time, since=since, until=until)
+        if window.method == "bisection" or window.first_time is not None:
+            return window  # bisected, or its stamps were read and are out of order
+    by_format = window_for_source(source, line_time_by(time), since=since, until=until)
+    return by_format if window is None or by_format.method == "bisection" else window
 
 
 def _check_stamps_read(fmt: Format, time: Callable[[pl.Expr], pl.Expr], sample: list[str]) -> None:

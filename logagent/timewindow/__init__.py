@@ -14,7 +14,7 @@ Column-wise stamps for a parsed batch: ``parse_timestamps(series, kind, tz=...)`
 from .bounds import parse_bound, parse_duration, parse_window
 from .columns import parse_timestamps
 from .filter import in_window_expr
-from .lines import FORMAT_KINDS, LineTime, line_time_for
+from .lines import FORMAT_KINDS, LineTime, line_time_by, line_time_for
 from .probe import Probe, WindowConfig, last_line_time, probe
 from .search import Window, find_window, window_for_source
 from .stamps import STAMP_KINDS, parse_timestamp
@@ -29,6 +29,7 @@ __all__ = [
     "find_window",
     "in_window_expr",
     "last_line_time",
+    "line_time_by",
     "line_time_for",
     "parse_bound",
     "parse_duration",

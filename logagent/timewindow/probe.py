@@ -72,6 +72,13 @@ def _timed_line(
     line precedes it (a long line) or when ``buf`` ends the input.
     """
     i = 0
+    many = getattr(line_time, "many", None)
+    if many is not None:  # all whole lines in one call (``lines.FormatLineTime``)
+        spans = _line_spans(buf)
+        for (lo, hi), t in zip(spans, many([buf[lo:hi] for lo, hi in spans]), strict=True):
+            if t is not None:
+                return (lo, t), hi
+        i = spans[-1][1] if spans else 0
     while (nl := buf.find(NL, i)) >= 0:
         t = line_time(buf[i : nl + 1])
         if t is not None:
@@ -83,6 +90,18 @@ def _timed_line(
             return (i, t), len(buf)
         return None, len(buf) if last else i
     return None, i
+
+
+def _line_spans(buf: bytes, *, whole: bool = True) -> list[tuple[int, int]]:
+    """(start, end) of each line of ``buf``, its newline included; a last line without one
+    too unless ``whole``."""
+    spans, i = [], 0
+    while (nl := buf.find(NL, i)) >= 0:
+        spans.append((i, nl + 1))
+        i = nl + 1
+    if not whole and i < len(buf):
+        spans.append((i, len(buf)))
+    return spans
 
 
 def _next_line_start(read_at: ReadAt, frm: int, size: int, cfg: WindowConfig) -> int | None:
@@ -118,6 +137,13 @@ def first_line(
     frm, stop = span
     cap = cfg.gap_bytes + cfg.lookahead_bytes
     buf = read_at(frm, min(stop - frm, cap)) if stop > frm else b""
+    many = getattr(line_time, "many", None)
+    if many is not None:  # all lines in one call (``lines.FormatLineTime``)
+        spans = _line_spans(buf, whole=False)
+        for (lo, _hi), t in zip(spans, many([buf[lo:hi] for lo, hi in spans]), strict=True):
+            if t is not None and keep(t):
+                return frm + lo
+        return stop if stop - frm <= cap else None
     i = 0
     while i < len(buf):
         nl = buf.find(NL, i)

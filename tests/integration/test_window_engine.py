@@ -194,3 +194,36 @@ def test_postgres_window_is_in_utc_whatever_zone_the_log_writes(tmp_path: Path) 
     odd.write_text(path.read_text().replace(" PDT ", " XYZT "))
     result = ask(odd, now, kind=QuestionKind.STATUS)
     assert any("stamps in zone XYZT are read as UTC" in w for w in result.warnings)
+
+
+@pytest.mark.parametrize("layout", ["hdfs", "postgres"])
+def test_layouts_no_stamp_kind_reads_are_bisected_by_their_own_time(
+    tmp_path: Path, layout: str
+) -> None:
+    """HDFS's ``081109 203615`` (read by hadoop, whose probe kind is ISO) and PostgreSQL's
+    zoned stamps (no probe kind) were filtered line by line, with a false warning ("no line
+    with a parseable timestamp"): the window is now bisected by the format's own time, and
+    holds the records a per-line reading of the same stamps finds."""
+    start = datetime(2008, 11, 9, 20, 0, tzinfo=UTC)
+    lines, truth = [], 0
+    since, until = start + timedelta(hours=3), start + timedelta(hours=3, minutes=20)
+    for i in range(20_000):
+        t = start + timedelta(seconds=2 * i)
+        if layout == "hdfs":
+            stamp = t.strftime("%y%m%d %H%M%S")
+            lines.append(f"{stamp} {i % 500} INFO dfs.DataNode$PacketResponder: block {i} done")
+        else:  # written in CET, one hour east of UTC
+            local = (t + timedelta(hours=1)).strftime("%Y-%m-%d %H:%M:%S.000")
+            lines.append(f"{local} CET [{i % 500}] LOG:  checkpoint {i} complete")
+        truth += since <= t <= until
+    path = tmp_path / f"{layout}.log"
+    path.write_text("\n".join(lines) + "\n")
+    asked = dict(since=since.isoformat(), until=until.isoformat())
+    result = ask(path, start + timedelta(days=1), kind=QuestionKind.STATUS, **asked)
+    assert result.status is Status.EXACT
+    assert sum(e.count for e in result.answer.top) == truth == 601
+    window = result.input.window
+    assert window is not None and window["method"] == "bisection"
+    lo, hi = window["byte_range"]
+    assert hi - lo < path.stat().st_size // 10
+    assert not any("parseable timestamp" in w for w in result.warnings)

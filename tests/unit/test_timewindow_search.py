@@ -132,3 +132,30 @@ def test_to_dict_states_how_the_window_was_found() -> None:
     d = w.to_dict()
     assert d["method"] == "bisection" and d["since"] == "2026-11-02T01:00:00+00:00"
     assert d["byte_range"] == list(w.byte_range) and d["probes"] == w.probes > 0
+
+
+def test_a_format_timed_probe_finds_the_window_the_stamp_kind_finds() -> None:
+    """``line_time_by`` (a format's own time expression, lines handed over a read at a time)
+    finds the same byte range, line for line, as the per-line ISO reader on the same log."""
+    import polars as pl
+
+    from logagent.timewindow import line_time_by
+
+    def iso(line: pl.Expr) -> pl.Expr:
+        stamp = line.str.extract(r"^([0-9T:+-]+) ", 1)
+        return stamp.str.to_datetime("%Y-%m-%dT%H:%M:%S%:z", strict=False).dt.convert_time_zone(
+            "UTC"
+        )
+
+    data = log(list(range(0, 30 * 1440, 2)), trace_every=5)
+    for since, until in [
+        (BASE + timedelta(days=10), BASE + timedelta(days=11)),
+        (BASE + timedelta(days=3, minutes=7), None),
+        (None, BASE + timedelta(days=20, minutes=3)),
+    ]:
+        by_kind = find_window(reader(data), len(data), LINE_TIME, since=since, until=until)
+        by_format = find_window(
+            reader(data), len(data), line_time_by(iso), since=since, until=until
+        )
+        assert by_format.method == by_kind.method == "bisection"
+        assert by_format.byte_range == by_kind.byte_range
