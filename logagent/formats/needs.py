@@ -153,7 +153,8 @@ def _sequence(p: str, i: int) -> tuple[int, Need]:
         after, least = _quantifier(p, i)
         once, i = after == i, after
         if literal is not None and least >= 1:
-            run += literal
+            if not (literal == NL and run.endswith(NL)):  # ``^^``: one edge, one newline
+                run += literal
             if once:
                 continue  # no quantifier: the run goes on
         if run:

@@ -17,6 +17,7 @@ from logagent.formats.needs import AllOf, OneOf, any_of, holds, pattern_needs, s
         (r"^(?:\S+ )?\S+ \[(?P<ts>[^\]]+)\] x", AllOf(("\n", " [", "] x"))),  # optional: none
         (r"^\[x", "\n[x"),  # the line's start is the newline before it (``joined``)
         (r"ab$", "ab\n"),
+        (r"^^x$$", "\nx\n"),  # anchors are zero-width: two at one edge are one newline
         (r"^(?P<a>x)", AllOf(("\n", "x"))),  # never across a group's edge
         ("a?bc*d", AllOf(("b", "d"))),
         ("ab+c", AllOf(("ab", "c"))),  # a run ends at a repetition: "abc" is no match's part
