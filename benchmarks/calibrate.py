@@ -2,7 +2,7 @@
 
 For each scenario one synthetic log is generated (cached under
 ``benchmarks/data/calib/``) and the real engine answers "top-k routes by 5xx"
-on it once per reading order (``analysis.seed`` = 0..N-1), in-process, on a
+on it once per reading order (``analysis.seed`` = 0..N-1, or from ``--order-seed``), in-process, on a
 pool of 2 worker processes. A settled or exact answer is *wrong* when its
 top-k set is not the true one (an exact tie at the k-th place must be reported
 as a tie by a settled answer; an exact answer shows the tied count). For
@@ -111,6 +111,7 @@ class Config:
     keyed_order: bool = False  # every random order computed by the Feistel permutation
     adaptive: bool = False  # the unit size chosen after a pilot (engine.unitchoice)
     cheap_units: bool = False  # --adaptive as on a machine where units cost only their bytes
+    order_seed: int = 0  # the first reading order's seed (orders order_seed .. + runs - 1)
 
     @property
     def unit_bytes(self) -> int:
@@ -135,6 +136,7 @@ def parse_args(argv: Sequence[str] | None = None) -> Config:
         help="reader.batch_bytes: bytes read between two decisions [1MiB]",
     )
     p.add_argument("--file-seed", type=int, default=1, help="generator seed of engine logs [1]")
+    p.add_argument("--order-seed", type=int, default=0, help="first reading-order seed [0]")
     p.add_argument(
         "--naive-size-mb", type=float, default=5.0, help="size of each naive file-order log [5]"
     )
@@ -182,6 +184,7 @@ def parse_args(argv: Sequence[str] | None = None) -> Config:
         a.keyed_order,
         a.adaptive,
         a.cheap_units,
+        a.order_seed,
     )
 
 
@@ -632,6 +635,7 @@ class TimelineConfig:
     unit_size: str
     max_fraction: float
     file_seed: int
+    order_seed: int = 0
 
 
 @dataclass(frozen=True)
@@ -677,6 +681,7 @@ def timeline_args(argv: Sequence[str] | None) -> TimelineConfig | None:
     p = argparse.ArgumentParser(add_help=False)
     add_timeline_args(p)
     p.add_argument("--file-seed", type=int, default=1)
+    p.add_argument("--order-seed", type=int, default=0)
     a, _ = p.parse_known_args(argv)
     if a.timeline_runs <= 0:
         return None
@@ -687,6 +692,7 @@ def timeline_args(argv: Sequence[str] | None) -> TimelineConfig | None:
         a.timeline_unit_size,
         a.timeline_max_fraction,
         a.file_seed,
+        a.order_seed,
     )
 
 
@@ -728,7 +734,8 @@ def run_timeline(task: TimelineTask) -> TimelineOutcome:
 def timeline_runs(pool: Any, cfg: TimelineConfig) -> list[TimelineOutcome]:
     """Every run of the timeline row, on the pool."""
     files = {s: ensure_log(s, cfg.size_mb, cfg.file_seed)[0] for s in TIMELINE_SCENARIOS}
-    tasks = [TimelineTask(s, str(files[s]), i, cfg) for s in files for i in range(cfg.runs)]
+    orders = range(cfg.order_seed, cfg.order_seed + cfg.runs)
+    tasks = [TimelineTask(s, str(files[s]), i, cfg) for s in files for i in orders]
     out: list[TimelineOutcome] = []
     start = time.perf_counter()
     for o in pool.imap_unordered(run_timeline, tasks, chunksize=2):
@@ -850,7 +857,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     truths = {s: top_errors(t) for s, (_, t) in files.items()}
     predicted = {s: forecast(truths[s], cfg, int(t["bytes"])) for s, (_, t) in files.items()}
     tasks = [
-        EngineTask(s, str(files[s][0]), i, cfg) for s in cfg.scenarios for i in range(cfg.runs)
+        EngineTask(s, str(files[s][0]), i, cfg)
+        for s in cfg.scenarios
+        for i in range(cfg.order_seed, cfg.order_seed + cfg.runs)
     ]
     ctx = multiprocessing.get_context("spawn")
     with ctx.Pool(WORKERS, initializer=quiet_worker) as pool:

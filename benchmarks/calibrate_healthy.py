@@ -162,24 +162,25 @@ def specs(args: argparse.Namespace) -> list[FileSpec]:
     rate = args.rate
     unit = int(args.unit_size)
     if "negligible" in args.rows:
-        ne = DATA / f"no_errors_{args.size_mb:g}mb_s1.log"
+        seed = args.file_seed
+        ne = DATA / f"no_errors_{args.size_mb:g}mb_s{seed}.log"
         if not ne.exists():
-            generate(ne, scenario="no_errors", size_mb=args.size_mb, seed=1)
+            generate(ne, scenario="no_errors", size_mb=args.size_mb, seed=seed)
         out.append(
             FileSpec("no_errors", str(ne), 0.0, "negligible", rate, pilot_share(str(ne), unit))
         )
         n = int(args.size_mb * 1e6 / 190)
         for layout, clustered in (("spread", False), ("bursts", True)):
-            p = DATA / f"above_{rate:g}_{layout}_{n}.log"
-            true = access_file(p, n, 1.1 * rate, clustered, 1)
+            p = DATA / f"above_{rate:g}_{layout}_{n}_s{seed}.log"
+            true = access_file(p, n, 1.1 * rate, clustered, seed)
             name = f"5xx 1.1x RATE {layout}"
             out.append(FileSpec(name, str(p), true, "negligible", rate, pilot_share(str(p), unit)))
     if "sparse" in args.rows:
         n = int(args.sparse_mb * 1e6 / 160)
         for share in args.shares:
             for layout, clustered in (("spread", False), ("clustered", True)):
-                p = DATA / f"sparse_{share:g}_{layout}_{n}.log"
-                true = sparse_file(p, n, share, clustered, 1)
+                p = DATA / f"sparse_{share:g}_{layout}_{n}_s{args.file_seed}.log"
+                true = sparse_file(p, n, share, clustered, args.file_seed)
                 name = f"valid {share:.1%} {layout}"
                 pilot = pilot_share(str(p), int(args.sparse_unit))
                 out.append(FileSpec(name, str(p), true, "sparse", 0.01, pilot))
@@ -286,6 +287,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     p.add_argument("--delta", type=float, default=0.01)
     p.add_argument("--data", type=Path, default=DATA, help="where the files are cached")
+    p.add_argument("--file-seed", type=int, default=1, help="generator seed of the files [1]")
+    p.add_argument("--order-seed", type=int, default=0, help="first reading-order seed [0]")
     args = p.parse_args(argv)
     globals()["DATA"] = args.data  # the workers get paths, never DATA
     t0 = time.perf_counter()
@@ -299,7 +302,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             args.batch_bytes,
         )
         for s in spec_list
-        for i in range(args.runs)
+        for i in range(args.order_seed, args.order_seed + args.runs)
     ]
     ctx = multiprocessing.get_context("spawn")
     with ctx.Pool(WORKERS, initializer=quiet_worker) as pool:
