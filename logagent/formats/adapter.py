@@ -14,8 +14,7 @@ Continuation lines of multi-line records (stack traces) are no records:
 the first line of a record carries its level and component and lies in the
 unit where the record starts, so counts stay exact without folding. They are
 flagged in the optional ``continuation`` column so that they are counted as
-such, not as malformed lines; a line that starts no record and does not look
-like a continuation (``records.continuation_like``) is malformed.
+such, not as malformed lines.
 """
 
 from __future__ import annotations
@@ -30,7 +29,7 @@ from logagent.formats.app import COMPONENT, LEVEL, MESSAGE, AppFormat, AppRegexF
 from logagent.formats.base import PATH, STATUS, Stages, staged_fields
 from logagent.formats.extract import CONTINUATION
 from logagent.formats.levels import DEBUG, ERROR, FATAL, INFO, TRACE, WARN
-from logagent.formats.records import continuation_like, start_expr
+from logagent.formats.records import start_expr
 from logagent.formats.structured import KeyedFields
 
 if TYPE_CHECKING:  # templates are mined only for error types: imported there (start-up time)
@@ -176,16 +175,5 @@ class AppAsAccess:
             STATUS: pl.when(record).then(code).cast(pl.Int32),
         }
         if self.app.record_start is not None:
-            # A line that starts no record continues one only if it looks like it (indented,
-            # a trace's line, the layout's own notes): any other is malformed, as detection
-            # scores it. Lines of another program had all been "continuations", the answer
-            # "exact" with 0 malformed (a probe: 2,000 sshd lines under --format log4j).
-            # Not where only a prefilter's candidates are parsed: a message's own second
-            # line holding "ERROR" is no sign of a wrong format there, and it would have made
-            # a log with no ERROR record "unrecognized" (``outcome``).
             out[CONTINUATION] = ~start_expr(self.app, line)
-            if self.error_prefilter is None:
-                rest = pl.when(out[CONTINUATION]).then(line)  # null: tested by no regex
-                like = rest.str.contains(continuation_like(self.app)).fill_null(False)
-                out[CONTINUATION] = like
         return out

@@ -54,7 +54,7 @@ from logagent.formats.needs import (
     searcher,
 )
 from logagent.formats.proxies import GENERIC_ACCESS, PROXY_LAYOUTS
-from logagent.formats.records import continuation_like, start_expr
+from logagent.formats.records import start_expr
 from logagent.formats.w3c import W3C_LAYOUTS
 
 FORMAT_NAMES = ("combined", "common", "jsonl")
@@ -62,6 +62,14 @@ FORMAT_NAMES = ("combined", "common", "jsonl")
 FIXED_ACCESS: dict[str, Format] = {f.name: f for f in (*PROXY_LAYOUTS, *JSON_ACCESS_LAYOUTS)}
 AMBIGUOUS_MARGIN = 0.05
 LOW_CONFIDENCE = 0.5
+#: Lines that continue a record (stack traces, tracebacks, goroutine dumps).
+CONTINUATION_LIKE = (
+    r"^(?:[ \t]|at |Caused by:|Suppressed:|\.\.\. [0-9]+ (?:more|common frames)|Traceback |"
+    r"During handling|The above exception|[A-Za-z_][A-Za-z0-9_.$]*(?:Error|Exception|Exit)\b|"
+    r"goroutine |panic: |$)"
+)
+
+
 #: The layouts that read what no named layout does (discounted, never ambiguous with one).
 LAST_RESORT = frozenset({GENERIC, GENERIC_ACCESS.name})
 
@@ -231,7 +239,7 @@ def _score_exprs(fmt: AnyFormat, line: pl.Expr, n: int) -> tuple[pl.Expr, pl.Exp
     valid = (start & ok).sum()
     if app.record_start is None:  # type: ignore[union-attr]  # no folding: nothing excused
         return valid, pl.lit(n, dtype=pl.Int64)
-    excused = (~start & line.str.contains(continuation_like(app))).sum()
+    excused = (~start & line.str.contains(_continuation_like(app))).sum()
     return valid, pl.lit(n, dtype=pl.Int64) - excused
 
 
@@ -243,6 +251,12 @@ def _message(fmt: object, line: pl.Expr) -> pl.Expr:
         expr: pl.Expr = own(line)
         return expr
     return fmt.fields(line)[MESSAGE]  # type: ignore[attr-defined, no-any-return]
+
+
+def _continuation_like(fmt: object) -> str:
+    """``CONTINUATION_LIKE``, widened by what the layout itself writes inside a record."""
+    own = getattr(fmt, "continuation", None)
+    return CONTINUATION_LIKE if own is None else f"{CONTINUATION_LIKE}|^(?:{own})"
 
 
 def detect_all(

@@ -19,19 +19,6 @@ import polars as pl
 from logagent.formats.app import MESSAGE, AppFormat
 
 UNIT, LINES, START, VALID, CONTINUATION = "unit", "lines", "start", "valid", "continuation"
-#: Lines that continue a record (stack traces, tracebacks, goroutine dumps, indented or blank
-#: lines): what a line that starts no record must look like to be counted as one.
-CONTINUATION_LIKE = (
-    r"^(?:[ \t]|at |Caused by:|Suppressed:|\.\.\. [0-9]+ (?:more|common frames)|Traceback |"
-    r"During handling|The above exception|[A-Za-z_][A-Za-z0-9_.$]*(?:Error|Exception|Exit)\b|"
-    r"goroutine |panic: |$)"
-)
-
-
-def continuation_like(fmt: object) -> str:
-    """``CONTINUATION_LIKE``, widened by what the layout itself writes inside a record."""
-    own = getattr(fmt, "continuation", None)
-    return CONTINUATION_LIKE if own is None else f"{CONTINUATION_LIKE}|^(?:{own})"
 
 
 def start_expr(fmt: AppFormat, line: pl.Expr) -> pl.Expr:
