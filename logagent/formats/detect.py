@@ -63,10 +63,16 @@ FIXED_ACCESS: dict[str, Format] = {f.name: f for f in (*PROXY_LAYOUTS, *JSON_ACC
 AMBIGUOUS_MARGIN = 0.05
 LOW_CONFIDENCE = 0.5
 #: Lines that continue a record (stack traces, tracebacks, goroutine dumps).
+#: Jenkins writes ``Caused: java.lang.X``; a Python traceback ends in the exception's dotted
+#: name, whatever it is called (``psycopg2.errors.UniqueViolation: ...``); a driver's error
+#: text goes on with ``DETAIL:``/``HINT:``/``LINE 1:`` (a real-log probe found these lines
+#: read as another program's: "only 50 % of sampled lines parse as python").
 CONTINUATION_LIKE = (
-    r"^(?:[ \t]|at |Caused by:|Suppressed:|\.\.\. [0-9]+ (?:more|common frames)|Traceback |"
-    r"During handling|The above exception|[A-Za-z_][A-Za-z0-9_.$]*(?:Error|Exception|Exit)\b|"
-    r"goroutine |panic: |$)"
+    r"^(?:[ \t]|at |Caused by:|Caused: |Suppressed:|\.\.\. [0-9]+ (?:more|common frames)|"
+    r"Traceback |During handling|The above exception|"
+    r"[A-Za-z_][A-Za-z0-9_.$]*(?:Error|Exception|Exit)\b|"
+    r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_$]*)+: |"
+    r"(?:DETAIL|HINT|CONTEXT|QUERY|LINE [0-9]+):  ?|goroutine |panic: |$)"
 )
 
 

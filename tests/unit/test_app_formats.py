@@ -137,6 +137,25 @@ def test_stack_traces_fold_into_their_record() -> None:
     assert out["message"][1].endswith("\t... 12 more")
 
 
+def test_trace_lines_of_jenkins_and_python_drivers_are_excused_by_detection() -> None:
+    """A traceback ending in a dotted exception name not called *Error (psycopg2's, requests'),
+    a driver's ``DETAIL:`` and Jenkins' ``Caused:`` continue a record: detection excuses them
+    (a real-log probe saw "only 50 % of sampled lines parse" on such a Python log)."""
+    lines = [
+        "2024-03-01 10:00:00,001 ERROR [main] app.db - insert failed",
+        "Traceback (most recent call last):",
+        '  File "/app/db.py", line 12, in insert',
+        'psycopg2.errors.UniqueViolation: duplicate key value violates unique constraint "pk"',
+        "DETAIL:  Key (id)=(1) already exists.",
+        "LINE 1: INSERT INTO users VALUES (1)",
+        "2024-03-01 10:00:01,001 ERROR [main] app.http - upstream timed out",
+        "requests.exceptions.ReadTimeout: HTTPSConnectionPool(host='x', port=443): timed out",
+        "Caused: java.io.IOException: Broken pipe",
+    ]
+    found = detect_all(lines * 5)
+    assert found.best == "log4j" and found.confidence == 1.0
+
+
 def test_custom_format_file_loads_and_bad_ones_fail() -> None:
     """The committed example loads; a bad regex or missing groups is a FormatError."""
     assert "billing" in load_custom_formats(ROOT / "configs" / "formats")
