@@ -30,6 +30,7 @@ from logagent.formats.base import STATUS
 from logagent.formats.catalog import AnyFormat, is_app
 from logagent.formats.levelfilter import level_prefilter
 from logagent.formats.selected import selection_of
+from logagent.formats.stagedtime import StagedTime
 from logagent.formats.windowed import Windowed, line_kind, time_of
 from logagent.log import get_logger
 from logagent.questions import SELECT_KINDS, check_fits, counts_events, for_log
@@ -197,6 +198,12 @@ def _bisected(
         window = window_for_source(source, line_time, since=since, until=until)
         if window.method == "bisection" or window.first_time is not None:
             return window  # bisected, or its stamps were read and are out of order
+    if not isinstance(time, StagedTime):
+        # An access layout's time need not be when its line was written (HAProxy's is the
+        # accept date: a 30-minute request is logged 30 minutes later, and a bisection by
+        # it dropped such lines, "exact"); an application record's time is. Filter.
+        why = "the format's line stamps are unknown"
+        return window or Window(since, until, "filter", (0, source.size or 0), 0, reason=why)
     by_format = window_for_source(source, line_time_by(time), since=since, until=until)
     return by_format if window is None or by_format.method == "bisection" else window
 

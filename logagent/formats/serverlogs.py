@@ -104,7 +104,7 @@ _PG_PREFIX = _PG_STAMP + r" [A-Za-z0-9+\-]+ \[[0-9]+(?:-[0-9]+)?\] "
 #: stays within the prefix. In the shared syntax of ``app.record_start`` (no ``\d``, ``\s``,
 #: ``$``; no class that matches a newline).
 _PG_RUN = r"(?:[^ \n]| [^ \n])*?"  # text without two blanks in a row
-_PG_ZONE = r"(?: [A-Za-z][A-Za-z0-9+\-/_]*| [+-][0-9]{2}:?[0-9]{2})?"
+_PG_ZONE = r"(?: [A-Za-z][A-Za-z0-9+\-/_]*| [+-][0-9]{2}(?::?[0-9]{2})?)?"  # tzdata: ``-03``
 _PG_AFTER_ZONE = (
     r"(?:[ :]|[ :]" + _PG_RUN + r"[ :])\[[0-9]+(?:-[0-9]+)?\]:?(?:[ :]" + _PG_RUN + r")??[ :]"
 )

@@ -227,3 +227,31 @@ def test_layouts_no_stamp_kind_reads_are_bisected_by_their_own_time(
     lo, hi = window["byte_range"]
     assert hi - lo < path.stat().st_size // 10
     assert not any("parseable timestamp" in w for w in result.warnings)
+
+
+def test_haproxy_window_is_filtered_not_bisected_by_the_accept_date(tmp_path: Path) -> None:
+    """HAProxy's time is the request's accept date, and its line is written when the request
+    ends: a long request accepted inside the window is logged after it. A bisection by the
+    format's own time had cut such lines out ("exact"); an access layout's window is filtered
+    unless its stamp kind's probes read its lines."""
+    start = datetime(2024, 3, 5, tzinfo=UTC)
+    since, until = start + timedelta(minutes=20), start + timedelta(minutes=30)
+    lines, truth = [], 0
+    for i in range(42_000):  # 70 minutes: the long requests accepted in the window end in it
+        end = start + timedelta(milliseconds=100 * i)
+        took = timedelta(minutes=30) if i % 500 == 123 else timedelta(milliseconds=40)
+        accept = end - took
+        stamp = accept.strftime("%d/%b/%Y:%H:%M:%S.") + f"{accept.microsecond // 1000:03d}"
+        lines.append(
+            f"{end:%b %d %H:%M:%S} lb1 haproxy[7]: 10.0.0.{i % 250}:{10000 + i} [{stamp}] fe "
+            f"be/s1 0/0/1/2/{int(took.total_seconds() * 1000)} 200 100 - - ---- 1/1/0/0/0 0/0 "
+            f'"GET /api/x HTTP/1.1"'
+        )
+        truth += since <= accept <= until
+    path = tmp_path / "haproxy.log"
+    path.write_text("\n".join(lines) + "\n")
+    asked = dict(since=since.isoformat(), until=until.isoformat())
+    result = ask(path, start + timedelta(days=1), kind=QuestionKind.STATUS, **asked)
+    assert result.input.format == "haproxy"
+    assert sum(e.count for e in result.answer.top) == truth
+    assert truth == 6_000  # 12 of them long requests, logged after the window

@@ -331,6 +331,11 @@ def test_postgres_times_are_moved_by_the_zone_the_line_writes() -> None:
         ("2025-04-12 00:14:12 cest [1] LOG:  x", "2025-04-11 22:14:12"),
         ("2025-04-12 00:14:12 XYZT [1] LOG:  x", "2025-04-12 00:14:12"),
         ("2025-04-12 00:14:12 [1] LOG:  no zone", "2025-04-12 00:14:12"),
+        (  # pgBadger's prefix with tzdata's two-digit offset (Sao Paulo)
+            "2024-03-05 10:00:00 -03 [123]: [1-1] user=u,db=d,app=psql,client=10.0.0.1 "
+            'ERROR:  relation "x" does not exist',
+            "2024-03-05 13:00:00",
+        ),
     ]
     lines = [line for line, _, _ in POSTGRES_LINES] + [line for line, _ in more]
     times = parse_app(POSTGRES, pl.Series("line", lines))["time"].to_list()
