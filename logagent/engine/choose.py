@@ -25,6 +25,7 @@ from logagent.formats.catalog import ACCESS_NAMES, APP_NAMES, AnyFormat, build_a
 from logagent.formats.custom import load_custom_formats
 from logagent.formats.detect import LAST_RESORT, Detection, app_share, detect_all
 from logagent.formats.mixed import FirstOf
+from logagent.questions import APP_KINDS
 
 PER_INPUT_SHARE = 0.5  # an input the run's format reads less of than this is detected alone
 #: A second access format is read next to the detected one, line by line, when it reads at
@@ -50,7 +51,10 @@ def choose_format(
     build = build_options(run)
     keys, year, custom = build["json_keys"], build["year"], build["custom"]
     if name == "auto":
-        detection = detect_all(sample, json_keys=keys, year=year, custom=custom)
+        app_only = run.question.kind in APP_KINDS  # no access layout answers it
+        detection = detect_all(
+            sample, json_keys=keys, year=year, custom=custom, specific_first=not app_only
+        )
         fmt = build_any_format(detection.best, sample, json_keys=keys, year=year, custom=custom)
         if len(samples) > 1:
             mixed = _per_input(run, detection, fmt, samples, keys=keys, year=year, custom=custom)

@@ -271,10 +271,14 @@ def detect_all(
     json_keys: Mapping[str, str] | None = None,
     year: YearOf = None,
     custom: Mapping[str, CustomFormat] = {},
+    specific_first: bool = True,
 ) -> Detection:
     """Score every format, access, application and custom, on ``sample``; best first.
 
     Custom formats come first in the tie-break (a user's format is the most specific).
+    ``specific_first``: a layout written through syslog goes before syslog3164 where it
+    reads enough (``PREFERRED``); not for a question only an application log answers (a
+    syslog file with 55 % HAProxy lines is still a syslog to top-error-components).
     """
     lines = pl.Series("line", list(sample), dtype=pl.String)
     names = (*custom, *ACCESS_NAMES, *APP_NAMES)
@@ -286,7 +290,7 @@ def detect_all(
         discount = GENERIC_DISCOUNT if last_resort else 1.0
         scores.append((n, shares[n] * discount))
     ranked = sorted(scores, key=lambda s: -s[1])  # stable: earlier formats win ties
-    return Detection(tuple(_specific_first(ranked)), int(lines.len()))
+    return Detection(tuple(_specific_first(ranked) if specific_first else ranked), len(lines))
 
 
 #: The share of the sample from which a layout written through syslog wins over

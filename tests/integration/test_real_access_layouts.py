@@ -224,3 +224,20 @@ def test_haproxy_log_with_its_own_messages_is_read_as_haproxy(tmp_path: Path) ->
     assert counts(out) == sidecar("haproxy.log")["errors_by_route"]
     status = json.loads(run(*args, "-q", "status").stdout)
     assert counts(status) == sidecar("haproxy.log")["status"]
+
+
+def test_a_question_only_syslog_answers_keeps_syslog3164(tmp_path: Path) -> None:
+    """HAProxy's layout wins over syslog3164 for the default question, but a question only
+    an application log answers (top-error-components) reads the same file as the syslog it
+    also is (a review found it refused: "needs an application log ... the format is
+    haproxy")."""
+    path = tmp_path / "haproxy.log"
+    path.write_text("\n".join(HAPROXY_OWN_LINES) + "\n" + text("haproxy.log"))
+    args = ("analyze", str(path), "--json", "--llm", "off", "-q", "top-error-components")
+    proc = run(*args)
+    out = json.loads(proc.stdout)
+    assert proc.returncode in (0, 3) and out["input"]["format"] == "syslog3164"
+    assert (
+        json.loads(run("analyze", str(path), "--json", "--llm", "off").stdout)["input"]["format"]
+        == "haproxy"
+    )
