@@ -27,7 +27,7 @@ from logagent.formats.levels import DEBUG, ERROR, FATAL, INFO, LEVEL_MAP, WARN
 from logagent.formats.structured import KeyedFields
 
 _INNER_LEVEL = (
-    r"^(?:[IWEF][0-9]{4} |(?:[^ ]+ ){0,3}?(?:\[|level=|lvl=)?\"?"
+    r"^(?:[IWEF][0-9]{4} |(?:(?:[^ ]+ +){0,3}?(?:\[|level=|lvl=)?\"?|(?:[^ ]+ +){4,5}?\[)"
     r"(TRACE|DEBUG|INFO|NOTICE|WARN|WARNING|ERROR|FATAL|CRITICAL|PANIC|"
     r"trace|debug|info|warn|warning|error|fatal|critical|panic)\b)"
 )

@@ -224,8 +224,14 @@ _ANSI = r"(?:\x1b\[[0-9;?]*[A-Za-z])*"
 #: A container's own message: klog's letter, or a level word among its first words (perhaps
 #: coloured: Flask's red ``WARNING:``; or a JSON line's ``{"level":"warn"``, zap's and Caddy's).
 _INNER_KLOG = r"(?P<level>[IWEF])[0-9]{4} "
+#: Up to three words before the level (blanks may be padding: Spring Boot's ``  INFO``), or
+#: up to five before a bracketed one (gunicorn's ``[ts +0000] [37] [INFO]``).
+_INNER_PREFIX = (
+    r'(?:(?:[^ ]+ +){0,3}?(?:\[|level=|lvl=|\{?"(?:level|severity|lvl)": ?")?\"?'
+    r"|(?:[^ ]+ +){4,5}?\[)"
+)
 _INNER_WORD = (
-    r'(?:[^ ]+ ){0,3}?(?:\[|level=|lvl=|\{?"(?:level|severity|lvl)": ?")?\"?'
+    _INNER_PREFIX
     + _ANSI
     + r"(?P<level>TRACE|DEBUG|INFO|NOTICE|WARN|WARNING|ERROR|FATAL|CRITICAL|PANIC|"
     r"trace|debug|info|warn|warning|error|fatal|critical|panic)\b"

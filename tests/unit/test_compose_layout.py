@@ -59,3 +59,27 @@ def test_pipe_columns_of_other_layouts_are_no_service() -> None:
     ]
     assert parse_app(COMPOSE, pl.Series("line", lines))["message"].to_list() == [None] * 5
     assert detect_all(lines * 4).best != "compose"
+
+
+def test_level_after_padding_or_a_bracketed_fifth_word() -> None:
+    """gunicorn's ``[ts +0000] [pid] [LEVEL]`` (the level fifth) and Spring Boot's padded
+    ``  INFO`` inside a container's lines (a real-log probe: an Airflow webserver's gunicorn
+    ERRORs and a Spring app's WARNs had no level, "no ERROR+ record"); a level word fifth in
+    plain prose is still none, in compose and in Docker's JSON ``log``."""
+    from logagent.formats.jsonlayouts import DOCKER_JSON
+
+    inner = [
+        "[2024-01-24 15:07:40 +0000] [1] [ERROR] Worker (pid:37) was sent SIGKILL!",
+        "2021-02-27 04:29:05.110  WARN 4441 --- [main] o.s.b.LiveReload : Unable to start",
+        "2021-02-27 04:29:03.441  INFO 4441 --- [main] o.s.b.StartupInfoLogger : Starting",
+        "Processed batch 123 with error code 7",
+    ]
+    lines = [f"web-1  | {x}" for x in inner]
+    got = parse_app(COMPOSE, pl.Series("line", lines))["level"].to_list()
+    assert got == ["ERROR", "WARN", "INFO", None]
+    docker = [
+        '{"log":"' + x + '\\n","stream":"stderr","time":"2024-01-24T15:07:39.000000000Z"}'
+        for x in inner
+    ]
+    levels = parse_app(DOCKER_JSON, pl.Series("line", docker))["level"].to_list()
+    assert levels == ["ERROR", "WARN", "INFO", None]
