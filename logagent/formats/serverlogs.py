@@ -124,6 +124,11 @@ POSTGRES = AppRegexFormat(
     patterns=(
         r"^(?P<ts>" + _PG_STAMP + r" [A-Za-z0-9+\-]+) \[[0-9]+(?:-[0-9]+)?\] "
         r"(?:(?P<component>[^ ]*@[^ ]*) )?(?P<level>" + _PG_LEVELS + r"):  (?P<message>.*)$",
+        # RDS's and others' '%t:%r:%u@%d:[%p]:': user@db before the process id
+        # (an empty user or database: the next pattern, the error kind)
+        r"^(?P<ts>" + _PG_STAMP + _PG_ZONE + r"):(?:\[local\]|[^ :@\[\]]*(?:\([0-9]+\))?):"
+        r"(?P<component>[^ :@\[\]=,\n]+@[^ :@\[\]=,\n]+):\[[0-9]+(?:-[0-9]+)?\]:"
+        r"(?P<level>" + _PG_LEVELS + r"):  (?P<message>.*)$",
         r"^(?P<ts>"
         + _PG_STAMP
         + _PG_ZONE

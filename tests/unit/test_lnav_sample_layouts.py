@@ -65,11 +65,17 @@ POSTGRES_LINES = [
         "INFO",
         "postgres@stackoverflow",
     ),
-    (  # '%t:%r:%u@%d:[%p]:'
+    (  # '%t:%r:%u@%d:[%p]:' (RDS's): user@db before the process id is the component
         "2020-03-11 20:40:45 CET:[local]:postgres@template1:[12777]:ERROR:  syntax error at or "
         'near "selec"',
         "ERROR",
-        "syntax error at or",
+        "postgres@template1",
+    ),
+    (
+        "2017-03-05 20:41:41 CET:192.168.1.201(50906):gilles@pgbench:[12795]:FATAL:  no "
+        'pg_hba.conf entry for host "192.168.1.201", user "gilles", database "pgbench"',
+        "FATAL",
+        "gilles@pgbench",
     ),
     (
         "2020-03-11 20:40:43 CET::@:[12760]:LOG:  starting PostgreSQL 12.2 on x86_64-pc-linux-gnu",
@@ -313,7 +319,7 @@ def test_postgres_times_are_moved_by_the_zone_the_line_writes() -> None:
 
     from logagent.formats.apptimes import unknown_zones
 
-    expected = [  # written out by hand: PDT -7 h, MSK +3, CET +1, UTC, UTC, UTC, -08:00, CET
+    expected = [  # by hand: PDT -7 h, MSK +3, CET +1, UTC, UTC, UTC, -08:00, CET, CET, CET
         "2025-08-13 08:45:01.127",
         "2025-06-05 14:10:04",
         "2021-02-14 00:34:02",
@@ -322,6 +328,7 @@ def test_postgres_times_are_moved_by_the_zone_the_line_writes() -> None:
         "2021-12-03 07:14:48.591",
         "2022-02-17 14:45:10.440",
         "2020-03-11 19:40:45",
+        "2017-03-05 19:41:41",
         "2020-03-11 19:40:43",
     ]
     more = [
