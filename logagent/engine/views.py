@@ -188,10 +188,10 @@ def _bisected(
     until: datetime.datetime | None,
     reference: datetime.datetime | None,
 ) -> Window:
-    """The window of a plain file: bisected by the probes of its stamp kind, or, where the
-    format has no kind or no probe read one (HDFS's ``081109 203615`` under hadoop, a
-    PostgreSQL zone), by the format's own time (``line_time_by``), which the filter reads
-    the stamps by. A filter window where neither bisects."""
+    """The window of a plain file: bisected by the probes of its stamp kind, or, where an
+    application format has no kind or no probe read one (HDFS's ``081109 203615`` under
+    hadoop, a PostgreSQL zone), by the format's own time (``line_time_by``), which the
+    filter reads the stamps by. A filter window where neither bisects."""
     window = None
     if kind is not None:
         line_time = line_time_for(kind, reference=reference)
