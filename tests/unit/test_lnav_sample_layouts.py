@@ -350,3 +350,6 @@ def test_postgres_times_are_moved_by_the_zone_the_line_writes() -> None:
     assert [t.replace(tzinfo=None) for t in times] == [datetime.fromisoformat(w) for w in want]
     stamps = parse_app(POSTGRES, pl.Series("line", lines))["ts"].to_list()
     assert unknown_zones(stamps, POSTGRES.time_formats) == ["XYZT"]
+    # CST is US or China, so CDT is left unknown too: a file crossing the switch stays in order
+    both = ["2024-11-03 01:59:00.000 CDT", "2024-11-03 01:00:00.000 CST"]
+    assert unknown_zones(both, POSTGRES.time_formats) == ["CDT", "CST"]
