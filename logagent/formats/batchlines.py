@@ -185,7 +185,8 @@ def decode_lines(raw: Sequence[Buffer], starts: I64) -> Lines:
         except UnicodeDecodeError:
             invalid += 1
             text = line.decode("utf-8", "replace")
-        texts.append(text.removesuffix("\n").removesuffix("\r").removeprefix("\ufeff"))
+        text = text.removesuffix("\n").removesuffix("\r").removeprefix("\ufeff")
+        texts.append(text.lstrip("\x00"))
     return Lines(pl.Series("line", texts, dtype=pl.String), starts, invalid)
 
 
@@ -199,8 +200,8 @@ def _string_lines(data: Buffer, ends: I64) -> pl.Series:
 
 def _stripped(data: Buffer, start: I64, stop: I64) -> pl.Series:
     """The lines ``data[start[i]:stop[i]]`` of UTF-8 ``data`` (``stop``: their newlines, in
-    order) with no trailing CR and no byte-order mark (it can open a file's first line),
-    with no copy of the bytes.
+    order) with no trailing CR, no byte-order mark (it can open a file's first line) and no
+    leading NULs, with no copy of the bytes.
 
     Each line's bounds are moved past those bytes, and the Arrow array holds, in
     turn, the bytes between two lines (a newline, a CR, a mark, or the lines
@@ -215,6 +216,15 @@ def _stripped(data: Buffer, start: I64, stop: I64) -> pl.Series:
         # ... and a line shorter than a mark has its CR or newline among these three bytes.
         at = np.minimum(start, len(buf) - 3)
         start = start + 3 * ((buf[at] == 0xEF) & (buf[at + 1] == 0xBB) & (buf[at + 2] == 0xBF))
+    if len(buf):
+        # a run of NULs first (the hole ``copytruncate`` leaves where the writer goes on at its
+        # old offset): the record after it is the line's (it had been malformed)
+        nul = np.flatnonzero((buf[np.minimum(start, len(buf) - 1)] == 0) & (start < stop))
+        start = start.copy() if len(nul) else start  # the caller's starts place the units
+        for i in nul.tolist():
+            s, e = int(start[i]), int(stop[i])
+            piece = bytes(data[s:e])
+            start[i] = s + len(piece) - len(piece.lstrip(b"\x00"))
     offsets = np.empty(2 * len(stop) + 1, dtype=np.int64)
     offsets[0] = 0
     offsets[1::2] = start

@@ -61,4 +61,7 @@ def _whole_lines(data: bytes, *, skip_first: bool, at_end: bool, cap: int) -> li
         parts = parts[1:]
     if len(parts) > 1 and not data.endswith(b"\n") and not at_end:
         parts = parts[:-1]  # cut by the read, not a whole line
-    return [p[:cap].decode("utf-8", "replace").removesuffix("\r").lstrip("\ufeff") for p in parts]
+    return [
+        p[:cap].decode("utf-8", "replace").removesuffix("\r").lstrip("\ufeff").lstrip("\x00")
+        for p in parts
+    ]
