@@ -26,11 +26,16 @@ from logagent.formats.jsonl import OBJECT_FIRST, jsonpath
 from logagent.formats.levels import DEBUG, ERROR, FATAL, INFO, LEVEL_MAP, WARN
 from logagent.formats.structured import KeyedFields
 
-_INNER_LEVEL = (
-    r"^(?:[IWEF][0-9]{4} |(?:(?:[^ ]+ +){0,3}?(?:\[|level=|lvl=)?\"?|(?:[^ ]+ +){4,5}?\[)"
-    r"(TRACE|DEBUG|INFO|NOTICE|WARN|WARNING|ERROR|FATAL|CRITICAL|PANIC|"
-    r"trace|debug|info|warn|warning|error|fatal|critical|panic)\b)"
+_LEVEL_WORDS = (
+    r"TRACE|DEBUG|INFO|NOTICE|WARN|WARNING|ERROR|FATAL|CRITICAL|PANIC|"
+    r"trace|debug|info|warn|warning|error|fatal|critical|panic"
 )
+#: Up to three words before the level, one more blank before it (Spring Boot's ``  INFO``).
+_INNER_LEVEL = (
+    r"^(?:[IWEF][0-9]{4} |(?:[^ ]+ ){0,3}? ?(?:\[|level=|lvl=)?\"?(" + _LEVEL_WORDS + r")\b)"
+)
+#: A bracketed level, closed, after four or five words (gunicorn's ``[ts +0000] [37] [INFO]``).
+_INNER_BRACKET = r"^(?:[^ ]+ ){4,5}?\[(" + _LEVEL_WORDS + r")\] "
 
 
 @dataclass(frozen=True)
@@ -75,8 +80,9 @@ def _path(key: str) -> str:
 def _inner_level(message: pl.Expr) -> pl.Expr:
     """The level word (or klog letter) a wrapped program's message starts with."""
     word = message.str.extract(_INNER_LEVEL, 1)
+    bracket = message.str.extract(_INNER_BRACKET, 1)
     letter = message.str.extract(r"^([IWEF])[0-9]{4} ", 1)
-    return pl.coalesce(word, letter)
+    return pl.coalesce(word, bracket, letter)
 
 
 DOCKER_JSON = JsonLayout(

@@ -126,8 +126,10 @@ POSTGRES = AppRegexFormat(
         r"(?:(?P<component>[^ ]*@[^ ]*) )?(?P<level>" + _PG_LEVELS + r"):  (?P<message>.*)$",
         # RDS's and others' '%t:%r:%u@%d:[%p]:': user@db before the process id
         # (an empty user or database: the next pattern, the error kind)
-        r"^(?P<ts>" + _PG_STAMP + _PG_ZONE + r"):(?:\[local\]|[^ :@\[\]]*(?:\([0-9]+\))?):"
-        r"(?P<component>[^ :@\[\]=,\n]+@[^ :@\[\]=,\n]+):\[[0-9]+(?:-[0-9]+)?\]:"
+        # (%r may hold colons: an IPv6 client, ``::1(54321)``; a user may hold an "@": Azure's
+        # ``alice@server``): user@db is the last field before ``:[%p]:``
+        r"^(?P<ts>" + _PG_STAMP + _PG_ZONE + r"):[^ ]*?:"
+        r"(?P<component>[^ :\[\]=,\n]+@[^ :@\[\]=,\n]+):\[[0-9]+(?:-[0-9]+)?\]:"
         r"(?P<level>" + _PG_LEVELS + r"):  (?P<message>.*)$",
         r"^(?P<ts>"
         + _PG_STAMP
@@ -229,26 +231,30 @@ _ANSI = r"(?:\x1b\[[0-9;?]*[A-Za-z])*"
 #: A container's own message: klog's letter, or a level word among its first words (perhaps
 #: coloured: Flask's red ``WARNING:``; or a JSON line's ``{"level":"warn"``, zap's and Caddy's).
 _INNER_KLOG = r"(?P<level>[IWEF])[0-9]{4} "
-#: Up to three words before the level (blanks may be padding: Spring Boot's ``  INFO``), or
-#: up to five before a bracketed one (gunicorn's ``[ts +0000] [37] [INFO]``).
-_INNER_PREFIX = (
-    r'(?:(?:[^ ]+ +){0,3}?(?:\[|level=|lvl=|\{?"(?:level|severity|lvl)": ?")?\"?'
-    r"|(?:[^ ]+ +){4,5}?\[)"
+_INNER_LEVELS = (
+    r"TRACE|DEBUG|INFO|NOTICE|WARN|WARNING|ERROR|FATAL|CRITICAL|PANIC|"
+    r"trace|debug|info|warn|warning|error|fatal|critical|panic"
 )
+#: Up to three words before the level, one more blank before it (Spring Boot pads ``  INFO``).
 _INNER_WORD = (
-    _INNER_PREFIX
+    r'(?:[^ ]+ ){0,3}? ?(?:\[|level=|lvl=|\{?"(?:level|severity|lvl)": ?")?\"?'
     + _ANSI
-    + r"(?P<level>TRACE|DEBUG|INFO|NOTICE|WARN|WARNING|ERROR|FATAL|CRITICAL|PANIC|"
-    r"trace|debug|info|warn|warning|error|fatal|critical|panic)\b"
+    + r"(?P<level>"
+    + _INNER_LEVELS
+    + r")\b"
 )
+#: A bracketed level, closed, after four or five words (gunicorn's ``[ts +0000] [37] [INFO]``);
+#: a bracket that only starts with a level word (``[error-cleanup]``) is none.
+_INNER_BRACKET = r"(?:[^ ]+ ){4,5}?\[(?P<level>" + _INNER_LEVELS + r")\] "
 
 
-def _inner_levels(head: str, colour: str = "") -> tuple[str, str, str]:
+def _inner_levels(head: str, colour: str = "") -> tuple[str, ...]:
     """The patterns of a container log's line after ``head``: klog's letter (after ``colour``
-    codes), a level word, none (a record without level)."""
+    codes), a level word, a bracketed level further on, none (a record without level)."""
     return (
         head + r"(?P<message>" + colour + _INNER_KLOG + r".*)$",
         head + r"(?P<message>" + _INNER_WORD + r".*)$",
+        head + r"(?P<message>" + _INNER_BRACKET + r".*)$",
         head + r"(?P<message>.*)$",
     )
 

@@ -154,6 +154,9 @@ def test_trace_lines_of_jenkins_and_python_drivers_are_excused_by_detection() ->
     ]
     found = detect_all(lines * 5)
     assert found.best == "log4j" and found.confidence == 1.0
+    # another program's "name.suffix: text" is no exception's name (a review: systemd's units)
+    other = "nginx.service: Main process exited, code=exited, status=1/FAILURE"
+    assert detect_all([lines[0], other, other, other] * 5).confidence < 0.5
 
 
 def test_custom_format_file_loads_and_bad_ones_fail() -> None:

@@ -73,13 +73,18 @@ def test_level_after_padding_or_a_bracketed_fifth_word() -> None:
         "2021-02-27 04:29:05.110  WARN 4441 --- [main] o.s.b.LiveReload : Unable to start",
         "2021-02-27 04:29:03.441  INFO 4441 --- [main] o.s.b.StartupInfoLogger : Starting",
         "Processed batch 123 with error code 7",
+        # a review's prose: a bracket that starts with a level word, a padded word further on
+        "Processed 12 items for job [error-cleanup] in 5ms",
+        "Queue depth:   12   warning threshold: 100",
+        "Job  nightly-export  error: none, retrying later",
+        "Sent alert to channel #ops [warning: disk] ok",
     ]
     lines = [f"web-1  | {x}" for x in inner]
     got = parse_app(COMPOSE, pl.Series("line", lines))["level"].to_list()
-    assert got == ["ERROR", "WARN", "INFO", None]
+    assert got == ["ERROR", "WARN", "INFO", None, None, None, None, None]
     docker = [
         '{"log":"' + x + '\\n","stream":"stderr","time":"2024-01-24T15:07:39.000000000Z"}'
         for x in inner
     ]
     levels = parse_app(DOCKER_JSON, pl.Series("line", docker))["level"].to_list()
-    assert levels == ["ERROR", "WARN", "INFO", None]
+    assert levels == ["ERROR", "WARN", "INFO", None, None, None, None, None]

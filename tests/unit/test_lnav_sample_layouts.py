@@ -77,6 +77,12 @@ POSTGRES_LINES = [
         "FATAL",
         "gilles@pgbench",
     ),
+    (  # an IPv6 client, and Azure's user@server login (a review: split from the above)
+        "2017-03-05 20:41:42 CET:::1(54321):alice@myserver@orders:[12796]:ERROR:  duplicate "
+        "key value violates unique constraint",
+        "ERROR",
+        "alice@myserver@orders",
+    ),
     (
         "2020-03-11 20:40:43 CET::@:[12760]:LOG:  starting PostgreSQL 12.2 on x86_64-pc-linux-gnu",
         "INFO",
@@ -329,6 +335,7 @@ def test_postgres_times_are_moved_by_the_zone_the_line_writes() -> None:
         "2022-02-17 14:45:10.440",
         "2020-03-11 19:40:45",
         "2017-03-05 19:41:41",
+        "2017-03-05 19:41:42",
         "2020-03-11 19:40:43",
     ]
     more = [
