@@ -25,6 +25,7 @@ from logagent.engine.run import Run
 from logagent.errors import ConfigError
 from logagent.formats import Format
 from logagent.formats.adapter import THRESHOLDS, AppAsAccess, literal_prefilter, metric_for
+from logagent.formats.app import TS
 from logagent.formats.apptimes import ZONE, unknown_zones
 from logagent.formats.base import STATUS
 from logagent.formats.catalog import AnyFormat, is_app
@@ -35,6 +36,7 @@ from logagent.formats.windowed import Windowed, line_kind, time_of
 from logagent.log import get_logger
 from logagent.questions import SELECT_KINDS, check_fits, counts_events, for_log
 from logagent.result import Question, QuestionKind
+from logagent.sources import Source
 from logagent.sources.window import WindowView
 from logagent.timeline import bucket_span, bucket_width, bucketed, sample_times
 from logagent.timewindow import (
@@ -75,8 +77,6 @@ def _zone_warnings(fmt: AnyFormat, sample: list[str]) -> list[str]:
     formats = getattr(fmt, "time_formats", ())
     if not (is_app(fmt) and any(f.endswith(ZONE) for f in formats)):
         return []
-    from logagent.formats.app import TS
-
     frame = pl.DataFrame({"line": sample}, schema={"line": pl.String})
     stamps = frame.select(fmt.fields(pl.col("line"))[TS].alias("ts"))["ts"].to_list()
     unknown = unknown_zones(stamps, formats)
@@ -181,7 +181,7 @@ def _within_window(run: Run, fmt: Format, sample: list[str]) -> Format:
 
 
 def _bisected(
-    source: Any,
+    source: Source,
     kind: str | None,
     time: Callable[[pl.Expr], pl.Expr],
     since: datetime.datetime | None,

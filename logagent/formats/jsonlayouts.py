@@ -23,19 +23,23 @@ import polars as pl
 
 from logagent.formats.app import COMPONENT, LEVEL, MESSAGE, TS, message_head
 from logagent.formats.jsonl import OBJECT_FIRST, jsonpath
-from logagent.formats.levels import DEBUG, ERROR, FATAL, INFO, LEVEL_MAP, WARN
+from logagent.formats.levels import (
+    DEBUG,
+    ERROR,
+    FATAL,
+    INFO,
+    INNER_LEVEL_WORDS,
+    LEVEL_MAP,
+    WARN,
+)
 from logagent.formats.structured import KeyedFields
 
-_LEVEL_WORDS = (
-    r"TRACE|DEBUG|INFO|NOTICE|WARN|WARNING|ERROR|FATAL|CRITICAL|PANIC|"
-    r"trace|debug|info|warn|warning|error|fatal|critical|panic"
-)
 #: Up to three words before the level, one more blank before it (Spring Boot's ``  INFO``).
 _INNER_LEVEL = (
-    r"^(?:[IWEF][0-9]{4} |(?:[^ ]+ ){0,3}? ?(?:\[|level=|lvl=)?\"?(" + _LEVEL_WORDS + r")\b)"
+    r"^(?:[IWEF][0-9]{4} |(?:[^ ]+ ){0,3}? ?(?:\[|level=|lvl=)?\"?(" + INNER_LEVEL_WORDS + r")\b)"
 )
 #: A bracketed level, closed, after four or five words (gunicorn's ``[ts +0000] [37] [INFO]``).
-_INNER_BRACKET = r"^(?:[^ ]+ ){4,5}?\[(" + _LEVEL_WORDS + r")\] "
+_INNER_BRACKET = r"^(?:[^ ]+ ){4,5}?\[(" + INNER_LEVEL_WORDS + r")\] "
 
 
 @dataclass(frozen=True)

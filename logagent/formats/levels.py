@@ -28,6 +28,13 @@ from collections.abc import Mapping
 
 import polars as pl
 
+#: The level words a wrapped program's message may start with (container logs: compose, CRI,
+#: Docker's JSON ``log``), as written, in upper or lower case.
+INNER_LEVEL_WORDS = (
+    r"TRACE|DEBUG|INFO|NOTICE|WARN|WARNING|ERROR|FATAL|CRITICAL|PANIC|"
+    r"trace|debug|info|warn|warning|error|fatal|critical|panic"
+)
+
 FATAL, ERROR, WARN, INFO, DEBUG, TRACE = "FATAL", "ERROR", "WARN", "INFO", "DEBUG", "TRACE"
 LEVELS = (FATAL, ERROR, WARN, INFO, DEBUG, TRACE)
 ERROR_LEVELS = (FATAL, ERROR)

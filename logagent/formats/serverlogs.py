@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from logagent.formats.app import LEVEL_WORDS, AppRegexFormat
 from logagent.formats.apptimes import ZONE
+from logagent.formats.levels import INNER_LEVEL_WORDS
 
 _D4 = r"[0-9]{4}-[0-9]{2}-[0-9]{2}"
 _HMS = r"[0-9]{2}:[0-9]{2}:[0-9]{2}"
@@ -231,21 +232,17 @@ _ANSI = r"(?:\x1b\[[0-9;?]*[A-Za-z])*"
 #: A container's own message: klog's letter, or a level word among its first words (perhaps
 #: coloured: Flask's red ``WARNING:``; or a JSON line's ``{"level":"warn"``, zap's and Caddy's).
 _INNER_KLOG = r"(?P<level>[IWEF])[0-9]{4} "
-_INNER_LEVELS = (
-    r"TRACE|DEBUG|INFO|NOTICE|WARN|WARNING|ERROR|FATAL|CRITICAL|PANIC|"
-    r"trace|debug|info|warn|warning|error|fatal|critical|panic"
-)
 #: Up to three words before the level, one more blank before it (Spring Boot pads ``  INFO``).
 _INNER_WORD = (
     r'(?:[^ ]+ ){0,3}? ?(?:\[|level=|lvl=|\{?"(?:level|severity|lvl)": ?")?\"?'
     + _ANSI
     + r"(?P<level>"
-    + _INNER_LEVELS
+    + INNER_LEVEL_WORDS
     + r")\b"
 )
 #: A bracketed level, closed, after four or five words (gunicorn's ``[ts +0000] [37] [INFO]``);
 #: a bracket that only starts with a level word (``[error-cleanup]``) is none.
-_INNER_BRACKET = r"(?:[^ ]+ ){4,5}?\[(?P<level>" + _INNER_LEVELS + r")\] "
+_INNER_BRACKET = r"(?:[^ ]+ ){4,5}?\[(?P<level>" + INNER_LEVEL_WORDS + r")\] "
 
 
 def _inner_levels(head: str, colour: str = "") -> tuple[str, ...]:
