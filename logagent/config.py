@@ -17,6 +17,7 @@ annotations, so they build equal settings (``tests/unit/test_config.py``).
 from __future__ import annotations
 
 import dataclasses
+import math
 import os
 import re
 from dataclasses import dataclass, field
@@ -61,12 +62,46 @@ _UNITS = {
 
 
 def parse_size(value: object) -> object:
-    """``"64KiB"``, ``"1 MiB"``, ``"4096"`` or an int -> bytes; other values pass through."""
+    """``"64KiB"``, ``"1 MiB"``, ``"4096"`` or an int -> bytes; other values pass through
+    (true/false is no size: ``_counted``)."""
+    _counted(value)
     if isinstance(value, str):
         m = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([A-Za-z]*)\s*", value)
         if m and m.group(2).lower() in _UNITS:
             return int(float(m.group(1)) * _UNITS[m.group(2).lower()])
     return value
+
+
+def _counted(value: object) -> object:
+    """A count or a size is no true/false (pydantic reads ``batch_bytes = true`` as 1)."""
+    if isinstance(value, bool):
+        raise ValueError(f"{str(value).lower()} is not a number")
+    return value
+
+
+def _finite(value: object) -> object:
+    """nan and inf are no setting (``--delta nan`` was told "should be less than 1")."""
+    if isinstance(value, float) and not math.isfinite(value):
+        raise ValueError(f"{value} is not a finite number")
+    return value
+
+
+def _memory(text: str) -> str:
+    """``memory``: a size (``512MiB``) or a share of the memory available (``25%``), checked
+    when the settings are read, not first when a run starts."""
+    t = text.strip()
+    bad = f"{text!r} is not a memory budget (use a size such as 512MiB or a share such as 25%)"
+    if not t.endswith("%"):
+        if not isinstance(parse_size(t), int):
+            raise ValueError(bad)
+        return text
+    try:
+        share = float(t[:-1])
+    except ValueError:
+        raise ValueError(bad) from None
+    if not 0 <= share <= 100:
+        raise ValueError(f"{text!r}: a memory budget's share of the available memory is 0% to 100%")
+    return text
 
 
 def _compiles(pattern: str) -> str:
@@ -83,7 +118,11 @@ def _named(field: str) -> str:
     return field
 
 
+#: A count (a number of things, never true/false) and a real number that is finite.
+Count = Annotated[int, Before(_counted)]
+Real = Annotated[float, Before(_finite)]
 Size = Annotated[int, Before(parse_size), Gt(0)]
+LogLevel = Literal["debug", "info", "warning", "error", "critical"]
 #: a unit or a batch is held whole in memory: at most 1 GiB (the memory check refines it)
 BlockSize = Annotated[int, Before(parse_size), Gt(0), Le(1 << 30)]
 
@@ -97,7 +136,7 @@ class ReaderSettings(Model):
     batch_bytes: BlockSize = 8 << 20
     order: Literal["auto", "sequential", "random"] = "auto"
     #: Processes that prescan a read of everything (0: one per core; 1: none besides this one).
-    scan_processes: Annotated[int, Ge(0), Le(64)] = 0
+    scan_processes: Annotated[Count, Ge(0), Le(64)] = 0
     #: Seekable bytes from which a read of everything is prescanned by those processes.
     scan_parallel_from: Size = 256 << 20
     #: Seekable bytes from which a ranking question chooses its unit size after a pilot and
@@ -120,8 +159,8 @@ class AnalysisSettings(Model):
 
     # None: not asked; top-errors, or top-error-components on an application log
     question: QuestionKind | None = None
-    top: Annotated[int, Ge(1), Le(1000)] = 5
-    min_requests: Annotated[int, Ge(1)] = 100
+    top: Annotated[Count, Ge(1), Le(1000)] = 5
+    min_requests: Annotated[Count, Ge(1)] = 100
     format: str = "auto"  # auto, a built-in or a custom format (checked when it is built)
     level: Literal["error", "warn"] = "error"
     key: str | None = None
@@ -130,33 +169,33 @@ class AnalysisSettings(Model):
     since: str | None = None
     until: str | None = None
     normalize: bool = True
-    seed: int | None = None
-    year: Annotated[int, Ge(1970), Le(9999)] | None = None  # of year-less stamps; None: now
+    seed: Count | None = None
+    year: Annotated[Count, Ge(1970), Le(9999)] | None = None  # of year-less stamps; None: now
     bucket: str = "auto"  # timeline bucket: auto, off, or a width such as 5m, 1h, 1d
-    min_format_confidence: Annotated[float, Ge(0), Le(1)] = 0.01
-    delta: Annotated[float, Gt(0), Lt(1)] = 0.01
-    epsilon: Annotated[float, Ge(0), Lt(1)] = 0.0
+    min_format_confidence: Annotated[Real, Ge(0), Le(1)] = 0.01
+    delta: Annotated[Real, Gt(0), Lt(1)] = 0.01
+    epsilon: Annotated[Real, Ge(0), Lt(1)] = 0.0
     full: bool = False
     ranked: bool = False
-    max_candidates: Annotated[int, Ge(2), Le(64)] = 16
+    max_candidates: Annotated[Count, Ge(2), Le(64)] = 16
     assume_exchangeable: bool = False
-    degrade_above: Annotated[float, Gt(0), Le(1)] = 0.5
+    degrade_above: Annotated[Real, Gt(0), Le(1)] = 0.5
     #: --negligible: stop, settled, once the matching events are proved under this share of
     #: the lines ("nothing worth reporting"); 0 turns it off. 1e-4 (1 in 10,000 requests) is
     #: ten times under the error budget of a 99.9 % availability target, the tightest one
     #: commonly set, so no alert rule would act on it; and a 10 GB log proves it from a few %.
-    negligible: Annotated[float, Ge(0), Lt(1)] = 1e-4
+    negligible: Annotated[Real, Ge(0), Lt(1)] = 1e-4
 
 
 @dataclass(frozen=True, kw_only=True)
 class BudgetSettings(Model):
     """Limits of a run; exhausting one gives a partial answer (exit 4). Unset: no limit."""
 
-    max_seconds: Annotated[float, Gt(0)] | None = None
-    max_cpu_seconds: Annotated[float, Gt(0)] | None = None
-    max_fraction: Annotated[float, Gt(0), Le(1)] | None = None
-    memory: str = "25%"  # of the memory available at start, or a size such as 512MiB
-    sketch_keys: Annotated[int, Ge(10)] = 50_000  # routes kept once memory forces a sketch
+    max_seconds: Annotated[Real, Gt(0)] | None = None
+    max_cpu_seconds: Annotated[Real, Gt(0)] | None = None
+    max_fraction: Annotated[Real, Gt(0), Le(1)] | None = None
+    memory: Annotated[str, After(_memory)] = "25%"  # of the memory available, or e.g. 512MiB
+    sketch_keys: Annotated[Count, Ge(10)] = 50_000  # routes kept once memory forces a sketch
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -164,7 +203,7 @@ class CheckpointSettings(Model):
     """Checkpoints (``--checkpoint FILE``): where, and every how many batches (also on a stop)."""
 
     path: str | None = None
-    every: Annotated[int, Ge(1)] = 16
+    every: Annotated[Count, Ge(1)] = 16
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -194,9 +233,9 @@ class LLMSettings(Model):
     mode: Literal["auto", "on", "off"] = "auto"
     host: str = ""  # empty: OLLAMA_HOST, else http://127.0.0.1:11434
     model: str = "qwen2.5:0.5b"
-    timeout_s: Annotated[float, Gt(0)] = 60.0  # the whole report stage, retry included
-    connect_timeout_s: Annotated[float, Gt(0)] = 3.0  # the server must list its models by then
-    temperature: Annotated[float, Ge(0), Le(2)] = 0.0
+    timeout_s: Annotated[Real, Gt(0)] = 60.0  # the whole report stage, retry included
+    connect_timeout_s: Annotated[Real, Gt(0)] = 3.0  # the server must list its models by then
+    temperature: Annotated[Real, Ge(0), Le(2)] = 0.0
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -211,20 +250,28 @@ class Settings(Model):
     budget: BudgetSettings = field(default_factory=BudgetSettings)
     checkpoint: CheckpointSettings = field(default_factory=CheckpointSettings)
     llm: LLMSettings = field(default_factory=LLMSettings)
-    log_level: str = "warning"
+    #: structlog's threshold (``LOGAGENT_LOG_LEVEL`` too); the front doors set it (``log``)
+    log_level: Annotated[LogLevel, Before(_lower)] = "warning"
 
 
 #: Environment variables read into the settings (pydantic-settings matches them case-blind).
 ENV_PREFIX = "LOGAGENT_"
 
 
+def _lower(value: object) -> object:
+    return value.strip().lower() if isinstance(value, str) else value
+
+
 def memory_budget_bytes(text: str, available_bytes: int) -> int:
     """``"25%"`` of the available memory, or an absolute size such as ``"512MiB"``."""
+    try:
+        _memory(text)
+    except ValueError as exc:
+        raise ConfigError(str(exc)) from None
     if text.strip().endswith("%"):
         return int(available_bytes * float(text.strip()[:-1]) / 100)
-    value = parse_size(text)
-    if not isinstance(value, int):
-        raise ConfigError(f"invalid memory budget {text!r}: use a size (512MiB) or a percentage")
+    value = parse_size(text.strip())
+    assert isinstance(value, int)  # _memory said so
     return value
 
 

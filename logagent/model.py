@@ -43,7 +43,11 @@ EXTRA = "Extra inputs are not permitted"
 
 def error_text(error: Any) -> str:
     """The message of one pydantic error, an unknown key told as the models told it."""
-    return EXTRA if error["type"] == "unexpected_keyword_argument" else str(error["msg"])
+    if error["type"] == "unexpected_keyword_argument":
+        return EXTRA
+    if error["type"] == "value_error":  # our own validator's words, without pydantic's label
+        return str(error["ctx"]["error"])
+    return str(error["msg"])
 
 
 class _Refuse(Exception):
@@ -221,7 +225,10 @@ def _value(hint: Any, value: Any) -> Any:
         inner, *meta = args
         for m in meta:
             if isinstance(m, Before):
-                value = m.func(value)
+                try:
+                    value = m.func(value)
+                except ValueError:  # pydantic says so, naming the field
+                    raise _Refuse from None
         value = _value(inner, value)
         for m in meta:
             _bound(m, value)

@@ -276,6 +276,7 @@ def analyze_cmd(paths: tuple[str, ...], **opts: Any) -> None:
     compact_allocator(paths)  # a small input: Polars' allocator holds less (before it loads)
 
     def run() -> tuple[Result, Settings]:
+        from logagent import log
         from logagent.cli.output import input_at
         from logagent.config import load_settings
 
@@ -284,6 +285,7 @@ def analyze_cmd(paths: tuple[str, ...], **opts: Any) -> None:
                 raise ConfigError(f"{what} and --checkpoint name the same file; name two")
 
         settings = load_settings(opts["config_file"], **overrides(opts))
+        log.set_level(settings.log_level)
         now = parse_now(opts["now"])
         from logagent.cli.engines import backend_for
 

@@ -224,6 +224,7 @@ def _job_name(paths: list[str]) -> str:
 
 
 def _run(watched: list[str], state_path: str, opts: dict[str, Any]) -> int:
+    from logagent import log
     from logagent.cli.analyze import question_from
     from logagent.cli.output import check_target
     from logagent.cli.startup import imports_done
@@ -240,6 +241,7 @@ def _run(watched: list[str], state_path: str, opts: dict[str, Any]) -> int:
     alerts = [parse_alert(a) for a in opts["alerts"]]
     window_s = _window_s(opts["window"], parse_bucket)
     settings = load_settings(opts["config_file"], **_overrides(opts))
+    log.set_level(settings.log_level)
     notes = [*opts["notes"], *_window_notes(window_s, opts["window"], settings)]
     now = parse_now(opts["now"])
     job = CronJob(

@@ -114,7 +114,8 @@ def service_config(opts: dict[str, Any]) -> tuple[Any, str]:
     """The ServiceConfig and the address to bind (loopback when no key is configured)."""
     import os
 
-    from logagent.config import memory_budget_bytes, parse_size
+    from logagent import log
+    from logagent.config import load_settings, memory_budget_bytes, parse_size
     from logagent.limits import check_start
     from logagent.routermem import memory
     from logagent.service.auth import is_loopback, load_keys
@@ -126,6 +127,8 @@ def service_config(opts: dict[str, Any]) -> tuple[Any, str]:
         if not is_loopback(host):
             host = "127.0.0.1"
         say(f"logagent serve: no --api-key-file, so no authentication: bound to {host} only")
+    # the jobs' settings start from the config file: a bad one is said now, not per job
+    log.set_level(load_settings(opts["config_file"]).log_level)
     budget = memory_budget_bytes(opts["memory_budget"], memory.available_bytes())
     check_start(budget, memory.rss_bytes())
     max_upload = parse_size(opts["max_upload"])

@@ -547,3 +547,29 @@ def test_error_types_of_an_access_log_is_a_clear_usage_error() -> None:
     err = r.stderr.decode()
     assert err.startswith("logagent: error: --question error-types needs an application log")
     assert "top-errors" in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize("command", ["analyze", "cron"])
+def test_the_config_files_log_level_is_the_runs(
+    write_log: Callable[..., Path], tmp_path: Path, command: str
+) -> None:
+    """``log_level`` in a config file sets the threshold (it was read by no one); the
+    environment still wins over the file, and a level no one knows is a usage error."""
+    log = write_log([combined_line("/a", 500)] * 3)
+    env = {k: v for k, v in ENV.items() if k != "LOGAGENT_LOG_LEVEL"}
+    cfg = tmp_path / "c.toml"
+    extra = ["--state", str(tmp_path / "state.db")] if command == "cron" else []
+
+    def events(text: str, env: dict[str, str]) -> list[str]:
+        cfg.write_text(text)
+        proc = run(command, str(log), "--json", "--config", str(cfg), *extra, env=env)
+        assert b"Traceback" not in proc.stderr
+        lines = proc.stderr.decode().splitlines()
+        return [json.loads(x)["level"] for x in lines if x.startswith("{")]
+
+    assert "info" in events('log_level = "info"\n', env)
+    assert events('log_level = "warning"\n', env) == []
+    assert events('log_level = "info"\n', {**env, "LOGAGENT_LOG_LEVEL": "error"}) == []
+    cfg.write_text('log_level = "loud"\n')
+    proc = run(command, str(log), "--config", str(cfg), *extra, env=env)
+    assert proc.returncode == 2 and b"log_level: Input should be 'debug'" in proc.stderr

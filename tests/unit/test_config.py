@@ -137,6 +137,26 @@ def test_nested_variables_hold_json_lists_and_dicts(monkeypatch: pytest.MonkeyPa
         ({"reader": {"unit_size": "2TiB"}}, "larger than 1 GiB"),
         ({"reader": {"line_cap": "abc"}}, "reader.line_cap: 'abc' is not a size"),
         ({"analysis": {"top": "five"}}, "analysis.top: Input should be a valid integer"),  # no size
+        # pydantic's lax mode read true as 1 (a batch of 1 byte) and nan as "not less than 1"
+        ({"reader": {"batch_bytes": True}}, "reader.batch_bytes: true is not a number"),
+        ({"analysis": {"top": True}}, "analysis.top: true is not a number"),
+        ({"checkpoint": {"every": False}}, "checkpoint.every: false is not a number"),
+        ({"analysis": {"delta": float("nan")}}, "analysis.delta: nan is not a finite number"),
+        ({"budget": {"max_fraction": float("nan")}}, "budget.max_fraction: nan is not a finite"),
+        ({"llm": {"timeout_s": float("inf")}}, "llm.timeout_s: inf is not a finite number"),
+        # a share above all the memory there is was taken; a broken one was said only at run time
+        (
+            {"budget": {"memory": "200%"}},
+            "budget.memory: '200%': a memory budget's share of the available memory is 0% to 100%",
+        ),
+        ({"budget": {"memory": "-5%"}}, "budget.memory: '-5%': a memory budget's share"),
+        (
+            {"budget": {"memory": "lots%"}},
+            "budget.memory: 'lots%' is not a memory budget (use a size",
+        ),
+        ({"budget": {"memory": "lots"}}, "budget.memory: 'lots' is not a memory budget"),
+        # log_level was read by no one, whatever its value
+        ({"log_level": "loud"}, "log_level: Input should be 'debug', 'info', 'warning'"),
     ],
 )
 def test_invalid_values_are_config_errors_in_pydantics_words(
@@ -185,3 +205,30 @@ def test_a_question_set_in_a_config_file_is_asked(
     monkeypatch.setenv("LOGAGENT_ANALYSIS__QUESTION", "status")
     env = question_from(load_settings())
     assert (env.kind.value, env.default_kind) == ("status", False)
+
+
+@pytest.mark.parametrize(
+    ("given", "kept"), [("DEBUG", "debug"), (" Info ", "info"), ("error", "error")]
+)
+def test_log_level_is_read_in_any_case(
+    given: str, kept: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``log_level`` takes a level's name as ``LOGAGENT_LOG_LEVEL`` always did (any case)."""
+    _clear_environment(monkeypatch)
+    assert load_settings(log_level=given).log_level == kept
+    monkeypatch.setenv("LOGAGENT_LOG_LEVEL", given)
+    assert load_settings().log_level == kept
+
+
+@pytest.mark.parametrize("memory", ["25%", "100%", "0.5 %", "512MiB", " 1GiB ", "4096"])
+def test_valid_memory_budgets_stay_valid(memory: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Sizes and shares of 0-100 % are taken as before; the bytes are what the run budgets."""
+    from logagent.config import memory_budget_bytes
+
+    _clear_environment(monkeypatch)
+    settings = load_settings(budget={"memory": memory})
+    got = memory_budget_bytes(settings.budget.memory, 8 << 30)
+    share = memory.strip().endswith("%")
+    assert got == (
+        int(8 * 2**30 * float(memory.strip()[:-1]) / 100) if share else parse_size(memory.strip())
+    )
