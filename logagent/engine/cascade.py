@@ -63,6 +63,7 @@ class Outcome:
     bytes_read: int
     total_units: int
     proved: str | None  # the bound that rules the input out, in words (None: not proved)
+    truncated: int = 0  # lines read that were cut at the line cap
 
 
 def cascade_seed(seed: int) -> int:
@@ -85,7 +86,7 @@ def search(run: Run, sample: list[str], build: dict[str, object]) -> Outcome:
     order = unit_order(plan.total_units, Order.RANDOM, cascade_seed(run.seed))
     is_record = any_record(fmts, pl.col("line"))
     found: list[str] = []
-    lines = units = read = 0
+    lines = units = read = cut = 0
     batches = iter_seekable_batches(
         seekable,
         plan,
@@ -103,6 +104,7 @@ def search(run: Run, sample: list[str], build: dict[str, object]) -> Outcome:
         state = share.observe(test, state, per_records, per_lines)
         found += scanned.text.filter(ok).to_list()[: max(0, 4 * ENOUGH - len(found))]
         lines, units = lines + scanned.lines, units + len(batch.units)
+        cut += batch.lines_truncated
         read += batch.bytes_read
         if len(found) >= ENOUGH:
             break
@@ -112,8 +114,10 @@ def search(run: Run, sample: list[str], build: dict[str, object]) -> Outcome:
                 f"{alpha:g} (log e-value {share.log_wealth(state):.2f} vs "
                 f"{math.log(1 / alpha):.2f}), after {units:,} random units of {plan.total_units:,}"
             )
-            return Outcome(found, int(state.events), lines, units, read, plan.total_units, proved)
-    return Outcome(found, int(state.events), lines, units, read, plan.total_units, None)
+            return Outcome(
+                found, int(state.events), lines, units, read, plan.total_units, proved, cut
+            )
+    return Outcome(found, int(state.events), lines, units, read, plan.total_units, None, cut)
 
 
 def redetected(
@@ -149,6 +153,7 @@ def after_spots(
                 lines=found.lines,
                 parsed=found.lines,
                 malformed=found.lines - found.seen,
+                truncated=found.truncated,
             )
         )
     if found.proved is not None:

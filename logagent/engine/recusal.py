@@ -50,7 +50,25 @@ def unrecognized(
             f"--format {detection.best} reads none of the {detection.sample_lines} lines of the "
             f"input; {examples}"
         )
-    return recused(run, detection, RecuseCode.UNRECOGNIZED_FORMAT, detail)
+    cap = run.settings.reader.line_cap
+    cut = sum(len(line.encode("utf-8", "replace")) >= cap for line in sample)
+    suggestion = cut_lines_advice(cut, len(sample), cap)
+    return recused(run, detection, RecuseCode.UNRECOGNIZED_FORMAT, detail, suggestion=suggestion)
+
+
+#: What lines cut at the line cap can look like: no format reads them, or no event is in them.
+_CUT_CAN_CAUSE = (RecuseCode.UNRECOGNIZED_FORMAT, RecuseCode.NO_MATCHING_EVENTS)
+
+
+def cut_lines_advice(cut: int, lines: int, cap: int) -> str | None:
+    """What to do when most lines were cut at the line cap (``--line-cap 20`` left a format
+    nothing to read, and the run said only that no format reads the log); None otherwise."""
+    if not lines or cut * 2 < lines:
+        return None
+    return (
+        f"{cut:,} of {lines:,} lines were longer than --line-cap ({cap:,} bytes) and cut to it, "
+        "so their fields were not read: raise --line-cap (the default is 64KiB)"
+    )
 
 
 def examples_of(sample: list[str]) -> str:
@@ -109,6 +127,9 @@ def recused(
             f"{levelless} records carry no level: rank one of their fields instead "
             "(--by FIELD --where COND; logagent detect names the layout)"
         )
+    if suggestion is None and code in _CUT_CAN_CAUSE:
+        cap = run.settings.reader.line_cap
+        suggestion = cut_lines_advice(tally.truncated, tally.lines, cap)
     if suggestion is None:
         suggestion = _suggestion(run.question, code)
     recuse = Recuse(reason_code=code, detail=detail, suggestion=suggestion, attempted=attempted)

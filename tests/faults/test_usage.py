@@ -127,3 +127,28 @@ def test_tiny_units_beyond_the_array_limit_cost_no_bookkeeping(
         check_fixed_costs(**args, total_bytes=120_000_000)
     monkeypatch.setattr(permute, "MATERIALIZE_UNITS", 100_000)
     check_fixed_costs(**args, total_bytes=120_000_000)
+
+
+@pytest.mark.parametrize("lines", [50, 12_000])  # detection's own sample; the cascade's read
+@pytest.mark.parametrize("named", [False, True])
+def test_a_line_cap_that_cuts_every_line_is_named(tmp_path: Path, lines: int, named: bool) -> None:
+    """--line-cap 20 leaves no format anything to read, and cuts every 5xx out of its line: the
+    recusal says the cap did it (it said only "see which format parses it", or "no 5xx line in
+    the whole input"), and a cap that cuts no line is not blamed."""
+    from logagent.testing import combined_line
+
+    log = tmp_path / "access.log"
+    log.write_text(
+        "".join(combined_line(f"/p/{i % 7}", 200 + 300 * (i % 2)) + "\n" for i in range(lines))
+    )
+    fmt = ["--format", "combined"] if named else []
+    r = result(cli("analyze", str(log), "--json", "--line-cap", "20", *fmt))
+    assert r["status"] == "recused"
+    assert r["recuse"]["reason_code"] in ("UNRECOGNIZED_FORMAT", "NO_MATCHING_EVENTS")
+    said = r["recuse"]["suggestion"]
+    assert "longer than --line-cap (20 bytes)" in said and "raise --line-cap" in said
+    assert said.startswith(f"{lines:,} of {lines:,} lines")
+    other = tmp_path / "prose.log"
+    other.write_text("".join(f"just words, number {i}\n" for i in range(lines)))
+    r = result(cli("analyze", str(other), "--json", "--line-cap", "4KiB", *fmt))
+    assert r["status"] == "recused" and "--line-cap" not in r["recuse"]["suggestion"]
