@@ -6,7 +6,8 @@ rounding to the digits shown (``61 %`` for a share of 0.6053, ``87,000`` for
 units (kB, MB, GB, KiB, MiB, GiB). Every route the prose names (a token
 starting with ``/``, or anything in backticks that looks like one) must be
 a key of the result. The digits of a key are part of its name; numbers in
-backticks are numbers all the same. Keys that are not paths (components,
+backticks are numbers all the same. A number said of a key must be that key's
+own or one of the whole result (``misattributed``). Keys that are not paths (components,
 error templates: later issues) belong in ``known_names`` and ``_named``.
 """
 
@@ -57,7 +58,76 @@ def problems(prose: str, result: Result) -> list[str]:
         text = match.group(0)
         if not matches(text, allowed):
             found.append(f"the number {text} is not in the result")
+    found += misattributed(prose, result)
     return list(dict.fromkeys(found))
+
+
+def misattributed(prose: str, result: Result) -> list[str]:
+    """Numbers said of one key that only another key holds ("`/a` has 402 errors" where 402
+    is `/b`'s count). A sentence is cut into clauses (at ", ", "; ", " and ", " while ", ...);
+    a number belongs to the keys its clause names, or, in a clause that names none, to the
+    nearest key named before or after it in the sentence. A number of the result as a whole
+    (the total, the share read, a rank) may stand beside any key."""
+    owned = _numbers_by_key(result)
+    if len(owned) < 2:
+        return []
+    shared = [*allowed_numbers(_without_keys(result)), *range(len(result.answer.top) + 1)]
+    forms = {form: key for key in owned for form in (key, mask(key))}
+    found = []
+    for sentence in _SENTENCE.split(prose):
+        clauses = [(_keys_in(c, forms), c) for c in _CLAUSE.split(sentence)]
+        for i, (keys, clause) in enumerate(clauses):
+            if not keys:  # the nearest keyed clauses around it
+                before = [k for k, _ in clauses[:i] if k]
+                after = [k for k, _ in clauses[i + 1 :] if k]
+                keys = [*(before[-1][-1:] if before else []), *(after[0][:1] if after else [])]
+            if not keys:
+                continue
+            for match in _NUMBER.finditer(_without_names(clause, set(forms))):
+                text = match.group(0)
+                if matches(text, shared) or any(matches(text, owned[k]) for k in keys):
+                    continue
+                others = [k for k in owned if k not in keys and matches(text, owned[k])]
+                if others:
+                    found.append(f"the number {text} is said of {keys[0]} but is {others[0]}'s")
+    return found
+
+
+#: Where a sentence ends: its stop and a blank, a line break, or a table cell's bar.
+_SENTENCE = re.compile(r"(?<=[.!?;])\s+|\n+|\|")
+#: Where a clause ends inside a sentence (not at the comma of 1,834).
+_CLAUSE = re.compile(r",\s+|;\s+|\s+(?:and|while|but|whereas|against|vs\.?|versus)\s+")
+
+
+def _keys_in(clause: str, forms: dict[str, str]) -> list[str]:
+    """The keys ``clause`` names (in any of their ``forms``), in the order they stand."""
+    spots: dict[str, int] = {}
+    for form in sorted(forms, key=len, reverse=True):
+        for m in re.finditer(rf"(?<![\w.,]){re.escape(form)}(?![\w/])", clause):
+            spots.setdefault(forms[form], m.start())
+    return sorted(spots, key=spots.__getitem__)
+
+
+def _numbers_by_key(result: Result) -> dict[str, list[float]]:
+    """Each ranked key's own numbers (count, interval, share, breakdown, rate), as
+    ``allowed_numbers`` gives a result's."""
+    out: dict[str, list[float]] = {}
+    for entry in result.answer.top:
+        values: set[float] = set()
+        for _, value in _walk(entry.model_dump(mode="json", exclude={"key"}), ""):
+            if isinstance(value, str):
+                values.update(float(m.group(0).replace(",", "")) for m in _NUMBER.finditer(value))
+            else:
+                values.add(value)
+        values.update([v * 100 for v in values if 0 < abs(v) <= 1])
+        out.setdefault(entry.key, []).extend(v for v in values if math.isfinite(v))
+    return out
+
+
+def _without_keys(result: Result) -> Result:
+    """``result`` without its ranked entries: the numbers of the result as a whole."""
+    answer = result.answer.model_copy(update={"top": []})
+    return result.model_copy(update={"answer": answer})
 
 
 def matches(text: str, allowed: list[float]) -> bool:

@@ -155,3 +155,41 @@ def test_advice_and_words_are_not_taken_for_names_or_scales(prose: str) -> None:
     and minutes: a review of a stricter check found them refused (68 of 378 recusals' own
     prose), so code spans of non-route keys and routes without a slash are not checked."""
     assert problems(prose, RESULT) == []
+
+
+PAY, USERS = "`/api/v1/pay/{id}`", "`/api/v1/users/{id}`"
+
+
+@pytest.mark.parametrize(
+    "prose",
+    [
+        f"{PAY} has 1,834 errors and {USERS} has 402.",
+        f"Of the 5xx, 61 % are on {PAY} and 13.4 % on {USERS}.",
+        f"{PAY} leads with 1,834 errors, mostly 503 (71 %) and 504 (27 %).",
+        f"{PAY} is mostly 503; {USERS} mostly 502.",
+        f"The top route {PAY} (1,834) is ahead of {USERS} (402).",  # one clause, both keys
+        f"{USERS} trails with 402 of the 2 routes, at 99 % confidence.",  # whole-result numbers
+        f"| 1 | {PAY} | 1,834 | 61 % |\n| 2 | {USERS} | 402 | 13.4 % |",
+    ],
+)
+def test_numbers_said_of_their_own_key_pass(prose: str) -> None:
+    """A number beside the key it belongs to, or a number of the whole result, passes."""
+    assert problems(prose, RESULT) == []
+
+
+@pytest.mark.parametrize(
+    ("prose", "bad", "said_of"),
+    [
+        (f"{PAY} has 402 errors.", "402", "/api/v1/pay/{id}"),
+        (f"{PAY} has 1,834 errors and {USERS} has 1,834 too.", "1,834", "/api/v1/users/{id}"),
+        (f"Of the 5xx, 13.4 % are on {PAY}.", "13.4", "/api/v1/pay/{id}"),
+        (f"{PAY} is mostly 502.", "502", "/api/v1/pay/{id}"),
+        (f"{PAY} leads, mostly 500 (90 %).", "90", "/api/v1/pay/{id}"),
+        (f"{USERS} holds 19,100 estimated (85,100-20,500).", "85,100", "/api/v1/users/{id}"),
+    ],
+)
+def test_a_number_moved_to_another_key_is_named(prose: str, bad: str, said_of: str) -> None:
+    """Each number of the result passed the check wherever it stood: a count, share, status
+    or interval of one key said of another (a small model's swap) is now named."""
+    owner = "/api/v1/users/{id}" if said_of == "/api/v1/pay/{id}" else "/api/v1/pay/{id}"
+    assert problems(prose, RESULT) == [f"the number {bad} is said of {said_of} but is {owner}'s"]
