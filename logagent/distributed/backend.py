@@ -34,7 +34,7 @@ from logagent.engine.run import ParsePool
 from logagent.errors import ConfigError, LogagentError
 from logagent.routermem.router import Reason
 from logagent.sources import Source, UnitPlan
-from logagent.sources.batches import I64
+from logagent.sources.batches import I64, unit_ranges
 from logagent.sources.files import ReadStopped
 
 #: Batches in flight per worker thread: enough to hide a round trip, few enough that a stop
@@ -145,16 +145,16 @@ class DaskBackend:
         *,
         batch_units: int,
         cap: int,
+        most_units: int | None = None,
     ) -> Tally:
-        """Every unit and stream counted by tasks, tallies merged in a tree on the workers."""
+        """Every unit and stream counted by tasks, tallies merged in a tree on the workers;
+        ``most_units``: only the units before it."""
         seekable = [s for s in sources if s.seekable]
         specs = tuple(spec_of(s) for s in seekable)
         leaves = []
-        for base, count in zip(plan.bases, plan.counts, strict=True):
-            for lo in range(base, base + count, batch_units):
-                hi = min(lo + batch_units, base + count)
-                args = (specs, plan, lo, hi, pool, cap, self.options())  # see feed_for
-                leaves.append(self.client.submit(tasks.count_range, *args, pure=False))
+        for lo, hi in unit_ranges(plan, batch_units, most_units):
+            args = (specs, plan, lo, hi, pool, cap, self.options())  # see feed_for
+            leaves.append(self.client.submit(tasks.count_range, *args, pure=False))
         batch_bytes = batch_units * plan.unit_size
         for s in (s for s in sources if not s.seekable):
             stream = (spec_of(s), pool, cap, plan.unit_size, plan.total_units, batch_bytes)

@@ -26,7 +26,7 @@ from logagent.distributed.tasks import TaskOptions
 from logagent.distributed.workermem import TaskMemory, WorkerNote
 from logagent.engine.run import ParsePool
 from logagent.sources import Source, UnitPlan
-from logagent.sources.batches import I64
+from logagent.sources.batches import I64, unit_ranges
 
 
 class ThreadExecutor:
@@ -126,16 +126,15 @@ class ThreadBackend:
         *,
         batch_units: int,
         cap: int,
+        most_units: int | None = None,
     ) -> Tally:
-        """Every unit of the seekable inputs by tasks, merged here (streams: not simulated)."""
+        """Every unit of the seekable inputs by tasks, merged here (streams: not simulated);
+        ``most_units``: only the units before it."""
         if any(not s.seekable for s in sources):
             raise NotImplementedError("the thread backend simulates seekable inputs only")
         specs = tuple(spec_of(s) for s in sources)
         handles = [
-            self.executor.submit(
-                tasks.count_range, (specs, plan, lo, min(lo + batch_units, base + n), pool, cap)
-            )
-            for base, n in zip(plan.bases, plan.counts, strict=True)
-            for lo in range(base, base + n, batch_units)
+            self.executor.submit(tasks.count_range, (specs, plan, lo, hi, pool, cap))
+            for lo, hi in unit_ranges(plan, batch_units, most_units)
         ]
         return merge(self.executor.result(h) for h in handles)

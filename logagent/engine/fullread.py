@@ -9,6 +9,7 @@ chooses between this and the early-stop read.
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Iterator
 
@@ -178,16 +179,36 @@ def count_remotely(run: Run, plan: UnitPlan, pool: ParsePool) -> None:
             "compressed inputs cannot be split: each was read whole, in order, by one task "
             f"({backend.description})"
         )
+    most = _fraction_units(run, plan)
     try:
         run.acc.add(
             backend.count_all(
-                run.sources, plan, pool, batch_units=batch_units, cap=run.settings.reader.line_cap
+                run.sources,
+                plan,
+                pool,
+                batch_units=batch_units,
+                cap=run.settings.reader.line_cap,
+                most_units=most,
             )
         )
     except ReadStopped as exc:  # a signal or budget: nothing of the tree is kept
         stop_partial(run, exc.message, exc.reason)
+        return
     except InputCorrupt as exc:  # a damaged stream or a changed input on a worker
         stop_partial(run, str(exc), Reason.INPUT_DAMAGED.value)
+        return
+    if most is not None and most < plan.total_units:  # where the local guard stops (router)
+        stop_partial(run, f"{most / plan.total_units:.2%} read", Reason.FRACTION_BUDGET.value)
+
+
+def _fraction_units(run: Run, plan: UnitPlan) -> int | None:
+    """The units a ``--max-fraction`` lets a remote read count: the first ones, in file order,
+    as a local read of everything reads them. None without a budget, or with a stream (whose
+    whole is unknown: the local guard does not stop one by its fraction either)."""
+    fraction = run.settings.budget.max_fraction
+    if fraction is None or any(not s.seekable for s in run.sources):
+        return None
+    return max(1, math.ceil(fraction * plan.total_units))
 
 
 def _heaviest(run: Run) -> tuple[str, ...]:

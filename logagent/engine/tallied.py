@@ -104,8 +104,10 @@ class Backend(Protocol):
         *,
         batch_units: int,
         cap: int,
+        most_units: int | None = None,
     ) -> Tally:
-        """Count every unit and every stream: a tree-merge of per-task tallies (exact)."""
+        """Count every unit and every stream: a tree-merge of per-task tallies (exact);
+        ``most_units``: only the units before it (``--max-fraction``)."""
         ...
 
     @property

@@ -62,6 +62,17 @@ def plan_units(sizes: Sequence[int], unit_size: int) -> UnitPlan:
     return UnitPlan(unit_size, bases, counts)
 
 
+def unit_ranges(
+    plan: UnitPlan, batch_units: int, most_units: int | None = None
+) -> Iterator[tuple[int, int]]:
+    """The ``[lo, hi)`` ranges of at most ``batch_units`` units that cover ``plan`` in order,
+    none across two sources; ``most_units``: only the first that many units."""
+    end = plan.total_units if most_units is None else min(most_units, plan.total_units)
+    for base, count in zip(plan.bases, plan.counts, strict=True):
+        for lo in range(base, min(base + count, end), batch_units):
+            yield lo, min(lo + batch_units, base + count, end)
+
+
 @dataclass(frozen=True, slots=True)
 class Batch:
     """Lines of several units in one buffer, with what is needed to place each line in its unit.

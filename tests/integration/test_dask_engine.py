@@ -326,3 +326,38 @@ def test_cli_scheduler_without_dask_engine_is_usage_error(logs: dict[str, Path])
     )
     assert proc.returncode == 2
     assert b"--engine dask" in proc.stderr and b"Traceback" not in proc.stderr
+
+
+@pytest.mark.parametrize("kind", [QuestionKind.TOP_ERRORS, QuestionKind.STATUS])
+def test_max_fraction_bounds_a_remote_full_read(
+    logs: dict[str, Path], backend: DaskBackend, tmp_path: Path, kind: QuestionKind
+) -> None:
+    """--max-fraction 0.1 on Dask read everything, "exact" (the tasks of every unit were
+    submitted). Now the first tenth of the units is counted and the answer is partial, with
+    the counts of exactly those units: a local read of the lines starting in them."""
+    path = logs["dominant"]
+    unit = 1024
+    settings = load_settings(
+        analysis={"seed": 11, "full": True},
+        reader={"unit_size": unit, "batch_bytes": 1 << 20},
+        budget={"max_fraction": 0.1},
+    )
+    env = replace(fake_env(), backend=backend)
+    remote = analyze([str(path)], Question(kind=kind, top=5), settings, env)
+    total = -(-path.stat().st_size // unit)
+    most = -(-total // 10)
+    assert remote.status is Status.PARTIAL and remote.progress.units_read == most
+    assert remote.decisions[-1].reason == "fraction_budget"
+    head = tmp_path / "head.log"
+    with open(path, "rb") as src, open(head, "wb") as out:  # the lines that start in the units
+        out.write(src.read(most * unit))
+        out.write(src.readline())
+    whole = load_settings(analysis={"seed": 11, "full": True}, reader={"unit_size": unit})
+    local = analyze([str(head)], Question(kind=kind, top=5), whole, fake_env())
+    assert local.status is Status.EXACT
+
+    def counts(r: Result) -> list[tuple[str, int, dict[str, float]]]:
+        return [(e.key, e.count, e.breakdown) for e in r.answer.top]  # a partial's bounds differ
+
+    assert counts(remote) == counts(local) and len(counts(local)) >= 3
+    assert remote.progress.lines_read == local.progress.lines_read
