@@ -57,10 +57,13 @@ def _spots(source: Source, budget: int) -> list[tuple[int, bytes]]:
 
 def _whole_lines(data: bytes, *, skip_first: bool, at_end: bool, cap: int) -> list[str]:
     parts = data.split(b"\n")
-    if skip_first:
+    cut_last = not data.endswith(b"\n") and not at_end  # cut by the read, not a whole line
+    if skip_first:  # the read began inside a line: the part before its first newline is cut
         parts = parts[1:]
-    if len(parts) > 1 and not data.endswith(b"\n") and not at_end:
-        parts = parts[:-1]  # cut by the read, not a whole line
+        if cut_last:  # and so is the last, even when it is the only part left
+            parts = parts[:-1]
+    elif len(parts) > 1 and cut_last:  # (a first line longer than the read is kept, cut)
+        parts = parts[:-1]
     return [
         p[:cap].decode("utf-8", "replace").removesuffix("\r").lstrip("\ufeff").lstrip("\x00")
         for p in parts

@@ -133,3 +133,16 @@ def test_the_sample_keeps_a_last_line_without_newline(tmp_path: Path) -> None:
     longer.write_bytes(gzip.compress(body + b"the end"))
     got = sample_each([open_source(str(longer))], cap=1000, sample_bytes=8192)[0]
     assert got and all(g.startswith("line ") and len(g) == 11 for g in got)
+
+
+def test_a_spot_that_holds_one_newline_gives_no_cut_line(tmp_path: Path) -> None:
+    """A spot of long lines that holds one newline: both its parts are cut (the part before
+    it began before the read, the part after it ends after the read). The tail was kept: a
+    glob of IIS files showed 90 cut records in its sample, and "only 98.1 % parse"."""
+    from logagent.sources.sample import sample_each
+
+    lines = [f"record {i:05d} " + "x" * (1100 + i * 7919 % 900) for i in range(200)]  # spots: 2 KiB
+    path = tmp_path / "long.log"
+    path.write_text("".join(line + "\n" for line in lines))
+    got = sample_each([open_source(str(path))], cap=1 << 16, sample_bytes=16384)[0]
+    assert got and set(got) <= set(lines), [g[:20] for g in got if g not in lines]
