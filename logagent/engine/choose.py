@@ -25,7 +25,8 @@ from logagent.formats.catalog import ACCESS_NAMES, APP_NAMES, AnyFormat, build_a
 from logagent.formats.custom import load_custom_formats
 from logagent.formats.detect import LAST_RESORT, Detection, app_share, detect_all
 from logagent.formats.mixed import FirstOf
-from logagent.questions import APP_KINDS
+from logagent.questions import ACCESS_KINDS, APP_KINDS
+from logagent.result import QuestionKind
 
 PER_INPUT_SHARE = 0.5  # an input the run's format reads less of than this is detected alone
 #: A second access format is read next to the detected one, line by line, when it reads at
@@ -55,6 +56,7 @@ def choose_format(
         detection = detect_all(
             sample, json_keys=keys, year=year, custom=custom, specific_first=not app_only
         )
+        detection = _access_first(run, detection)
         fmt = build_any_format(detection.best, sample, json_keys=keys, year=year, custom=custom)
         if len(samples) > 1:
             mixed = _per_input(run, detection, fmt, samples, keys=keys, year=year, custom=custom)
@@ -73,6 +75,39 @@ def choose_format(
     fmt = build_any_format(name, sample, json_keys=keys, year=year, custom=custom)
     share = app_share(fmt, pl.Series("line", sample, dtype=pl.String))
     return Detection(((name, share),), len(sample)), fmt
+
+
+#: An access layout that reads this share of the sample makes the log an access log, whatever
+#: application layout reads more: a wrapper (syslog, CRI, compose, ``docker logs`` of nginx's
+#: image, where its error lines join the requests) reads every line, and had hidden the 5xx
+#: under "no ERROR+ record".
+ACCESS_OVER_APP = 0.5
+#: The share from which an access question asked by name (top-errors, error-rate, ...) is
+#: answered by the best access layout rather than refused for the application layout's sake.
+ACCESS_ASKED = 0.1
+
+
+def _access_first(run: Run, detection: Detection) -> Detection:
+    """``detection`` with the best access layout first when the best is an application layout
+    and the question is one an access log answers (``ACCESS_OVER_APP``, ``ACCESS_ASKED``)."""
+    q = run.question
+    if q.kind in APP_KINDS or q.kind is QuestionKind.TOP or detection.best not in APP_NAMES:
+        return detection
+    access = [(n, share) for n, share in detection.scores if n in ACCESS_NAMES]
+    if not access:
+        return detection
+    asked = q.kind in ACCESS_KINDS and not q.default_kind
+    (name, share), (best, top) = access[0], detection.scores[0]
+    if share < (ACCESS_ASKED if asked else ACCESS_OVER_APP):
+        return detection
+    run.warnings.append(
+        f"read as an access log ({name}, {share:.1%} of sampled lines) though {best} reads "
+        f"{top:.1%} of them: {'the question asks for requests' if asked else 'its requests'}"
+        f"{'' if asked else ' are the most of it'}; the other lines are no records of it "
+        "(--format names a layout)"
+    )
+    rest = [s for s in detection.scores if s[0] != name]
+    return Detection(((name, share), *rest), detection.sample_lines)
 
 
 def build_options(run: Run) -> dict[str, Any]:

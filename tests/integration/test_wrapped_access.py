@@ -1,0 +1,94 @@
+"""Access logs inside a wrapper (syslog, CRI, ``docker logs``): read as access logs.
+
+The lines follow real ones a probe found misread (crowdsecurity/hub's
+``http-wordpress_wpconfig`` test log, an ingress-nginx CRI line, ``docker logs``
+of nginx's image in invoiceninja/dockerfiles#504): the wrapper's application
+layout read every line, so the default question became top-error-components
+("no ERROR+ record in the whole input") and ``-q top-errors`` was refused,
+while an access layout read the requests and their 5xx.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from logagent import analyze, load_settings
+from logagent.result import Question, QuestionKind, Result, Status
+from logagent.testing import fake_env
+
+AGENT = '"-" "Go-http-client/1.1"'
+
+
+def syslog_nginx(i: int, status: int, path: str) -> str:
+    return (
+        f"Jul  8 11:{i // 60:02d}:{i % 60:02d} ip-172-31-43-28.us-east-2.compute.internal "
+        f"nginx[2869]: 167.71.13.196 - - [08/Jul/2021:11:{i // 60:02d}:{i % 60:02d} +0000] "
+        f'"GET {path} HTTP/1.1" {status} 21274 {AGENT}'
+    )
+
+
+def cri_nginx(i: int, status: int, path: str) -> str:
+    return (
+        f"2022-11-04T10:24:{i % 60:02d}.601933224+00:00 stdout F 10.244.1.0 - - "
+        f'[04/Nov/2022:10:24:{i % 60:02d} +0000] "POST {path} HTTP/1.1" {status} 190 "-" '
+        f'"Fluent-Bit" 819 0.000 [lq5072-logiq-flash-9999] [] - - - - 1668c11250da6ec5'
+    )
+
+
+def ask(path: Path, kind: QuestionKind | None = None) -> Result:
+    question = Question(kind=kind or QuestionKind.TOP_ERRORS, top=5, default_kind=kind is None)
+    return analyze([str(path)], question, load_settings(analysis={"full": True}), fake_env())
+
+
+def top(result: Result) -> list[tuple[str, int]]:
+    return [(e.key, e.count) for e in result.answer.top]
+
+
+LINES: dict[str, Callable[[int, int, str], str]] = {"syslog": syslog_nginx, "cri": cri_nginx}
+
+
+@pytest.mark.parametrize("wrapper", sorted(LINES))
+def test_a_wrapped_access_log_answers_the_default_question(tmp_path: Path, wrapper: str) -> None:
+    """Every line a request inside the wrapper: the 5xx are ranked by route, and the status
+    question gives HTTP statuses (it gave syslog's levels: INFO 14)."""
+    line = LINES[wrapper]
+    statuses = [404] * 10 + [502, 502, 500, 200]
+    paths = ["/wp-config.php.swp"] * 10 + ["/wp-login.php", "/wp-login.php", "/", "/x"]
+    log = tmp_path / f"{wrapper}.log"
+    log.write_text(
+        "".join(line(i, s, p) + "\n" for i, (s, p) in enumerate(zip(statuses, paths, strict=True)))
+    )
+    result = ask(log)
+    assert result.question.kind is QuestionKind.TOP_ERRORS and result.status is Status.EXACT
+    assert top(result) == [("/wp-login.php", 2), ("/", 1)]
+    status = ask(log, QuestionKind.STATUS)
+    assert dict(top(status)) == {"404": 10, "502": 2, "500": 1, "200": 1}
+    app = ask(log, QuestionKind.TOP_ERROR_COMPONENTS)  # asked of the wrapper: still its own
+    assert app.input.format != result.input.format
+
+
+def test_an_access_question_of_a_log_mixed_with_its_servers_lines_is_answered(
+    tmp_path: Path,
+) -> None:
+    """``docker logs`` of nginx: 4 requests then 9 of nginx's own [notice] lines. nginx_error
+    reads the file best (the requests fold into its records as "stack traces"), and
+    ``-q top-errors`` was refused: it is answered from the requests, with a warning; the
+    default question is left to the application layout (the requests are the fewer)."""
+    agent = '"Mozilla/5.0 (Windows NT 10.0; Win64; x64)" "-"'
+    requests = [
+        f'10.10.1.212 - - [28/Mar/2023:14:3{i}:50 +0000] "GET {p} HTTP/1.1" 500 5340 "-" {agent}'
+        for i, p in enumerate(["/client", "/client", "/", "/"])
+    ]
+    notices = [
+        f"2023/03/28 15:04:0{i} [notice] {i}#{i}: gracefully shutting down" for i in range(9)
+    ]
+    log = tmp_path / "docker.log"
+    log.write_text("".join(line + "\n" for line in [*requests, *notices]))
+    result = ask(log, QuestionKind.TOP_ERRORS)
+    assert result.status is Status.EXACT and top(result) == [("/", 2), ("/client", 2)]
+    assert any("read as an access log" in w and "nginx_error" in w for w in result.warnings)
+    default = ask(log)
+    assert default.input.format == "nginx_error"
