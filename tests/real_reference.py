@@ -42,9 +42,13 @@ def kind(message: str) -> str:
     for word in message.split(" "):
         if len(words) == 4 or not word or not (word[0].isalpha() or word[0] == "_"):
             break
-        if not all(c in WORD_CHARS for c in word):
+        last = word.endswith(":") and not word.endswith("::")  # "Error: ..." ends the kind
+        bare = word[:-1] if last else word
+        if not all(c in WORD_CHARS for c in bare.replace("::", "")) or bare.endswith("::"):
             break
-        words.append(word)
+        words.append(bare)
+        if last:
+            break
     return " ".join(words).rstrip(" :,.;-") or "-"
 
 

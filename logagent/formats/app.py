@@ -232,10 +232,12 @@ LEVEL_WORDS = (
 LEVEL_WORD_ALONE = r"(?i)^(?:" + LEVEL_WORDS + r")$"
 
 
-#: The error kind of a message: up to four whole leading words (no digit first, no quotes).
-HEAD = (
-    r"^(?:\[[^\]]*\] )*([A-Za-z_][A-Za-z0-9_./()'-]*(?: [A-Za-z_][A-Za-z0-9_./()'-]*){0,3})(?: |$)"
-)
+#: A word of an error kind: no digit first, no quote or colon but Ruby's and C++'s ``::``.
+_KIND_WORD = r"[A-Za-z_][A-Za-z0-9_./()'-]*(?:::[A-Za-z0-9_./()'-]+)*"
+#: The error kind of a message: up to four whole leading words, the last perhaps ending in a
+#: colon (``plugin/hosts: File does not exist``, ``java.lang.IllegalStateException: boom``
+#: had no kind at all: "-").
+HEAD = rf"^(?:\[[^\]]*\] )*({_KIND_WORD}(?: {_KIND_WORD}){{0,3}}):?(?: |$)"
 
 
 def message_head(message: pl.Expr) -> pl.Expr:

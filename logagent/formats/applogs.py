@@ -225,6 +225,23 @@ HADOOP = AppRegexFormat(
 )
 
 
+SUPERVISORD = AppRegexFormat(
+    name="supervisord",
+    patterns=(
+        r"^(?P<ts>" + _D4 + " " + _HMS + r",[0-9]{3}) "
+        r"(?P<level>CRIT|ERRO|WARN|INFO|DEBG|TRAC|BLAT) (?P<message>.*)$",
+    ),
+    min_line_bytes=29,
+    time_formats=("%Y-%m-%d %H:%M:%S,%3f",),
+    head_component=True,
+    record_start=_D4 + " " + _HMS + ",[0-9]{3} (?:CRIT|ERRO|WARN|INFO|DEBG|TRAC|BLAT) ",
+    description="supervisord's own log (ts,ms LEVEL msg; CRIT/ERRO/WARN/INFO/DEBG/TRAC/BLAT): "
+    "names no component, so component = error kind (message head)",
+    example="2022-11-08 11:21:54,066 CRIT Server 'unix_http_server' running without any HTTP "
+    "authentication checking",
+)
+
+
 _MD_STAMP = r"[0-9]{2}-[0-9]{2} " + _HMS + r"\.[0-9]{3}"
 
 

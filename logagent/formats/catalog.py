@@ -20,6 +20,7 @@ from logagent.formats.applogs import (
     HADOOP,
     LOG4J,
     PYTHON,
+    SUPERVISORD,
     SYSLOG5424,
     THUNDERBIRD,
     golog,
@@ -71,7 +72,8 @@ SERVER_LAYOUTS = (
 #: The loghub supercomputer logs: a head no other layout reads, then their own fields.
 HPC_LAYOUTS = (BGL, THUNDERBIRD)
 _FIXED: dict[str, AppFormat] = {
-    f.name: f for f in (*SERVER_LAYOUTS, *PLATFORM_LAYOUTS, *HPC_LAYOUTS, *JSON_LAYOUTS)
+    f.name: f
+    for f in (*SERVER_LAYOUTS, *PLATFORM_LAYOUTS, *HPC_LAYOUTS, SUPERVISORD, *JSON_LAYOUTS)
 }
 APP_NAMES = (
     *(f.name for f in SERVER_LAYOUTS),
@@ -79,6 +81,9 @@ APP_NAMES = (
     *(f.name for f in HPC_LAYOUTS),
     "hadoop",
     "log4j",
+    # after hadoop: its INFO/WARN lines with "name: " are hadoop's too, and ties go to hadoop;
+    # its CRIT/ERRO lines are no hadoop records
+    SUPERVISORD.name,
     "python",
     "golog",
     "logcat",
@@ -139,6 +144,7 @@ FORMAT_NOTES: dict[str, str] = {
             "docker_json",
             "redis",
             "rabbitmq",
+            SUPERVISORD.name,
         )
     },
 }
@@ -157,7 +163,14 @@ DESCRIPTIONS: dict[str, str] = {
     "logfmt": LogfmtFormat().description,
     **{
         f.name: f.description
-        for f in (*SERVER_LAYOUTS, *PLATFORM_LAYOUTS, *HPC_LAYOUTS, *JSON_LAYOUTS, ZEEK_TSV)
+        for f in (
+            *SERVER_LAYOUTS,
+            *PLATFORM_LAYOUTS,
+            *HPC_LAYOUTS,
+            SUPERVISORD,
+            *JSON_LAYOUTS,
+            ZEEK_TSV,
+        )
     },
     GENERIC: describe_generic(),
 }

@@ -45,14 +45,15 @@ _WORDS: dict[str, tuple[str, ...]] = {
         *("FATAL", "CRITICAL", "CRIT", "EMERG", "EMERGENCY", "ALERT", "PANIC", "F", "FTL", "A"),
         "FAILURE",  # Blue Gene/L's RAS log: a hardware failure
     ),
-    ERROR: ("ERROR", "ERR", "SEVERE", "E"),
+    # EROR: log15 (Grafana, go-ethereum); ERRO: logrus' and supervisord's four letters
+    ERROR: ("ERROR", "ERR", "SEVERE", "E", "EROR", "ERRO"),
     WARN: ("WARN", "WARNING", "W", "WRN"),
     # AUDIT: OpenStack oslo.log; NOTE/SYSTEM: MySQL; LOG: PostgreSQL
     INFO: (
         *("INFO", "INFORMATION", "INFORMATIONAL", "NOTICE", "I", "AUDIT", "NOTE", "SYSTEM"),
         *("LOG", "INF"),
     ),
-    DEBUG: ("DEBUG", "FINE", "CONFIG", "D", "DBG"),
+    DEBUG: ("DEBUG", "FINE", "CONFIG", "D", "DBG", "DBUG", "DEBG"),  # log15's, supervisord's
     TRACE: (
         "TRACE",
         "FINER",
@@ -61,6 +62,8 @@ _WORDS: dict[str, tuple[str, ...]] = {
         "T",
         "V",
         "VRB",
+        "TRAC",  # supervisord's, and its BLAT (below trace)
+        "BLAT",
         *(f"TRACE{i}" for i in range(1, 9)),
     ),
 }

@@ -33,7 +33,7 @@ KAFKA = AppRegexFormat(
     name="kafka",
     patterns=(
         r"^\[(?P<ts>" + _D4 + " " + _HMS + _MS + r")\] " + _LEVEL + r" "
-        r"(?P<message>.*?)(?: \((?P<component>" + _JAVA_NAME + r")\))? *$",
+        r"(?P<message>.*?)(?: \((?P<component>" + _JAVA_NAME + r")(?::[0-9]+)?\))? *$",
         # state-change.log of 2.2+: [ts] [LEVEL] [thread] [logger] - msg
         r"^\[(?P<ts>" + _D4 + " " + _HMS + _MS + r")\] \[" + _LEVEL + r" *\] \[[^\]]*\] "
         r"\[(?P<component>[^\]]+)\] - (?P<message>.*)$",

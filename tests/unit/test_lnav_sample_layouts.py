@@ -39,7 +39,7 @@ POSTGRES_LINES = [
         "2021-02-14 01:34:02 CET [30291]: db=[unknown],user=[unknown],app=[unknown],"
         "client=[local] LOG:  connection received: host=[local]",
         "INFO",
-        "connection",
+        "connection received",  # the words before the colon (was "connection": a word lost)
     ),
     (  # pgBadger's '%t [%p]: [%l-1] user=%u,db=%d,app=%a,client=%h '
         "2017-09-06 08:40:10 UTC [20]: [1-1] user=,db=,app=,client= LOG:  database system was "

@@ -345,7 +345,7 @@ def test_airflow_source_files_and_rabbitmq_error_kinds() -> None:
     assert got.select("level", "component").rows() == [
         ("INFO", "Server startup"),
         ("ERROR", "Error on AMQP connection"),
-        ("ERROR", "PLAIN login"),
+        ("ERROR", "PLAIN login refused"),  # the words before the colon, all of them
         ("WARN", "closing AMQP connection"),
     ]
 

@@ -1,0 +1,99 @@
+"""Layouts a probe of real logs found misread (stop 46): the lines follow the real ones.
+
+- supervisord's own log (AhmetZiyaBOLUKBASI/awx_docker_compose and AlanCoding/supervisor_examples
+  ``supervisord.log``): read as hadoop, whose ``name: `` INFO lines it shares, so every CRIT
+  line was malformed and the run said "no ERROR+ record in the whole input";
+- Grafana's log15 logfmt (Percona-Lab/pmm-submodules ``grafana.log``): ``lvl=eror`` was no level;
+- Kafka Connect's ``(class:line)`` (shoheim/debezium-test ``jdbc-connect.log``): component "-";
+- an error kind ending in a colon (``plugin/hosts: File does not exist``, CoreDNS): "-".
+"""
+
+from __future__ import annotations
+
+import polars as pl
+
+from logagent.formats.app import message_head, parse_app
+from logagent.formats.applogs import HADOOP, SUPERVISORD
+from logagent.formats.detect import detect_all
+from logagent.formats.serverlogs import KAFKA
+from logagent.formats.structured import LogfmtFormat, auto_app_mapping
+
+SUPERVISOR = [
+    "2022-11-08 11:21:54,066 CRIT Server 'unix_http_server' running without any HTTP "
+    "authentication checking",
+    "2022-11-08 11:21:54,067 INFO supervisord started with pid 1",
+    "2022-11-08 11:21:55,070 INFO spawned: 'awx-web' with pid 20",
+    "2022-11-08 11:21:56,117 INFO success: awx-web entered RUNNING state, process has stayed up "
+    "for > than 1 seconds (startsecs)",
+    "2022-11-08 11:24:12,530 WARN received SIGINT indicating exit request",
+    "2022-11-08 11:24:13,001 ERRO pool awx-web event buffer overflowed, discarding event 12",
+    "2022-11-08 11:24:14,002 DEBG 'awx-web' stdout output:",
+]
+
+
+def test_supervisord_is_its_own_layout_with_its_four_letter_levels() -> None:
+    found = detect_all(SUPERVISOR * 4)
+    assert found.best == "supervisord" and found.confidence == 1.0
+    got = parse_app(SUPERVISORD, pl.Series("line", SUPERVISOR))
+    assert got["level"].to_list() == ["FATAL", "INFO", "INFO", "INFO", "WARN", "ERROR", "DEBUG"]
+    assert got["component"].to_list()[0] == "Server"  # the error kind: no component named
+    assert got["component"].to_list()[4] == "received SIGINT indicating exit"
+
+
+def test_a_hadoop_log_stays_hadoop() -> None:
+    """supervisord reads hadoop's INFO lines too (ts,ms LEVEL text): hadoop keeps them."""
+    lines = [
+        "2015-10-18 18:01:47,978 INFO org.apache.hadoop.mapreduce.v2.app.MRAppMaster: Created",
+        "2015-10-18 18:01:48,963 WARN org.apache.hadoop.util.NativeCodeLoader: Unable to load",
+        "2015-10-18 18:01:49,100 ERROR org.apache.hadoop.mapred.Task: Task failed",
+    ]
+    assert detect_all(lines * 4).best == "hadoop"
+    assert parse_app(HADOOP, pl.Series("line", lines))["level"].to_list() == [
+        "INFO",
+        "WARN",
+        "ERROR",
+    ]
+
+
+def test_log15_levels_are_levels() -> None:
+    lines = [
+        't=2021-10-19T09:44:34+0000 lvl=info msg="HTTP Server Listen" logger=http.server',
+        't=2021-10-19T09:44:35+0000 lvl=eror msg="Failed to look up user" logger=context '
+        'error="user not found"',
+        't=2021-10-19T09:44:36+0000 lvl=warn msg="falling back" logger=migrator',
+        't=2021-10-19T09:44:37+0000 lvl=dbug msg="x" logger=migrator',
+    ]
+    fmt = LogfmtFormat(mapping=auto_app_mapping(lines, None, logfmt=True))
+    got = parse_app(fmt, pl.Series("line", lines))
+    assert got["level"].to_list() == ["INFO", "ERROR", "WARN", "DEBUG"]
+
+
+def test_kafka_connect_names_the_class_before_its_line_number() -> None:
+    lines = [
+        "[2022-01-09 00:27:52,475] WARN Couldn't resolve server kafka:9092 from bootstrap.servers "
+        "as DNS resolution failed for kafka (org.apache.kafka.clients.ClientUtils:74)",
+        "[2022-01-09 00:27:52,481] ERROR Stopping due to error "
+        "(org.apache.kafka.connect.cli.ConnectDistributed:86)",
+        "[2016-12-19 16:31:47,437] WARN message (kafka.controller.KafkaController)",
+    ]
+    got = parse_app(KAFKA, pl.Series("line", lines))
+    assert got["component"].to_list() == [
+        "org.apache.kafka.clients.ClientUtils",
+        "org.apache.kafka.connect.cli.ConnectDistributed",
+        "kafka.controller.KafkaController",
+    ]
+    assert got["message"].to_list()[1] == "Stopping due to error"
+
+
+def test_an_error_kind_may_end_in_a_colon() -> None:
+    messages = {
+        "plugin/hosts: File does not exist: /etc/coredns/hosts": "plugin/hosts",
+        "java.lang.IllegalStateException: boom": "java.lang.IllegalStateException",
+        "ActiveRecord::StatementInvalid (PG::Error)": "ActiveRecord::StatementInvalid",
+        "PLAIN login refused: user 'guest'": "PLAIN login refused",
+        "connect() failed (111: Connection refused)": "connect() failed",  # as before
+        "Error:glued": None,  # a colon inside a word ends no kind
+        "12 workers lost": None,
+    }
+    got = pl.DataFrame({"m": list(messages)}).select(message_head(pl.col("m")))["m"].to_list()
+    assert got == list(messages.values())
