@@ -116,6 +116,19 @@ def finish(run: Run, detection: Detection, unit_size: int, units_total: int | No
         hint = None
         if (windowed and not tally.lines) or q.kind is QuestionKind.STATUS:
             hint = "check --since/--until against the log's dates, or leave the window out"
+        unseen, sampled = run.levelless() if run.levelless is not None else (0, 0)
+        fmt = detection.best if detection else "the format"
+        cannot_see = sampled and unseen * 2 >= sampled and fmt not in NO_LEVEL  # (said there)
+        if q.kind in APP_KINDS and cannot_see:
+            detail += (
+                f"; but {unseen:,} of {sampled:,} sampled records carry no level {fmt} reads, "
+                "so their errors cannot be seen"
+            )
+            hint = (
+                "name where the level is (a JSON or logfmt key: [formats.json_keys] level = "
+                "KEY; a layout: a custom format in configs/formats/), or rank those records "
+                "by another field (--by FIELD)"
+            )
         return recused(
             run,
             detection,

@@ -124,6 +124,8 @@ class Run:
     saved: bool = False  # a checkpoint was written
     window: dict[str, Any] | None = None  # --since/--until: Window.to_dict() (engine)
     known_keys: list[str] = field(default_factory=list)  # error-types: components in the sample
+    #: app questions: (records with no level, records) of the sample, measured when asked
+    levelless: Callable[[], tuple[int, int]] | None = None
     bucket_s: int | None = None  # the timeline's bucket width (None: no timeline)
     bucket_span: tuple[int, int] | None = None  # first and last bucket of the input's range
     event_bound: float = 1.0  # M: the most events one unit of the plan read can hold

@@ -34,7 +34,7 @@ from logagent.formats.selected import selection_of
 from logagent.formats.stagedtime import StagedTime
 from logagent.formats.windowed import Windowed, line_kind, time_of
 from logagent.log import get_logger
-from logagent.questions import SELECT_KINDS, check_fits, counts_events, for_log
+from logagent.questions import APP_KINDS, SELECT_KINDS, check_fits, counts_events, for_log
 from logagent.result import Question, QuestionKind
 from logagent.sources import Source
 from logagent.sources.window import WindowView
@@ -62,6 +62,8 @@ def counted_format(run: Run, found: AnyFormat, sample: list[str]) -> Format:
             f"({metric_for(answered.level)} per component); -q names another question"
         )
         run.question = answered
+    if run.app_log and run.question.kind in APP_KINDS:  # measured only if nothing is found
+        run.levelless = lambda: levelless(found, sample)
     fmt = _within_window(run, _as_access(run.question, found, sample), sample)
     run.selection = selection_of(fmt)
     if run.selection is not None:  # the field the engine chose (route or component) is said
@@ -128,6 +130,17 @@ def _with_templates(run: Run, fmt: Format, sample: list[str]) -> Format:
         base, component=key, templates=templates, error_prefilter=literal_prefilter(key)
     )
     return replace(fmt, inner=typed) if isinstance(fmt, Windowed) else typed
+
+
+def levelless(fmt: AnyFormat, sample: list[str]) -> tuple[int, int]:
+    """(records with no level the format reads, records) among the sample's lines: where
+    most have none, "no ERROR+ record" would deny errors it cannot see (Kibana's level in
+    ``tags``, Serilog's ``@l``, a level word no table holds)."""
+    from logagent.formats.app import LEVEL, MESSAGE, parse_app
+
+    parsed = parse_app(fmt, pl.Series("line", sample, dtype=pl.String))  # type: ignore[arg-type]
+    records = parsed.filter(pl.col(MESSAGE).is_not_null())  # a null message: no record
+    return int(records[LEVEL].null_count()), records.height
 
 
 def _components(fmt: AppAsAccess, sample: list[str]) -> list[str]:

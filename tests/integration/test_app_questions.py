@@ -243,3 +243,33 @@ def test_a_log_whose_only_error_words_are_in_stack_traces_has_no_error_record(
     assert any(w.startswith(note) for w in result.warnings), result.warnings
     warns = ask(log, full=True, level="warn")  # the WARN records are there, and counted
     assert {e.key: e.count for e in warns.answer.top} == {"com.example.Dao": 5}
+
+
+@pytest.mark.parametrize("levels", [True, False])
+def test_no_error_record_is_not_said_of_records_whose_level_is_unread(
+    tmp_path: Path, levels: bool
+) -> None:
+    """Kibana 7 writes its level in ``tags`` (a real log: 41 warnings of 66 records), which no
+    layout reads: "no WARN+ record in the whole input" denied them. Where most sampled records
+    carry no level the recusal says so and how to name it; with levels read, it is as before."""
+    tags = ["warning", "info", "info"]
+    lines = [
+        json.dumps(
+            {
+                "type": "log",
+                "@timestamp": f"2021-03-11T16:32:{i % 60:02d}+00:00",
+                **({"level": "info"} if levels else {"tags": [tags[i % 3], "plugins"]}),
+                "pid": 2268,
+                "message": f"Plugin number {i} is disabled.",
+            }
+        )
+        for i in range(60)
+    ]
+    log = tmp_path / "kibana.log"
+    log.write_text("".join(line + "\n" for line in lines))
+    result = ask(log, level="warn", full=True)
+    assert result.status is Status.RECUSED
+    said = f"{result.recuse.detail} {result.recuse.suggestion}"
+    assert said.startswith("no WARN+ record in the whole input")
+    assert ("60 of 60 sampled records carry no level" in said) is not levels
+    assert ("json_keys" in said) is not levels
