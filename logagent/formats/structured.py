@@ -13,7 +13,7 @@ slog's TextHandler) and Heroku-style ``at=error``; glog/klog is ``golog``.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Collection, Iterable, Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -41,8 +41,12 @@ from logagent.formats.levels import LEVEL_MAP, normalize_level
 
 #: Well-known keys per field, most specific first (dotted: nested JSON objects).
 APP_KEYS: dict[str, tuple[str, ...]] = {
-    TS: ("time", "ts", "timestamp", "@timestamp", "@t", "datetime", "asctime", "date", "t"),
-    LEVEL: ("level", "lvl", "severity", "levelname", "log.level", "loglevel", "@l", "at"),
+    # Timestamp, Level, MessageTemplate, Properties.SourceContext: Serilog's JsonFormatter
+    TS: (
+        *("time", "ts", "timestamp", "@timestamp", "@t", "datetime", "asctime", "date", "t"),
+        "Timestamp",
+    ),
+    LEVEL: ("level", "lvl", "severity", "levelname", "log.level", "loglevel", "@l", "at", "Level"),
     COMPONENT: (
         "logger",
         "logger_name",
@@ -57,8 +61,13 @@ APP_KEYS: dict[str, tuple[str, ...]] = {
         "source",
         "subsystem",
         "app",
+        "SourceContext",
+        "Properties.SourceContext",
     ),
-    MESSAGE: ("message", "msg", "@m", "@mt", "event", "log", "text", "error"),
+    MESSAGE: (
+        *("message", "msg", "@m", "@mt", "event", "log", "text", "error"),
+        *("RenderedMessage", "MessageTemplate"),
+    ),
 }
 TIME_FORMATS = (
     "%Y-%m-%dT%H:%M:%S%.f%#z",
@@ -308,8 +317,20 @@ def auto_app_mapping(
     loads: Callable[[str], dict[str, Any] | None] = _logfmt_loads if logfmt else object_of
     objects = [obj for obj in map(loads, sample) if obj]
     mapping = default_mapping(logfmt=logfmt) | choose_keys(objects, APP_KEYS, _has)
+    if _clef_level(objects, mapping):
+        mapping[LEVEL] = "@l"
     mapping.update({k: v for k, v in (explicit or {}).items() if v and k in APP_KEYS})
     return mapping
+
+
+def _clef_level(objects: Sequence[dict[str, Any]], mapping: Mapping[str, str]) -> bool:
+    """Serilog's compact JSON (CLEF, ``@t``): ``@l`` is written only where the level is not
+    Information, so most events of a healthy service hold none, and the half-present rule of
+    ``choose_keys`` left it out with every Error event's level. Information events, holding
+    none, carry no level here ("(no level)" in a level distribution)."""
+    return (
+        mapping.get(TS) == "@t" and mapping.get(LEVEL) != "@l" and any("@l" in o for o in objects)
+    )
 
 
 _PAIRS = re.compile(r'([A-Za-z0-9_.@/\-]+)=(?:"(?:[^"\\]|\\.)*"|[^ \t"]*)')

@@ -97,3 +97,38 @@ def test_an_error_kind_may_end_in_a_colon() -> None:
     }
     got = pl.DataFrame({"m": list(messages)}).select(message_head(pl.col("m")))["m"].to_list()
     assert got == list(messages.values())
+
+
+def test_serilog_json_formatter_and_clef_levels() -> None:
+    """Serilog's JsonFormatter (``Timestamp``/``Level``/``MessageTemplate``, KhageshorGiri/
+    LibraryManagmentSystem ``Logs/log.json``) was refused; its compact CLEF (datalust/seqcli's
+    ``events.clef``) writes ``@l`` only off Information, and its errors were not seen."""
+    from logagent.formats.structured import JsonAppFormat
+
+    formatter = [
+        '{"Timestamp":"2023-01-22T19:00:35.8244374+05:45","Level":"Information",'
+        '"MessageTemplate":"Application Starting Up.","Properties":{"ProcessId":8452}}',
+        '{"Timestamp":"2023-01-22T19:00:41.1+05:45","Level":"Error","MessageTemplate":'
+        '"An unhandled exception has occurred.","Properties":{"SourceContext":'
+        '"Microsoft.AspNetCore.Diagnostics.ExceptionHandlerMiddleware"}}',
+        '{"Timestamp":"2023-01-22T19:00:42.1+05:45","Level":"Warning","MessageTemplate":"Slow",'
+        '"Properties":{"SourceContext":"Serilog.AspNetCore.RequestLoggingMiddleware"}}',
+    ]
+    clef = [
+        '{"@t":"2017-04-20T04:24:47.0251719Z","@mt":"Loop {Counter}","Counter":0}',
+        '{"@t":"2017-04-20T04:24:47.0371689Z","@mt":"Loop {Counter}","Counter":1}',
+        '{"@t":"2017-04-20T04:24:47.0371689Z","@mt":"Loop {Counter}","Counter":2}',
+        '{"@t":"2017-04-20T04:24:48.1Z","@mt":"Failed {Op}","@l":"Error","Op":"x"}',
+    ]
+    for lines, levels in (
+        (formatter, ["INFO", "ERROR", "WARN"]),
+        (clef, [None, None, None, "ERROR"]),
+    ):
+        assert detect_all(lines * 3).best == "jsonapp"
+        got = parse_app(JsonAppFormat(mapping=auto_app_mapping(lines)), pl.Series("line", lines))
+        assert got["level"].to_list() == levels
+    got = parse_app(JsonAppFormat(mapping=auto_app_mapping(formatter)), pl.Series("l", formatter))
+    assert got["component"].to_list()[1:] == [
+        "Microsoft.AspNetCore.Diagnostics.ExceptionHandlerMiddleware",
+        "Serilog.AspNetCore.RequestLoggingMiddleware",
+    ]
