@@ -238,20 +238,25 @@ _INNER_WORD = (
     + _ANSI
     + r"(?P<level>"
     + INNER_LEVEL_WORDS
-    + r")\b"
+    + r")(?:[^\w-]|$)"  # a whole word: "[error-cleanup]" names a job, not a level
 )
 #: A bracketed level, closed, after four or five words (gunicorn's ``[ts +0000] [37] [INFO]``);
 #: a bracket that only starts with a level word (``[error-cleanup]``) is none.
 _INNER_BRACKET = r"(?:[^ ]+ ){4,5}?\[(?P<level>" + INNER_LEVEL_WORDS + r")\] "
+#: The Elastic stack's log4j2 line, no blank between its brackets: Kibana 8's, Elasticsearch's
+#: and Logstash's ``[2025-05-05T07:54:20.748+00:00][WARN ][config.deprecation] msg``.
+INNER_ELASTIC = r"\[[^\]\[ ]+\]\[(?P<level>" + INNER_LEVEL_WORDS + r") *\]\["
 
 
 def _inner_levels(head: str, colour: str = "") -> tuple[str, ...]:
     """The patterns of a container log's line after ``head``: klog's letter (after ``colour``
-    codes), a level word, a bracketed level further on, none (a record without level)."""
+    codes), a level word, a bracketed level further on, the Elastic stack's, none (a record
+    without level)."""
     return (
         head + r"(?P<message>" + colour + _INNER_KLOG + r".*)$",
         head + r"(?P<message>" + _INNER_WORD + r".*)$",
         head + r"(?P<message>" + _INNER_BRACKET + r".*)$",
+        head + r"(?P<message>" + INNER_ELASTIC + r".*)$",
         head + r"(?P<message>.*)$",
     )
 

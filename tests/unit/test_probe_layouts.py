@@ -132,3 +132,31 @@ def test_serilog_json_formatter_and_clef_levels() -> None:
         "Microsoft.AspNetCore.Diagnostics.ExceptionHandlerMiddleware",
         "Serilog.AspNetCore.RequestLoggingMiddleware",
     ]
+
+
+def test_container_lines_of_the_elastic_stack_and_json_inner_levels() -> None:
+    """``docker compose logs`` of Kibana 8 (ludomirc/elk-stack ``kibana.log``): its
+    ``[ts][WARN ][logger]`` had no level (no blank before the bracket), and the run said
+    "no WARN+ record"; a Docker json-file line holding zap's JSON read none either. A word
+    that only starts with a level (``[error-cleanup]``) stays no level."""
+    from logagent.formats.jsonlayouts import DOCKER_JSON
+    from logagent.formats.serverlogs import COMPOSE
+
+    compose = [
+        "kibana-1  | [2025-05-05T07:54:20.748+00:00][WARN ][config.deprecation] The default",
+        "kibana-1  | [2025-05-05T07:54:29.100+00:00][ERROR][plugins.fleet] Failed to fetch",
+        "kibana-1  | [2025-05-05T07:54:30.100+00:00][INFO ][status] Kibana is now available",
+        "worker-1  | job [error-cleanup] started",
+        "worker-1  | GET /x [warning-banner] 200",
+    ]
+    got = parse_app(COMPOSE, pl.Series("line", compose))["level"].to_list()
+    assert got == ["WARN", "ERROR", "INFO", None, None]
+    docker = [
+        '{"log":"{\\"level\\":\\"warn\\",\\"ts\\":\\"2023-01-01T00:00:00Z\\",\\"msg\\":\\"slow\\"}\\n",'
+        '"stream":"stderr","time":"2023-01-01T00:00:00.1Z"}',
+        '{"log":"[2025-05-05T07:54:29.100+00:00][ERROR][plugins.fleet] Failed\\n",'
+        '"stream":"stdout","time":"2023-01-01T00:00:01.1Z"}',
+        '{"log":"job [error-cleanup] started\\n","stream":"stdout","time":"2023-01-01T00:00:02Z"}',
+    ]
+    got = parse_app(DOCKER_JSON, pl.Series("line", docker))["level"].to_list()
+    assert got == ["WARN", "ERROR", None]
