@@ -207,7 +207,9 @@ NGINX_ERROR = AppRegexFormat(
     time_formats=("%Y/%m/%d %H:%M:%S",),
     head_component=True,
     record_start=r"[0-9]{4}/[0-9]{2}/[0-9]{2} " + _HMS + r" \[",
-    continuation="[^0-9]",  # nginx starts every record with its date: the rest is wrapped text
+    # nginx starts every record with its date: the rest is wrapped text, but not a line that
+    # opens a bracket (an access log beside it, NPMplus's "[06/Feb/2025:...]": its requests)
+    continuation=r"[^0-9\[]",
     description="nginx error log: names no component, so component = error kind (message head)",
     example="2020/01/01 12:00:00 [error] 123#0: *1 connect() failed (111: Connection refused)",
 )

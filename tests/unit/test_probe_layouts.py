@@ -160,3 +160,24 @@ def test_container_lines_of_the_elastic_stack_and_json_inner_levels() -> None:
     ]
     got = parse_app(DOCKER_JSON, pl.Series("line", docker))["level"].to_list()
     assert got == ["WARN", "ERROR", None]
+
+
+def test_an_access_log_beside_nginx_errors_is_not_their_stack_trace() -> None:
+    """crowdsecurity/hub's npmplus test log: 2 nginx error lines, 8 NPMplus requests that open
+    with ``[10/Feb/2024:…]``. nginx_error excused every line that starts with no digit as its
+    records' wrapped text: confidence 1.0, "exact", and the 8 requests vanished as "stack
+    traces". Text that wraps an error record still counts as its continuation."""
+    errors = [
+        '2024/02/10 21:22:09 [error] 1124#1124: *163 open() "/var/www/x" failed (2: No such '
+        'file or directory), client: 192.168.1.100, request: "GET /x HTTP/2.0"',
+        "2024/02/10 21:22:12 [error] 1124#1124: *164 lua entry thread aborted: runtime error: boom",
+    ]
+    requests = [
+        f'[10/Feb/2024:21:23:3{i} +0100] mx.example.org 192.168.1.100 0.227 "GET /p{i} '
+        f'HTTP/2.0" 200 125 440 - Mozilla/5.0'
+        for i in range(8)
+    ]
+    scores = dict(detect_all([*errors, *requests]).scores)
+    assert scores["nginx_error"] < 0.5
+    wrapped = [*errors, "stack traceback:", "\t[C]: in function 'error'", errors[0]]
+    assert dict(detect_all(wrapped).scores)["nginx_error"] == 1.0
