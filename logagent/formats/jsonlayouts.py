@@ -37,7 +37,8 @@ from logagent.formats.structured import KeyedFields
 #: Up to three words before the level, one more blank before it (Spring Boot's ``  INFO``).
 _INNER_LEVEL = (
     r"^(?:[IWEF][0-9]{4} |(?:[^ ]+ ){0,3}? ?(?:\[|level=|lvl=|\{?\"(?:level|severity|lvl)\": ?\")?"
-    r"\"?(" + INNER_LEVEL_WORDS + r")(?:[^\w-]|$)|\[[^\]\[ ]+\]\[(" + INNER_LEVEL_WORDS + r") *\]\[)"
+    r"\"?(" + INNER_LEVEL_WORDS + r")(?:[^\w-]|$)"
+    r"|\[[^\]\[ ]+\]\[(" + INNER_LEVEL_WORDS + r") *\]\[)"
 )
 #: A bracketed level, closed, after four or five words (gunicorn's ``[ts +0000] [37] [INFO]``).
 _INNER_BRACKET = r"^(?:[^ ]+ ){4,5}?\[(" + INNER_LEVEL_WORDS + r")\] "

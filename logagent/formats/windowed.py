@@ -28,6 +28,7 @@ from logagent.formats.mixed import part_names
 from logagent.formats.stagedtime import StagedTime, Timed, TimeOf
 from logagent.timewindow import FORMAT_KINDS, in_window_expr
 from logagent.timewindow.columns import stamp_expr
+from logagent.timewindow.stamps import CLF_BRACKETED
 
 #: Stamp kinds of the formats ``timewindow.FORMAT_KINDS`` does not name.
 EXTRA_KINDS = {
@@ -46,7 +47,7 @@ EXTRA_KINDS = {
     "caddy": "json",
     "traefik": "json",
 }
-_CLF = r"\[([0-9]{1,2}/[A-Z][a-z]{2}/[0-9]{4}:[^\]]{8,20})\]"
+_CLF = CLF_BRACKETED  # CLF's stamp, or one written in its place (``timewindow.stamps``)
 
 
 def line_kind(fmt_name: str) -> str | None:

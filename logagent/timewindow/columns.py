@@ -50,9 +50,16 @@ def _iso(s: pl.Expr, tz: str) -> pl.Expr:
     return pl.coalesce(aware.cast(UTC_US), _naive_to_utc(naive, tz).cast(UTC_US))
 
 
-def _clf(s: pl.Expr, _tz: str) -> pl.Expr:
+def _clf(s: pl.Expr, tz: str) -> pl.Expr:
+    """CLF's stamp; Werkzeug's local one without a zone, morgan's RFC 1123 in GMT
+    (``stamps._clf``)."""
     bare = s.str.strip_chars("[]")
-    return bare.str.to_datetime("%d/%b/%Y:%H:%M:%S %z", strict=False, time_zone="UTC")
+    clf = bare.str.to_datetime("%d/%b/%Y:%H:%M:%S %z", strict=False, time_zone="UTC")
+    local = bare.str.to_datetime("%d/%b/%Y %H:%M:%S", strict=False, time_unit="us")
+    gmt = bare.str.to_datetime("%a, %d %b %Y %H:%M:%S GMT", strict=False, time_unit="us")
+    return pl.coalesce(
+        clf.cast(UTC_US), _naive_to_utc(local, tz).cast(UTC_US), gmt.dt.replace_time_zone("UTC")
+    )
 
 
 def _apache(s: pl.Expr, tz: str) -> pl.Expr:

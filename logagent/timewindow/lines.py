@@ -14,7 +14,7 @@ from datetime import datetime
 
 import polars as pl
 
-from .stamps import need_reference, parse_timestamp
+from .stamps import CLF_BRACKETED, need_reference, parse_timestamp
 
 LineTime = Callable[[bytes], datetime | None]
 HEAD_BYTES = 1024
@@ -45,7 +45,7 @@ _FIND = {
     "iso8601": re.compile(
         r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2})?(?:[.,]\d+)?(?: ?(?:Z|[+-]\d{2}:?\d{2})\b)?"
     ),
-    "clf": re.compile(r"\[(\d{1,2}/[A-Z][a-z]{2}/\d{4}:[^\]]{8,20})\]"),
+    "clf": re.compile(CLF_BRACKETED),
     "syslog": re.compile(r"^(?:<\d{1,3}>)?([A-Z][a-z]{2} [ \d]\d \d{2}:\d{2}:\d{2})"),
     "apache_error": re.compile(r"^\[([^\]]{20,40})\]"),
     "epoch": re.compile(r"\b(\d{9,19}(?:\.\d+)?)\b"),

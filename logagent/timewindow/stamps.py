@@ -6,7 +6,9 @@ Kinds of timestamp (``STAMP_KINDS``) and how a line's stamp is found:
 kind           example                                     zone when none is written
 =============  ==========================================  ==========================
 iso8601        ``2026-11-28T00:00:01,123+01:00``, RFC 5424  ``tz``
-clf            ``10/Oct/2000:13:55:36 -0700`` (in ``[...]``)  always written
+clf            ``10/Oct/2000:13:55:36 -0700`` (in ``[...]``)  always written; also
+               ``10/Oct/2000 13:55:36`` (Werkzeug)          ``tz``
+               ``Tue, 10 Oct 2000 13:55:36 GMT`` (morgan)  GMT
 syslog         ``Oct 11 22:14:15`` (RFC 3164, no year)      ``tz``; year: ``reference``
 apache_error   ``Wed Oct 11 14:32:52.123 2000`` (in ``[...]``)  ``tz``
 epoch          ``1764288000``, ``1764288000123`` (s/ms/us/ns)  UTC by definition
@@ -36,6 +38,15 @@ _ISO = re.compile(
     r"(\d{4}-\d{2}-\d{2})[T ](\d{2}:\d{2}(?::\d{2})?)(?:[.,](\d+))?\s?(Z|[+-]\d{2}:?\d{2})?"
 )
 _CLF = re.compile(r"(\d{1,2})/([A-Z][a-z]{2})/(\d{4}):(\d{2}):(\d{2}):(\d{2}) ([+-])(\d{2})(\d{2})")
+#: The other stamps written where CLF's stands: Werkzeug's and Python http.server's local
+#: ``22/Sep/2020 08:27:44`` (no zone), and morgan's RFC 1123 ``Tue, 06 Feb 2018 06:31:06 GMT``.
+_CLF_LOCAL = re.compile(r"(\d{1,2})/([A-Z][a-z]{2})/(\d{4}) (\d{2}):(\d{2}):(\d{2})")
+#: A CLF stamp, or one written in its place, in its brackets (group 1: the stamp).
+CLF_BRACKETED = (
+    r"\[([0-9]{1,2}/[A-Z][a-z]{2}/[0-9]{4}[: ][^\]]{8,20}"
+    r"|[A-Z][a-z]{2}, [0-9]{2} [A-Z][a-z]{2} [0-9]{4} [0-9:]{8} GMT)\]"
+)
+_RFC1123 = re.compile(r"[A-Z][a-z]{2}, (\d{2}) ([A-Z][a-z]{2}) (\d{4}) (\d{2}):(\d{2}):(\d{2}) GMT")
 _SYSLOG = re.compile(r"([A-Z][a-z]{2}) {1,2}(\d{1,2}) (\d{2}):(\d{2}):(\d{2})")
 _APACHE = re.compile(
     r"[A-Z][a-z]{2} ([A-Z][a-z]{2}) (\d{1,2}) (\d{2}):(\d{2}):(\d{2})(?:\.(\d+))? (\d{4})"
@@ -81,10 +92,16 @@ def _iso(text: str, tz: ZoneInfo, _ref: datetime | None) -> datetime | None:
     return value if value.tzinfo else _localize(value, tz)
 
 
-def _clf(text: str, _tz: ZoneInfo, _ref: datetime | None) -> datetime | None:
-    m = _CLF.fullmatch(text.strip("[]"))
+def _clf(text: str, tz: ZoneInfo, _ref: datetime | None) -> datetime | None:
+    bare = text.strip("[]")
+    m = _CLF.fullmatch(bare)
     if not m:
-        return None
+        local, rfc = _CLF_LOCAL.fullmatch(bare), _RFC1123.fullmatch(bare)
+        if local is None and rfc is None:
+            return None
+        d, mon, y, hh, mm, ss = (local or rfc).groups()  # type: ignore[union-attr]
+        naive = datetime(int(y), MONTHS[mon], int(d), int(hh), int(mm), int(ss))
+        return naive.replace(tzinfo=UTC) if rfc else _localize(naive, tz)
     d, mon, y, hh, mm, ss, sign, oh, om = m.groups()
     offset = timedelta(hours=int(oh), minutes=int(om)) * (-1 if sign == "-" else 1)
     naive = datetime(int(y), MONTHS[mon], int(d), int(hh), int(mm), int(ss))

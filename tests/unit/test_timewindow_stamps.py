@@ -34,6 +34,11 @@ CASES = [
     ("clf", "[10/Oct/2000:13:55:36 -0700]", datetime(2000, 10, 10, 20, 55, 36, tzinfo=UTC)),
     ("clf", "10/Oct/2000:13:55:36 +0000", datetime(2000, 10, 10, 13, 55, 36, tzinfo=UTC)),
     ("clf", "10/Foo/2000:13:55:36 +0000", None),
+    # written in CLF's place: Werkzeug's local time (read in tz) and morgan's RFC 1123 (GMT)
+    ("clf", "[22/Sep/2020 08:27:44]", datetime(2020, 9, 22, 6, 27, 44, tzinfo=UTC)),
+    ("clf", "[Tue, 06 Feb 2018 06:31:06 GMT]", datetime(2018, 2, 6, 6, 31, 6, tzinfo=UTC)),
+    ("clf", "[31/Sep/2020 08:27:44]", None),
+    ("clf", "[Tue, 06 Feb 2018 06:31:06 PST]", None),
     ("syslog", "Oct 11 22:14:15", datetime(2025, 10, 11, 20, 14, 15, tzinfo=UTC)),
     ("syslog", "Jan  1 00:00:01", datetime(2025, 12, 31, 23, 0, 1, tzinfo=UTC)),
     ("syslog", "Feb 30 00:00:00", None),
@@ -79,6 +84,16 @@ def test_column_equals_scalar(kind: str) -> None:
         ("jsonl", b'{"time": 1764288000123, "msg": "x"}', "2025-11-28T00:00:00.123000+00:00"),
         ("syslog", b"<34>Oct 11 22:14:15 host su: bad", "2025-10-11T22:14:15+00:00"),
         ("app", b"2026-11-28 10:00:00,123 ERROR svc: x", "2026-11-28T10:00:00.123000+00:00"),
+        (
+            "common",
+            b'10.129.2.1 - - [22/Sep/2020 08:27:44] "GET /startup_healthz HTTP/1.1" 500 -',
+            "2020-09-22T08:27:44+00:00",
+        ),
+        (
+            "combined",
+            b'::1 - - [Tue, 06 Feb 2018 06:31:06 GMT] "GET / HTTP/1.1" 200 12 "-" "curl/7"',
+            "2018-02-06T06:31:06+00:00",
+        ),
         ("app", b"\tat com.Foo.bar(Foo.java:12)", None),
         ("combined", b"\xff\xfe garbage \x00", None),
     ],
