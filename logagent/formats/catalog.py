@@ -145,6 +145,7 @@ FORMAT_NOTES: dict[str, str] = {
             "redis",
             "rabbitmq",
             SUPERVISORD.name,
+            "serilog",
         )
     },
 }

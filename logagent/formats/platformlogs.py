@@ -327,6 +327,29 @@ UVICORN = AppRegexFormat(
     example="ERROR:    Exception in ASGI application",
 )
 
+#: Serilog's file and console sinks' default template, ``{Timestamp:yyyy-MM-dd HH:mm:ss.fff zzz}
+#: [{Level:u3}] {Message:lj}{NewLine}{Exception}``: the exception's lines follow the record.
+_SERILOG_STAMP = _D4 + " " + _HMS + r"(?:\.[0-9]+)?(?: [+-][0-9]{2}:[0-9]{2})?"
+SERILOG = AppRegexFormat(
+    name="serilog",
+    patterns=(
+        r"^(?P<ts>" + _SERILOG_STAMP + r") \[(?P<level>VRB|DBG|INF|WRN|ERR|FTL)\] "
+        r"(?P<message>.*)$",
+    ),
+    min_line_bytes=26,  # "2023-05-26 23:33:08 [ERR] "
+    time_formats=("%Y-%m-%d %H:%M:%S%.f %:z", "%Y-%m-%d %H:%M:%S%.f"),
+    head_component=True,
+    record_start=_SERILOG_STAMP + r" \[(?:VRB|DBG|INF|WRN|ERR|FTL)\] ",
+    # the exception: its type, "File name: ...", "--- End of inner exception stack trace ---";
+    # Entity Framework's SQL command, one clause a line
+    continuation=r"[A-Za-z_][A-Za-z0-9_.`]*(?:Exception|Error)\b|--- |File name: |"
+    r"(?:SELECT|INSERT|UPDATE|DELETE|VALUES|RETURNING|FROM|WHERE|SET|ORDER BY|GROUP BY|"
+    r"LEFT JOIN|INNER JOIN|LIMIT|AND|OR) ",
+    description="Serilog's default text template (ts zzz [LVL] msg, the exception below): "
+    "names no component, so component = error kind (message head)",
+    example="2023-05-26 23:33:08.372 +03:00 [ERR] HTTP GET /api/x responded 500 in 5.2 ms",
+)
+
 PLATFORM_LAYOUTS = (
     TOMCAT,
     JENKINS,
@@ -339,4 +362,5 @@ PLATFORM_LAYOUTS = (
     DOTNET,
     CLICKHOUSE,
     UVICORN,
+    SERILOG,
 )
