@@ -225,6 +225,25 @@ HADOOP = AppRegexFormat(
 )
 
 
+#: Ruby's Logger (Rails, Sidekiq, any Ruby program): ``"%s, [%s #%d] %5s -- %s: %s"``, the
+#: severity's letter, the time, the process id, the severity, the program name (often empty).
+_RUBY_HEAD = r"[DIWEFAU], \[" + _D4 + "T" + _HMS
+RUBY = AppRegexFormat(
+    name="ruby",
+    patterns=(
+        r"^[DIWEFAU], \[(?P<ts>" + _D4 + "T" + _HMS + r"(?:\.[0-9]+)?) #[0-9]+\] +"
+        r"(?P<level>DEBUG|INFO|WARN|ERROR|FATAL|ANY|UNKNOWN) -- (?:(?P<component>[^:]+?))?: "
+        r"(?P<message>.*)$",
+    ),
+    min_line_bytes=44,
+    time_formats=("%Y-%m-%dT%H:%M:%S%.f",),
+    head_component=True,
+    record_start=_RUBY_HEAD,
+    description="Ruby's Logger (Rails, Sidekiq: L, [ts #pid] LEVEL -- prog: msg): component = "
+    "program name, else error kind (message head, Rails' [request-id] tags skipped)",
+    example="E, [2018-04-08T13:44:35.453355 #15810] ERROR -- : [c99427a8] Boom (RuntimeError)",
+)
+
 SUPERVISORD = AppRegexFormat(
     name="supervisord",
     patterns=(

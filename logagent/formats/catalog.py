@@ -20,6 +20,7 @@ from logagent.formats.applogs import (
     HADOOP,
     LOG4J,
     PYTHON,
+    RUBY,
     SUPERVISORD,
     SYSLOG5424,
     THUNDERBIRD,
@@ -73,7 +74,7 @@ SERVER_LAYOUTS = (
 HPC_LAYOUTS = (BGL, THUNDERBIRD)
 _FIXED: dict[str, AppFormat] = {
     f.name: f
-    for f in (*SERVER_LAYOUTS, *PLATFORM_LAYOUTS, *HPC_LAYOUTS, SUPERVISORD, *JSON_LAYOUTS)
+    for f in (*SERVER_LAYOUTS, *PLATFORM_LAYOUTS, *HPC_LAYOUTS, SUPERVISORD, RUBY, *JSON_LAYOUTS)
 }
 APP_NAMES = (
     *(f.name for f in SERVER_LAYOUTS),
@@ -85,6 +86,7 @@ APP_NAMES = (
     # its CRIT/ERRO lines are no hadoop records
     SUPERVISORD.name,
     "python",
+    RUBY.name,
     "golog",
     "logcat",
     "redis",
@@ -162,17 +164,8 @@ DESCRIPTIONS: dict[str, str] = {
     "syslog3164": syslog3164().description,
     "jsonapp": JsonAppFormat().description,
     "logfmt": LogfmtFormat().description,
-    **{
-        f.name: f.description
-        for f in (
-            *SERVER_LAYOUTS,
-            *PLATFORM_LAYOUTS,
-            *HPC_LAYOUTS,
-            SUPERVISORD,
-            *JSON_LAYOUTS,
-            ZEEK_TSV,
-        )
-    },
+    **{name: f.description for name, f in _FIXED.items()},  # one list of the fixed layouts
+    ZEEK_TSV.name: ZEEK_TSV.description,
     GENERIC: describe_generic(),
 }
 

@@ -214,3 +214,56 @@ def test_serilog_text_records_fold_their_exception_and_sql() -> None:
     ]
     got = parse_app(SERILOG, pl.Series("line", SERILOG_LINES[:1]))
     assert str(got["time"][0]) == "2023-05-26 20:33:08.372000+00:00"  # +03:00 read
+
+
+def test_logagent_formats_lists_every_built_in_layout() -> None:
+    """Each layout of the catalog has its line in ``logagent formats`` (a layout added to the
+    detection order but not to the descriptions made the command raise KeyError)."""
+    import subprocess
+    import sys
+
+    from logagent.formats.catalog import ACCESS_NAMES, APP_NAMES
+
+    proc = subprocess.run(
+        [sys.executable, "-m", "logagent", "formats"], capture_output=True, text=True, check=False
+    )
+    assert proc.returncode == 0 and "Traceback" not in proc.stderr
+    listed = {line.split()[0] for line in proc.stdout.splitlines() if line.strip()}
+    assert set(ACCESS_NAMES) | set(APP_NAMES) <= listed
+    assert {"supervisord", "ruby", "serilog"} <= listed
+
+
+RUBY_LINES = [
+    "I, [2018-04-08T13:44:35.453355 #15810]  INFO -- : [c99427a8-62f3] Started POST "
+    '"/api/currencies/confirm_order" for 127.0.0.1',
+    "E, [2018-04-08T13:44:36.100000 #15810] ERROR -- : [c99427a8-62f3] "
+    'ActiveRecord::StatementInvalid (PG::UndefinedTable: ERROR:  relation "x" does not exist',
+    "F, [2018-04-08T13:44:37.000000 #15810] FATAL -- sidekiq: Sidekiq died",
+    "W, [2018-04-08T13:44:38.000000 #15810]  WARN -- : slow request",
+    "D, [2018-04-08T13:44:39.000000 #15810] DEBUG -- : CACHE hit",
+]
+
+
+def test_ruby_logger_lines() -> None:
+    """Ruby's Logger (Rails' production.log, alex6alex/api-exchanger): records among e-mails
+    ActionMailer writes whole were unrecognized; in a plain one generic guessed the layout."""
+    from logagent.formats.applogs import RUBY
+
+    assert detect_all(RUBY_LINES * 3).scores[0] == ("ruby", 1.0)
+    got = parse_app(RUBY, pl.Series("line", RUBY_LINES))
+    assert got.select("level", "component").rows() == [
+        ("INFO", "Started POST"),
+        ("ERROR", "ActiveRecord::StatementInvalid"),  # Rails' [request-id] tag skipped
+        ("FATAL", "sidekiq"),  # the program name, where one is written
+        ("WARN", "slow request"),
+        ("DEBUG", "CACHE hit"),
+    ]
+    assert str(got["time"][0]) == "2018-04-08 13:44:35.453355+00:00"
+    # the lines generic had read before (test_generic_layout's "ruby logger"), as it read them
+    before = [
+        f"{lv[0]}, [2024-01-02T03:00:{i:02d}.123456 #1234] {lv:>5} -- Rails: job {i} finished"
+        for i, lv in enumerate(["ERROR", "INFO", "WARN", "INFO"] * 5)
+    ]
+    assert detect_all(before, year=2024).best == "ruby"
+    rows = parse_app(RUBY, pl.Series("line", before))
+    assert (rows["component"][0], rows["level"][0]) == ("Rails", "ERROR")
