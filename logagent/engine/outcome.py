@@ -66,6 +66,13 @@ def finish(run: Run, detection: Detection, unit_size: int, units_total: int | No
     elif q.kind is QuestionKind.STATUS and run.app_log:
         ans = level_distribution(ans)
         _warn_layout(run, detection)  # a level distribution of inferred levels says so
+    elif q.kind is QuestionKind.STATUS:
+        gone = sum(e.count for e in ans.top if e.key == "0")
+        if gone:
+            run.warnings.append(
+                f"{gone:,} requests carry no status (`-`, or `000`: the client left before a "
+                "response was sent): they are listed as status 0"
+            )
     info = input_info(run, detection, unit_size)
     progress = progress_of(run, tally, units_total)
     _warn_counts(run, tally, detection.best if detection else "")

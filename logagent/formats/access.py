@@ -46,7 +46,10 @@ _PLAIN_TOKEN = r'[^\s"\[\]]+'
 _HEAD = rf"^(?:{ADDRESS_LIST}|\S+) (?:\S+ )?\S+ \S+ \[(?P<ts>[^\]]+)\] "
 _QUOTED = r'"(?:[^"\\]|\\.)*"'
 _REQUEST = r'"(?:[A-Za-z]+ (?P<path>(?:[^ "\\]|\\.)+)(?: [^ "]+)?|(?:[^"\\]|\\.)*)" '
-_STATUS = r"(?P<status>\d{3}) (?:\d+|-)"
+#: A status, or ``-`` for a request that got no response (the client left first: morgan,
+#: Traefik and Apache write ``"GET /x HTTP/1.1" - -``), counted as status 0 (``_code``), as
+#: CloudFront's ``000``: a request, not a malformed line.
+_STATUS = r"(?P<status>\d{3}|-) (?:\d+|-)"
 
 #: Every 5xx record of these formats has ``" 5xx`` after the request, then a blank.
 ACCESS_5XX_PREFILTER = re.compile(rb'" 5\d\d(?=[ \t\r\n])')
@@ -140,11 +143,11 @@ class AccessFormat(RegexFormat):
         fast_path = pl.when(request.str.contains(_PLAIN_REQUEST)).then(
             request.str.splitn(" ", 3).struct.field("field_1")
         )
-        fast_status = rest.str.slice(1, 3).cast(pl.Int32, strict=False)
+        fast_status = _code(rest.str.slice(1, 3))
         # The groups run on the other valid lines only (an empty string costs nothing).
         hard = pl.when(valid & ~plain).then(line).otherwise(pl.lit(""))
         groups = hard.str.extract_groups(self.pattern)
-        slow_status = groups.struct.field(STATUS).cast(pl.Int32, strict=False)
+        slow_status = _code(groups.struct.field(STATUS))
         path = pl.when(plain).then(fast_path).otherwise(groups.struct.field(PATH))
         status = pl.when(plain).then(fast_status).otherwise(slow_status)
         if self.greedy is None:
@@ -153,11 +156,18 @@ class AccessFormat(RegexFormat):
         loose = ~valid & refused.str.contains(self.greedy)
         found = pl.when(loose).then(line).otherwise(pl.lit("")).str.extract_groups(self.greedy)
         loose_path = found.struct.field("request").str.extract(_GREEDY_PATH, 1)
-        loose_status = found.struct.field(STATUS).cast(pl.Int32, strict=False)
+        loose_status = _code(found.struct.field(STATUS))
         return {
             PATH: pl.when(loose).then(loose_path).otherwise(path),
             STATUS: pl.when(loose).then(loose_status).otherwise(status),
         }
+
+
+def _code(status: pl.Expr) -> pl.Expr:
+    """The status number of its text (three characters or the group); ``-`` (no response,
+    perhaps with the size's blank and ``-`` after it) as 0."""
+    none = status.str.starts_with("-")
+    return pl.when(none).then(0).otherwise(status.cast(pl.Int32, strict=False))
 
 
 _COMBINED_TAIL = rf" {_QUOTED} {_QUOTED}(?:\s.*)?$"

@@ -118,3 +118,27 @@ def test_a_window_of_stamps_written_in_clfs_place(
     result = analyze([str(log)], question, settings, fake_env())
     want = sum(1 for s in range(0, 1800, 7) if s >= 600)
     assert result.status is Status.EXACT and result.answer.total == want
+
+
+def test_a_request_without_a_response_is_a_request_with_status_0(tmp_path: Path) -> None:
+    """morgan, Traefik and Apache write ``"POST /x HTTP/1.1" - -`` for a request the client left
+    before its response (42 of 1,783 lines of a real Express log): they were malformed,
+    missing from the status mix and from error-rate's requests. A plain line, one with an
+    escaped quote (the capture groups) and one with a bare quote (the greedy read) alike."""
+    head = '::1 - - [24/Jan/2024:11:08:{:02d} +0000] "POST {} HTTP/1.1" {} "-" "Mozilla/5.0"'
+    lines = [head.format(i, "/expense/add", "200 12") for i in range(20)]
+    lines += [head.format(20, "/expense/add", "- -"), head.format(21, '/a\\"b', "- -")]
+    lines += [head.format(22, '/a"b', "- -"), head.format(23, "/expense/add", "503 0")]
+    log = tmp_path / "morgan.log"
+    log.write_text("".join(line + "\n" for line in lines))
+    result = ask(log, QuestionKind.STATUS)
+    assert dict(top(result)) == {"200": 20, "0": 3, "503": 1}
+    assert result.progress.malformed_lines == 0
+    assert any("3 requests carry no status" in w for w in result.warnings)
+    rate = analyze(
+        [str(log)],
+        Question(kind=QuestionKind.ERROR_RATE, top=5, min_requests=1),
+        load_settings(analysis={"full": True}),
+        fake_env(),
+    )
+    assert {e.key: e.requests for e in rate.answer.top}["/expense/add"] == 22  # with its "-"

@@ -70,6 +70,9 @@ def _reference(fmt: AccessFormat, lines: list[str]) -> pl.DataFrame:
             path = req.group(1) if req else None
         paths.append(path if m is not None else None)
         status = m.group("status") if m is not None else None
+        if status == "-":  # no response (the client left first): status 0
+            statuses.append(0)
+            continue
         statuses.append(int(status) if status is not None and status.isascii() else None)
     return pl.DataFrame(
         {"path": pl.Series(paths, dtype=pl.String), "status": pl.Series(statuses, dtype=pl.Int32)}
