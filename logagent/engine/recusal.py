@@ -130,6 +130,8 @@ def recused(
     if suggestion is None and code in _CUT_CAN_CAUSE:
         cap = run.settings.reader.line_cap
         suggestion = cut_lines_advice(tally.truncated, tally.lines, cap)
+    if suggestion is None and code is RecuseCode.NO_MATCHING_EVENTS and detection:
+        suggestion = requests_advice(run.question, detection)
     if suggestion is None:
         suggestion = _suggestion(run.question, code)
     recuse = Recuse(reason_code=code, detail=detail, suggestion=suggestion, attempted=attempted)
@@ -154,6 +156,25 @@ def recused(
             recuse=recuse,
             warnings=run.warnings,
         )
+    )
+
+
+def requests_advice(question: Question, detection: Detection) -> str | None:
+    """An application question that found nothing in a log whose lines are partly requests
+    (``docker logs`` of nginx's image: its [notice] lines and the requests, folded into them
+    as their "stack traces"): the request question that reads them; None otherwise."""
+    from logagent.engine.choose import ACCESS_ASKED
+    from logagent.formats.catalog import ACCESS_NAMES
+
+    if question.kind not in APP_KINDS:
+        return None
+    access = [(n, share) for n, share in detection.scores if n in ACCESS_NAMES]
+    if not access or access[0][1] < ACCESS_ASKED:
+        return None
+    name, share = access[0]
+    return (
+        f"{share:.0%} of the sampled lines are requests ({name}), which an application log's "
+        "records do not count: -q top-errors (or -q status) ranks their 5xx"
     )
 
 

@@ -90,8 +90,10 @@ def test_an_access_question_of_a_log_mixed_with_its_servers_lines_is_answered(
     result = ask(log, QuestionKind.TOP_ERRORS)
     assert result.status is Status.EXACT and top(result) == [("/", 2), ("/client", 2)]
     assert any("read as an access log" in w and "nginx_error" in w for w in result.warnings)
-    default = ask(log)
-    assert default.input.format == "nginx_error"
+    default = ask(log)  # "no ERROR+ record", and where the 5xx are
+    assert default.input.format == "nginx_error" and default.status is Status.RECUSED
+    assert "of the sampled lines are requests (combined)" in default.recuse.suggestion
+    assert "-q top-errors" in default.recuse.suggestion
 
 
 @pytest.mark.parametrize(
