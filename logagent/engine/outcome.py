@@ -264,8 +264,8 @@ def _warn_counts(run: Run, tally: Tally, layout: str = "") -> None:
         )
     if tally.continuation and not run.app_log:  # an access layout's own non-request lines
         run.warnings.append(
-            f"{tally.continuation} lines are no request of the layout (W3C #directives, "
-            "TCP listener entries); they are neither counted nor malformed"
+            f"{tally.continuation} lines are no request of the layout (W3C #directives, IIS "
+            "FTP entries, TCP listener entries); they are neither counted nor malformed"
         )
     elif tally.continuation and layout in NO_LEVEL:  # Zeek TSV's # lines
         run.warnings.append(

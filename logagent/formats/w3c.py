@@ -94,6 +94,9 @@ CLOUDFRONT_DEFAULT = [
 MAX_FIELDS = 200
 #: At most this many distinct lists are fitted (each adds to every line's parse).
 MAX_SETS = 16
+#: Fields only IIS's FTP service writes: its entries are FTP commands and replies (``USER``,
+#: ``530``), no HTTP requests, though they share the W3C layout and its ``sc-status``.
+FTP_FIELDS = frozenset({"x-session", "x-fullpath"})
 _FIELDS = re.compile(r"^#Fields:\s*(.*?)\s*$")
 
 
@@ -107,25 +110,42 @@ class W3cFormat:
     description: str
     min_line_bytes: int = 20
     error_prefilter: re.Pattern[bytes] | None = TOKEN_5XX_PREFILTER
+    #: Field lists whose entries are no requests (IIS FTP's, ``FTP_FIELDS``): skipped.
+    skip_sets: tuple[tuple[str, ...], ...] = ()
 
     def fit(self, sample: Sequence[str]) -> W3cFormat:
-        """This layout with every ``#Fields:`` list of ``sample`` (in order), then its own."""
+        """This layout with every ``#Fields:`` list of ``sample`` (in order), then its own;
+        an FTP service's lists are kept apart, their entries skipped as no requests."""
         found: list[tuple[str, ...]] = []
+        ftp: list[tuple[str, ...]] = []
         for line in sample:
             m = _FIELDS.match(line)
             if m is None:
                 continue
             names = tuple(m[1].split())
             fits = STATUS_NAME in names and 0 < len(names) <= MAX_FIELDS
-            if fits and names not in found and len(found) < MAX_SETS:
-                found.append(names)
+            into = ftp if FTP_FIELDS & set(names) else found
+            if fits and names not in into and len(found) + len(ftp) < MAX_SETS:
+                into.append(names)
         sets = (*found, *(s for s in self.field_sets if s not in found))
-        return W3cFormat(self.name, self.separator, sets, self.description, self.min_line_bytes)
+        return W3cFormat(
+            self.name, self.separator, sets, self.description, self.min_line_bytes,
+            skip_sets=tuple(ftp),
+        )  # fmt: skip
 
     def fields(self, line: pl.Expr) -> dict[str, pl.Expr]:
-        """``path`` and ``status`` of each record; directives flagged as ``continuation``."""
+        """``path`` and ``status`` of each record; directives and FTP entries flagged as
+        ``continuation`` (neither records nor malformed)."""
         cols = self._columns(line, (STATUS, PATH))
-        return {**cols, CONTINUATION: line.str.starts_with("#")}
+        return {**cols, CONTINUATION: line.str.starts_with("#") | self._skipped(line)}
+
+    def _skipped(self, line: pl.Expr) -> pl.Expr:
+        """The entries of a ``skip_sets`` list (IIS FTP's commands)."""
+        if not self.skip_sets:
+            return pl.lit(False)
+        values = line.str.strip_chars_end(self.separator).str.split(self.separator)
+        fits = [self._fits(line, values, names)[0] for names in self.skip_sets]
+        return pl.any_horizontal(fits).fill_null(False)
 
     def extra_fields(self, line: pl.Expr) -> dict[str, pl.Expr]:
         """``client``, ``method`` and ``user_agent`` of each record (null where not logged)."""
@@ -152,7 +172,12 @@ class W3cFormat:
 
     def _columns(self, line: pl.Expr, wanted: tuple[str, ...]) -> dict[str, pl.Expr]:
         values = line.str.strip_chars_end(self.separator).str.split(self.separator)
-        tests = [(names, *self._fits(line, values, names)) for names in reversed(self.field_sets)]
+        skipped = self._skipped(line)  # an FTP entry is no record of an HTTP list it fits
+        tests = [
+            (names, fits & ~skipped, code)
+            for names in reversed(self.field_sets)
+            for fits, code in [self._fits(line, values, names)]
+        ]
         out: dict[str, pl.Expr] = {}
         for name in wanted:
             expr: pl.Expr = pl.lit(None, dtype=pl.String)

@@ -144,3 +144,41 @@ def test_a_request_without_a_response_is_a_request_with_status_0(tmp_path: Path)
         fake_env(),
     )
     assert {e.key: e.requests for e in rate.answer.top}["/expense/add"] == 22  # with its "-"
+
+
+def test_iis_ftp_entries_are_no_http_requests(tmp_path: Path) -> None:
+    """IIS writes its FTP service's log in W3C too (know-it-peru/WebKnowIT's FTPSVC2), with
+    FTP replies in ``sc-status``: a glob over ``LogFiles/*/*.log`` counted 29 "5xx" that were
+    530/534 replies to USER. An FTP list's entries are skipped (neither counted nor
+    malformed), the web site's requests counted."""
+    web = tmp_path / "W3SVC1.log"
+    web.write_text(
+        "#Software: Microsoft Internet Information Services 8.5\n#Version: 1.0\n"
+        "#Fields: date time s-ip cs-method cs-uri-stem cs-uri-query s-port cs-username c-ip "
+        "cs(User-Agent) cs(Referer) sc-status sc-substatus sc-win32-status time-taken\n"
+        + "".join(
+            f"2016-02-06 18:0{i}:00 10.0.0.1 GET /wp-admin/setup-config.php - 80 - 1.2.3.4 "
+            f"Mozilla/5.0 - {500 if i < 2 else 200} 0 0 15\n"
+            for i in range(6)
+        )
+    )
+    ftp = tmp_path / "FTPSVC2.log"
+    ftp.write_text(
+        "#Software: Microsoft Internet Information Services 8.5\n#Version: 1.0\n"
+        "#Fields: date time c-ip cs-username s-ip s-port cs-method cs-uri-stem sc-status "
+        "sc-win32-status sc-substatus x-session x-fullpath\n"
+        + "".join(
+            f"2016-02-06 18:01:5{i} ::1 - ::1 21 USER anonymous {530 + i % 5} 5 25 "
+            f"7d5bdf35-ad07-4e53-8564-19b24f13e043 -\n"
+            for i in range(8)
+        )
+    )
+    settings = load_settings(analysis={"full": True})
+    result = analyze([str(web), str(ftp)], Question(top=5), settings, fake_env())
+    assert result.status is Status.EXACT and top(result) == [("/wp-admin/setup-config.php", 2)]
+    assert result.answer.keyless == 0 and result.progress.malformed_lines == 0
+    status = analyze(
+        [str(web), str(ftp)], Question(kind=QuestionKind.STATUS, top=5), settings, fake_env()
+    )
+    assert dict(top(status)) == {"200": 4, "500": 2}
+    assert any("IIS FTP entries" in w for w in status.warnings)
