@@ -105,6 +105,9 @@ class AppRegexFormat:
     #: A regex (Polars): a line whose component it matches is no record of this layout
     #: (``compose``: a level word in the service's place is another layout's column).
     refused_components: str | None = None
+    #: A regex (Polars, anchored at the line's start): a sample holding a line it matches is
+    #: no log of this layout, which then scores 0 in detection (``detect._shares``).
+    ruled_out_by: str | None = None
     #: The layout's own level marks and their levels (Redis's ``# * - .``), read instead of
     #: ``levels.LEVEL_MAP`` (pairs: the format stays hashable); empty: the shared map.
     level_map: tuple[tuple[str, str], ...] = ()

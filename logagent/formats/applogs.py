@@ -244,16 +244,22 @@ RUBY = AppRegexFormat(
     example="E, [2018-04-08T13:44:35.453355 #15810] ERROR -- : [c99427a8] Boom (RuntimeError)",
 )
 
+#: supervisord's own codes, and the words of the logs that share its head (Python's
+#: ``%(asctime)s %(levelname)s %(message)s``): read, never folded into the record before.
+_SUPERVISOR_LEVEL = "CRITICAL|CRIT|ERROR|ERRO|WARNING|WARN|INFO|DEBUG|DEBG|TRACE|TRAC|BLAT|FATAL"
 SUPERVISORD = AppRegexFormat(
     name="supervisord",
     patterns=(
         r"^(?P<ts>" + _D4 + " " + _HMS + r",[0-9]{3}) "
-        r"(?P<level>CRIT|ERRO|WARN|INFO|DEBG|TRAC|BLAT) (?P<message>.*)$",
+        r"(?P<level>" + _SUPERVISOR_LEVEL + r") (?P<message>.*)$",
     ),
     min_line_bytes=29,
     time_formats=("%Y-%m-%d %H:%M:%S,%3f",),
     head_component=True,
-    record_start=_D4 + " " + _HMS + ",[0-9]{3} (?:CRIT|ERRO|WARN|INFO|DEBG|TRAC|BLAT) ",
+    record_start=_D4 + " " + _HMS + ",[0-9]{3} (?:" + _SUPERVISOR_LEVEL + ") ",
+    #: a sample line with a level word supervisord never writes: another program's log (a
+    #: Python app's), which generic reads with its logger as the component (``detect``)
+    ruled_out_by=_D4 + " " + _HMS + ",[0-9]{3} (?:CRITICAL|ERROR|WARNING|DEBUG|TRACE|FATAL) ",
     description="supervisord's own log (ts,ms LEVEL msg; CRIT/ERRO/WARN/INFO/DEBG/TRAC/BLAT): "
     "names no component, so component = error kind (message head)",
     example="2022-11-08 11:21:54,066 CRIT Server 'unix_http_server' running without any HTTP "

@@ -166,6 +166,7 @@ def _shares(
     if lines.len() == 0:
         return dict.fromkeys(fmts, 0.0)
     out = dict.fromkeys(_ruled_out(fmts, lines) if prune else (), 0.0)
+    out.update(dict.fromkeys(_ruled_out_by_lines(fmts, lines), 0.0))
     line = pl.col("line")
     exprs: list[pl.Expr] = []
     scored = [(i, name, fmt) for i, (name, fmt) in enumerate(fmts.items()) if name not in out]
@@ -202,6 +203,13 @@ def _ruled_out(fmts: Mapping[str, AnyFormat], lines: pl.Series) -> list[str]:
         for how, text in kinds
     }
     return [*lacking, *(n for n, need in needs.items() if need is not None and not found[need])]
+
+
+def _ruled_out_by_lines(fmts: Mapping[str, AnyFormat], lines: pl.Series) -> list[str]:
+    """The layouts a sampled line rules out (``AppRegexFormat.ruled_out_by``: supervisord's
+    head followed by ``ERROR``, a word it never writes, is a Python app's log)."""
+    ruled = {n: getattr(f, "ruled_out_by", None) for n, f in fmts.items()}
+    return [n for n, r in ruled.items() if r is not None and lines.str.contains(f"^(?:{r})").any()]
 
 
 def literal_needs(fmt: object) -> Need | None:

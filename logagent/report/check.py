@@ -65,47 +65,74 @@ def problems(prose: str, result: Result) -> list[str]:
 def misattributed(prose: str, result: Result) -> list[str]:
     """Numbers said of one key that only another key holds ("`/a` has 402 errors" where 402
     is `/b`'s count). A sentence is cut into clauses (at ", ", "; ", " and ", " while ", ...);
-    a number belongs to the keys its clause names, or, in a clause that names none, to the
-    nearest key named before or after it in the sentence. A number of the result as a whole
-    (the total, the share read, a rank) may stand beside any key."""
+    a number in a clause that names keys must be one of theirs or of the result as a whole
+    (the total, the share read, a rank). A clause that names no key binds nothing ("with
+    1,834 and 402 errors respectively"), and a form that stands for several keys (``<ip>``,
+    the prompt's mask) stands for each of them. Keys are named masked in the problems (the
+    retry sends them back to the model)."""
     owned = _numbers_by_key(result)
     if len(owned) < 2:
         return []
     shared = [*allowed_numbers(_without_keys(result)), *range(len(result.answer.top) + 1)]
-    forms = {form: key for key in owned for form in (key, mask(key))}
+    forms: dict[str, list[str]] = {}
+    for key in owned:
+        for form in dict.fromkeys((key, mask(key))):
+            forms.setdefault(form, []).append(key)
+    marked, named = _marked(prose, forms)
     found = []
-    for sentence in _SENTENCE.split(prose):
-        clauses = [(_keys_in(c, forms), c) for c in _CLAUSE.split(sentence)]
-        for i, (keys, clause) in enumerate(clauses):
-            if not keys:  # the nearest keyed clauses around it
-                before = [k for k, _ in clauses[:i] if k]
-                after = [k for k, _ in clauses[i + 1 :] if k]
-                keys = [*(before[-1][-1:] if before else []), *(after[0][:1] if after else [])]
+    for sentence in _SENTENCE.split(marked):
+        for clause in _clauses(sentence):
+            keys = [k for i in _MARK.findall(clause) for k in named[int(i)]]
             if not keys:
                 continue
-            for match in _NUMBER.finditer(_without_names(clause, set(forms))):
+            for match in _NUMBER.finditer(_MARK.sub(" ", clause).replace("`", " ")):
                 text = match.group(0)
                 if matches(text, shared) or any(matches(text, owned[k]) for k in keys):
                     continue
                 others = [k for k in owned if k not in keys and matches(text, owned[k])]
                 if others:
-                    found.append(f"the number {text} is said of {keys[0]} but is {others[0]}'s")
+                    said, owner = mask(keys[0]), mask(others[0])
+                    found.append(f"the number {text} is said of {said} but is {owner}'s")
     return found
 
 
-#: Where a sentence ends: its stop and a blank, a line break, or a table cell's bar.
-_SENTENCE = re.compile(r"(?<=[.!?;])\s+|\n+|\|")
+#: Where a sentence ends: its stop and a blank, or a line break (a table's row is one).
+_SENTENCE = re.compile(r"(?<=[.!?;])\s+|\n+")
 #: Where a clause ends inside a sentence (not at the comma of 1,834).
 _CLAUSE = re.compile(r",\s+|;\s+|\s+(?:and|while|but|whereas|against|vs\.?|versus)\s+")
+#: A key's mention once marked (``_marked``): its index between two private-use characters.
+_MARK = re.compile("\ue000([0-9]+)\ue001")
 
 
-def _keys_in(clause: str, forms: dict[str, str]) -> list[str]:
-    """The keys ``clause`` names (in any of their ``forms``), in the order they stand."""
-    spots: dict[str, int] = {}
+def _clauses(sentence: str) -> list[str]:
+    """``sentence``'s clauses; a clause that is a key's mention alone is a list's item, and
+    joins the clauses on both sides ("`/a` and `/b` lead with 1,834 and 402", "the routes
+    are `/a` and `/b`, with 1,834 and 402": either key may own either number)."""
+    out: list[str] = []
+    held = ""
+    for clause in _CLAUSE.split(sentence):
+        if not _MARK.sub("", clause).strip(" `"):
+            if out:  # the list's head: its keys are the next clause's too
+                out[-1] += " " + clause
+                held = " ".join(m.group(0) for m in _MARK.finditer(out[-1])) + " "
+            else:
+                held += clause + " "
+            continue
+        out.append(held + clause)
+        held = ""
+    return [*out, held] if held and not out else out
+
+
+def _marked(prose: str, forms: dict[str, list[str]]) -> tuple[str, list[list[str]]]:
+    """``prose`` with each mention of a key's form replaced by a mark (so a key holding a
+    clause's word, "no live upstreams while", is not cut), and the keys of each mark."""
+    named: list[list[str]] = []
     for form in sorted(forms, key=len, reverse=True):
-        for m in re.finditer(rf"(?<![\w.,]){re.escape(form)}(?![\w/])", clause):
-            spots.setdefault(forms[form], m.start())
-    return sorted(spots, key=spots.__getitem__)
+        pattern = rf"(?<![\w.,]){re.escape(form)}(?![\w/])"
+        if re.search(pattern, prose):
+            prose = re.sub(pattern, f"\ue000{len(named)}\ue001", prose)
+            named.append(forms[form])
+    return prose, named
 
 
 def _numbers_by_key(result: Result) -> dict[str, list[float]]:

@@ -267,3 +267,23 @@ def test_ruby_logger_lines() -> None:
     assert detect_all(before, year=2024).best == "ruby"
     rows = parse_app(RUBY, pl.Series("line", before))
     assert (rows["component"][0], rows["level"][0]) == ("Rails", "ERROR")
+
+
+def test_a_python_log_with_supervisords_head_is_not_supervisords() -> None:
+    """Python's ``%(asctime)s %(levelname)s %(message)s`` writes supervisord's head: with
+    ERROR/WARNING/CRITICAL lines in the sample supervisord is ruled out (a review found them
+    folded into INFO records: "no ERROR+ record"); and any such line it does read keeps its
+    level (supervisord's TRAC and BLAT are TRACE)."""
+    from logagent.formats.applogs import SUPERVISORD
+
+    levels = ["INFO"] * 7 + ["ERROR", "INFO", "WARNING"]
+    lines = [
+        f"2024-03-05 10:00:{i:02d},{i:03d} {lv} myapp.worker Processed job {i}"
+        for i, lv in enumerate(levels * 3)
+    ]
+    found = detect_all(lines)
+    assert found.best == "generic" and dict(found.scores)["supervisord"] == 0.0
+    got = parse_app(SUPERVISORD, pl.Series("line", [*lines[7:10], *SUPERVISOR[:1]]))
+    assert got["level"].to_list() == ["ERROR", "INFO", "WARN", "FATAL"]
+    trace = ["2022-11-08 11:24:15,000 TRAC x", "2022-11-08 11:24:16,000 BLAT y"]
+    assert parse_app(SUPERVISORD, pl.Series("line", trace))["level"].to_list() == ["TRACE"] * 2

@@ -170,6 +170,10 @@ PAY, USERS = "`/api/v1/pay/{id}`", "`/api/v1/users/{id}`"
         f"The top route {PAY} (1,834) is ahead of {USERS} (402).",  # one clause, both keys
         f"{USERS} trails with 402 of the 2 routes, at 99 % confidence.",  # whole-result numbers
         f"| 1 | {PAY} | 1,834 | 61 % |\n| 2 | {USERS} | 402 | 13.4 % |",
+        # a clause that names no key binds nothing (a review found these refused)
+        f"The two leading routes are {PAY} and {USERS}, with 1,834 and 402 errors.",
+        f"{PAY} and {USERS} lead with 1,834 and 402 errors respectively.",
+        f"{PAY} leads with 1,834 errors, ahead of the users route (402).",
     ],
 )
 def test_numbers_said_of_their_own_key_pass(prose: str) -> None:
@@ -184,7 +188,8 @@ def test_numbers_said_of_their_own_key_pass(prose: str) -> None:
         (f"{PAY} has 1,834 errors and {USERS} has 1,834 too.", "1,834", "/api/v1/users/{id}"),
         (f"Of the 5xx, 13.4 % are on {PAY}.", "13.4", "/api/v1/pay/{id}"),
         (f"{PAY} is mostly 502.", "502", "/api/v1/pay/{id}"),
-        (f"{PAY} leads, mostly 500 (90 %).", "90", "/api/v1/pay/{id}"),
+        (f"{PAY} is mostly 500 (90 %).", "90", "/api/v1/pay/{id}"),
+        (f"| 1 | {PAY} | 402 | 61 % |", "402", "/api/v1/pay/{id}"),  # a table row: one clause
         (f"{USERS} holds 19,100 estimated (85,100-20,500).", "85,100", "/api/v1/users/{id}"),
     ],
 )
@@ -193,3 +198,27 @@ def test_a_number_moved_to_another_key_is_named(prose: str, bad: str, said_of: s
     or interval of one key said of another (a small model's swap) is now named."""
     owner = "/api/v1/users/{id}" if said_of == "/api/v1/pay/{id}" else "/api/v1/pay/{id}"
     assert problems(prose, RESULT) == [f"the number {bad} is said of {said_of} but is {owner}'s"]
+
+
+def test_keys_behind_one_mask_and_keys_holding_clause_words() -> None:
+    """The prompt masks client addresses (``<ip>``): each key it stands for may own the number,
+    and a problem names keys masked (the retry quotes it to the model). A key holding a
+    clause's word ("no live upstreams while") is not cut in two."""
+    from logagent.testing import settled_result as made
+
+    base = made()
+    entry = base.answer.top[0]
+    clients = [
+        entry.model_copy(update={"key": "10.20.0.5", "count": 400}),
+        entry.model_copy(update={"key": "185.165.248.20", "count": 120}),
+    ]
+    result = base.model_copy(update={"answer": base.answer.model_copy(update={"top": clients})})
+    assert problems("The busiest client `<ip>` made 400 requests.", result) == []
+    kinds = [
+        entry.model_copy(update={"key": "no live upstreams while", "count": 4471}),
+        entry.model_copy(update={"key": "upstream timed out", "count": 913}),
+    ]
+    result = base.model_copy(update={"answer": base.answer.model_copy(update={"top": kinds})})
+    assert problems("`no live upstreams while` connecting holds 4,471 errors.", result) == []
+    said = problems("`no live upstreams while` connecting holds 913 errors.", result)
+    assert said == ["the number 913 is said of no live upstreams while but is upstream timed out's"]
