@@ -80,8 +80,15 @@ def _counted(value: object) -> object:
 
 
 def _finite(value: object) -> object:
-    """nan and inf are no setting (``--delta nan`` was told "should be less than 1")."""
-    if isinstance(value, float) and not math.isfinite(value):
+    """nan and inf are no setting (``--delta nan`` was told "should be less than 1"), nor is
+    their text (``LOGAGENT_ANALYSIS__DELTA=nan``)."""
+    number = value
+    if isinstance(value, str):
+        try:
+            number = float(value)
+        except ValueError:
+            return value  # pydantic says what it is not
+    if isinstance(number, float) and not math.isfinite(number):
         raise ValueError(f"{value} is not a finite number")
     return value
 
@@ -258,8 +265,17 @@ class Settings(Model):
 ENV_PREFIX = "LOGAGENT_"
 
 
+#: Other names of the levels (``LOGAGENT_LOG_LEVEL=warn`` ran before ``log_level`` was
+#: checked: the logger read any unknown name as warning, an empty one too).
+_LEVEL_ALIASES = {"warn": "warning", "fatal": "critical", "trace": "debug", "": "warning"}
+
+
 def _lower(value: object) -> object:
-    return value.strip().lower() if isinstance(value, str) else value
+    """A level's name in lower case, its aliases (``warn``, ``fatal``, ...) as the name."""
+    if not isinstance(value, str):
+        return value
+    name = value.strip().lower()
+    return _LEVEL_ALIASES.get(name, name)
 
 
 def memory_budget_bytes(text: str, available_bytes: int) -> int:

@@ -85,13 +85,21 @@ ACCESS_OVER_APP = 0.5
 #: The share from which an access question asked by name (top-errors, error-rate, ...) is
 #: answered by the best access layout rather than refused for the application layout's sake.
 ACCESS_ASKED = 0.1
+#: The application layouts that wrap other programs' lines (a server's requests among them):
+#: only these give way. An application's own log (Python's, with urllib3's DEBUG lines of its
+#: outbound calls) stays one: a review found its ERROR records lost to generic_access.
+WRAPPERS = frozenset(
+    {"syslog3164", "syslog5424", "cri", "compose", "docker_json", "journald", "nginx_error",
+     "uvicorn", "zap_json"}
+)  # fmt: skip
 
 
 def _access_first(run: Run, detection: Detection) -> Detection:
-    """``detection`` with the best access layout first when the best is an application layout
-    and the question is one an access log answers (``ACCESS_OVER_APP``, ``ACCESS_ASKED``)."""
+    """``detection`` with the best access layout first when the best is a layout that wraps
+    other programs' lines (``WRAPPERS``) and the question is one an access log answers
+    (``ACCESS_OVER_APP``, ``ACCESS_ASKED``)."""
     q = run.question
-    if q.kind in APP_KINDS or q.kind is QuestionKind.TOP or detection.best not in APP_NAMES:
+    if q.kind in APP_KINDS or q.kind is QuestionKind.TOP or detection.best not in WRAPPERS:
         return detection
     access = [(n, share) for n, share in detection.scores if n in ACCESS_NAMES]
     if not access:

@@ -208,7 +208,13 @@ def _fraction_units(run: Run, plan: UnitPlan) -> int | None:
     fraction = run.settings.budget.max_fraction
     if fraction is None or any(not s.seekable for s in run.sources):
         return None
-    return max(1, math.ceil(fraction * plan.total_units))
+    return fraction_units(fraction, plan.total_units)
+
+
+def fraction_units(fraction: float, total: int) -> int:
+    """The first units that make ``fraction`` of ``total``: at least one, rounded up (after
+    rounding off float noise: 0.07 x 100 is 7.000000000000001, and a local read stops at 7)."""
+    return max(1, math.ceil(round(fraction * total, 9)))
 
 
 def _heaviest(run: Run) -> tuple[str, ...]:

@@ -37,9 +37,10 @@ from logagent.formats.structured import KeyedFields
 #: Up to three words before the level, one more blank before it (Spring Boot's ``  INFO``).
 _INNER_LEVEL = (
     r"^(?:[IWEF][0-9]{4} |(?:[^ ]+ ){0,3}? ?(?:\[|level=|lvl=|\{?\"(?:level|severity|lvl)\": ?\")?"
-    r"\"?(" + INNER_LEVEL_WORDS + r")(?:[^\w-]|$)"
-    r"|\[[^\]\[ ]+\]\[(" + INNER_LEVEL_WORDS + r") *\]\[)"
+    r"\"?(" + INNER_LEVEL_WORDS + r")(?:[^\w-]|$))"
 )
+#: The Elastic stack's log4j2 line (Kibana 8, Elasticsearch, Logstash): ``[ts][WARN ][logger]``.
+_INNER_ELASTIC = r"^\[[^\]\[ ]+\]\[(" + INNER_LEVEL_WORDS + r") *\]\["
 #: A bracketed level, closed, after four or five words (gunicorn's ``[ts +0000] [37] [INFO]``).
 _INNER_BRACKET = r"^(?:[^ ]+ ){4,5}?\[(" + INNER_LEVEL_WORDS + r")\] "
 
@@ -86,7 +87,7 @@ def _path(key: str) -> str:
 def _inner_level(message: pl.Expr) -> pl.Expr:
     """The level word (or klog letter) a wrapped program's message starts with."""
     word = message.str.extract(_INNER_LEVEL, 1)
-    elastic = message.str.extract(_INNER_LEVEL, 2)  # the Elastic stack's [ts][LEVEL ][logger]
+    elastic = message.str.extract(_INNER_ELASTIC, 1)
     bracket = message.str.extract(_INNER_BRACKET, 1)
     letter = message.str.extract(r"^([IWEF])[0-9]{4} ", 1)
     return pl.coalesce(word, elastic, bracket, letter)

@@ -38,6 +38,7 @@ import polars as pl
 from logagent.formats.base import PATH, RegexFormat
 from logagent.formats.extract import CONTINUATION
 from logagent.timewindow.columns import UTC_US, stamp_expr
+from logagent.timewindow.stamps import CLF_BRACKETED
 
 CLIENT, METHOD, USER_AGENT = "client", "method", "user_agent"
 #: Every line holding a 5xx status holds it as a token of its own: a superset of 5xx records.
@@ -240,7 +241,7 @@ class GenericAccessFormat(ProxyFormat):
         return pl.coalesce(clf, iso)
 
 
-_CLF_BRACKETED = r"\[([0-9]{2}/[A-Z][a-z]{2}/[0-9]{4}:[0-9]{2}:[0-9]{2}:[0-9]{2} [+-][0-9]{4})\]"
+_CLF_BRACKETED = CLF_BRACKETED  # CLF's stamp, or Werkzeug's or morgan's in its place
 _ISO_FIRST = r"^([0-9]{4}-[0-9]{2}-[0-9]{2}[T ][0-9]{2}:[0-9]{2}:[0-9]{2}[^ \t]*)"
 #: The last resort of access logs, as ``generic`` is of application logs: detection discounts
 #: it (``generic.GENERIC_DISCOUNT``), so any layout that names a log wins over it.

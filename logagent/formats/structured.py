@@ -163,7 +163,13 @@ class JsonAppFormat(KeyedFields):
     def raw(self, line: pl.Expr) -> tuple[dict[str, pl.Expr], pl.Expr]:
         """Each mapped key's value as written; a line that is no JSON object is no record."""
         get = {k: line.str.json_path_match(jsonpath(v)) for k, v in self.mapping.items()}
-        return get, line.str.starts_with("{")
+        return self._clef(get), line.str.starts_with("{")
+
+    def _clef(self, get: dict[str, pl.Expr]) -> dict[str, pl.Expr]:
+        """CLEF's ``@l``: an event without one is Information (Serilog writes none there)."""
+        if self.mapping.get(LEVEL) != "@l":
+            return get
+        return {**get, LEVEL: pl.coalesce(get[LEVEL], pl.lit("Information"))}
 
     def staged_raw(
         self, line: pl.Expr, *, rare: Collection[str] = ()
@@ -201,14 +207,16 @@ class JsonAppFormat(KeyedFields):
 
         def read(text: pl.Expr) -> dict[str, pl.Expr]:
             rest = pl.when(~pl.col(flat)).then(text)  # null on the decoded lines: not parsed
-            return {
-                k: pl.when(pl.col(flat))
-                .then(pl.col(doc).struct.field(v))
-                .otherwise(rest.str.json_path_match(jsonpath(v)))
-                if k in decoded
-                else text.str.json_path_match(jsonpath(v))
-                for k, v in self.mapping.items()
-            }
+            return self._clef(
+                {
+                    k: pl.when(pl.col(flat))
+                    .then(pl.col(doc).struct.field(v))
+                    .otherwise(rest.str.json_path_match(jsonpath(v)))
+                    if k in decoded
+                    else text.str.json_path_match(jsonpath(v))
+                    for k, v in self.mapping.items()
+                }
+            )
 
         return first, read, line.str.starts_with("{")
 
@@ -324,13 +332,12 @@ def auto_app_mapping(
 
 
 def _clef_level(objects: Sequence[dict[str, Any]], mapping: Mapping[str, str]) -> bool:
-    """Serilog's compact JSON (CLEF, ``@t``): ``@l`` is written only where the level is not
-    Information, so most events of a healthy service hold none, and the half-present rule of
-    ``choose_keys`` left it out with every Error event's level. Information events, holding
-    none, carry no level here ("(no level)" in a level distribution)."""
-    return (
-        mapping.get(TS) == "@t" and mapping.get(LEVEL) != "@l" and any("@l" in o for o in objects)
-    )
+    """Serilog's compact JSON (CLEF: ``@t`` and ``@m``/``@mt``): ``@l`` is its level, written
+    only where the level is not Information, so most events of a healthy service hold none,
+    and the half-present rule of ``choose_keys`` had left it out with every Error event's
+    level. Events without one are read as Information (``JsonAppFormat._clef``)."""
+    clef = mapping.get(TS) == "@t" and mapping.get(MESSAGE) in ("@m", "@mt")
+    return clef and mapping.get(LEVEL) != "@l" and bool(objects)
 
 
 _PAIRS = re.compile(r'([A-Za-z0-9_.@/\-]+)=(?:"(?:[^"\\]|\\.)*"|[^ \t"]*)')

@@ -33,6 +33,7 @@ from zoneinfo import ZoneInfo
 STAMP_KINDS = ("iso8601", "clf", "syslog", "apache_error", "epoch")
 _MONTH_TEXT = "Jan Feb Mar Apr May Jun Jul Aug Sep Oct Nov Dec"
 MONTHS = {m: i + 1 for i, m in enumerate(_MONTH_TEXT.split())}
+_DAYS = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"]
 
 _ISO = re.compile(
     r"(\d{4}-\d{2}-\d{2})[T ](\d{2}:\d{2}(?::\d{2})?)(?:[.,](\d+))?\s?(Z|[+-]\d{2}:?\d{2})?"
@@ -101,6 +102,8 @@ def _clf(text: str, tz: ZoneInfo, _ref: datetime | None) -> datetime | None:
             return None
         d, mon, y, hh, mm, ss = (local or rfc).groups()  # type: ignore[union-attr]
         naive = datetime(int(y), MONTHS[mon], int(d), int(hh), int(mm), int(ss))
+        if rfc and bare[:3] != _DAYS[naive.weekday()]:  # as Polars' %a: a wrong day is none
+            return None
         return naive.replace(tzinfo=UTC) if rfc else _localize(naive, tz)
     d, mon, y, hh, mm, ss, sign, oh, om = m.groups()
     offset = timedelta(hours=int(oh), minutes=int(om)) * (-1 if sign == "-" else 1)

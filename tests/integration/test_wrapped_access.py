@@ -99,10 +99,14 @@ def test_an_access_question_of_a_log_mixed_with_its_servers_lines_is_answered(
 @pytest.mark.parametrize(
     ("stamp", "since"),
     [
-        (lambda s: f"[22/Sep/2020 08:{s // 60:02d}:{s % 60:02d}]", "2020-09-22T08:10:00Z"),
-        (lambda s: f"[Tue, 22 Sep 2020 08:{s // 60:02d}:{s % 60:02d} GMT]", "2020-09-22T08:10:00Z"),
+        (lambda s: f"1.2.3.4 - - [22/Sep/2020 08:{s // 60:02d}:{s % 60:02d}]", "08:10"),
+        (lambda s: f"::1 - - [Tue, 22 Sep 2020 08:{s // 60:02d}:{s % 60:02d} GMT]", "08:10"),
+        (  # a Flask dev server under docker compose: read by generic_access
+            lambda s: f"web-1  | 172.18.0.1 - - [22/Sep/2020 08:{s // 60:02d}:{s % 60:02d}]",
+            "08:10",
+        ),
     ],
-    ids=["werkzeug", "morgan"],
+    ids=["werkzeug", "morgan", "compose"],
 )
 def test_a_window_of_stamps_written_in_clfs_place(
     tmp_path: Path, stamp: Callable[[int], str], since: str
@@ -110,13 +114,13 @@ def test_a_window_of_stamps_written_in_clfs_place(
     """Werkzeug's ``[22/Sep/2020 08:27:44]`` and morgan's RFC 1123 stamp: ``--since`` was
     refused ("reads no timestamp"); the window counts the requests from 08:10 on."""
     lines = [
-        f'10.129.2.1 - - {stamp(s)} "GET /p{s % 3} HTTP/1.1" {500 if s % 2 else 200} 12 "-" "x"'
+        f'{stamp(s)} "GET /p{s % 3} HTTP/1.1" {500 if s % 2 else 200} 12 "-" "x"'
         for s in range(0, 1800, 7)
     ]
     log = tmp_path / "access.log"
     log.write_text("".join(line + "\n" for line in lines))
     settings = load_settings(analysis={"full": True})
-    question = Question(kind=QuestionKind.STATUS, top=5, since=since)
+    question = Question(kind=QuestionKind.STATUS, top=5, since=f"2020-09-22T{since}:00Z")
     result = analyze([str(log)], question, settings, fake_env())
     want = sum(1 for s in range(0, 1800, 7) if s >= 600)
     assert result.status is Status.EXACT and result.answer.total == want

@@ -208,7 +208,17 @@ def test_a_question_set_in_a_config_file_is_asked(
 
 
 @pytest.mark.parametrize(
-    ("given", "kept"), [("DEBUG", "debug"), (" Info ", "info"), ("error", "error")]
+    ("given", "kept"),
+    [
+        ("DEBUG", "debug"),
+        (" Info ", "info"),
+        ("error", "error"),
+        # names runs were given before log_level was checked (a review: each now exited 2)
+        ("warn", "warning"),
+        ("FATAL", "critical"),
+        ("trace", "debug"),
+        ("", "warning"),
+    ],
 )
 def test_log_level_is_read_in_any_case(
     given: str, kept: str, monkeypatch: pytest.MonkeyPatch
@@ -232,3 +242,12 @@ def test_valid_memory_budgets_stay_valid(memory: str, monkeypatch: pytest.Monkey
     assert got == (
         int(8 * 2**30 * float(memory.strip()[:-1]) / 100) if share else parse_size(memory.strip())
     )
+
+
+@pytest.mark.parametrize("text", ["nan", "inf", "-Infinity"])
+def test_nan_from_the_environment_is_named(text: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``LOGAGENT_ANALYSIS__DELTA=nan`` arrives as text: told as --delta nan is."""
+    _clear_environment(monkeypatch)
+    monkeypatch.setenv("LOGAGENT_ANALYSIS__DELTA", text)
+    with pytest.raises(ConfigError, match=f"analysis.delta: {re.escape(text)} is not a finite"):
+        load_settings()

@@ -122,7 +122,8 @@ def test_serilog_json_formatter_and_clef_levels() -> None:
     ]
     for lines, levels in (
         (formatter, ["INFO", "ERROR", "WARN"]),
-        (clef, [None, None, None, "ERROR"]),
+        (clef, ["INFO", "INFO", "INFO", "ERROR"]),  # no @l: Information, as CLEF says
+        (clef[:3], ["INFO", "INFO", "INFO"]),  # a healthy service's: no @l anywhere
     ):
         assert detect_all(lines * 3).best == "jsonapp"
         got = parse_app(JsonAppFormat(mapping=auto_app_mapping(lines)), pl.Series("line", lines))
@@ -193,6 +194,9 @@ SERILOG_LINES = [
     'INSERT INTO "Accounts" ("Id", "Description")',
     "VALUES (@p0, @p1)",
     'RETURNING "Wallet";',
+    'SELECT "a"."Id" FROM "Accounts" AS "a"',
+    'WHERE "a"."Id" = @p0',
+    'AND "a"."Deleted" = FALSE',
     "2023-05-26 23:33:10.500 +03:00 [WRN] Sensitive data logging is enabled",
     "2023-05-26 23:33:11.000 +03:00 [FTL] Host terminated unexpectedly",
 ]
@@ -208,7 +212,7 @@ def test_serilog_text_records_fold_their_exception_and_sql() -> None:
     frame = fold_records(pl.Series("line", SERILOG_LINES), SERILOG)
     assert frame.select("level", "component", "lines").rows() == [
         ("ERROR", "HTTP GET", 4),
-        ("INFO", "Executed DbCommand", 4),
+        ("INFO", "Executed DbCommand", 7),
         ("WARN", "Sensitive data logging is", 1),
         ("FATAL", "Host terminated unexpectedly", 1),
     ]
@@ -287,3 +291,20 @@ def test_a_python_log_with_supervisords_head_is_not_supervisords() -> None:
     assert got["level"].to_list() == ["ERROR", "INFO", "WARN", "FATAL"]
     trace = ["2022-11-08 11:24:15,000 TRAC x", "2022-11-08 11:24:16,000 BLAT y"]
     assert parse_app(SUPERVISORD, pl.Series("line", trace))["level"].to_list() == ["TRACE"] * 2
+
+
+def test_a_remote_fraction_budget_counts_the_units_a_local_read_does() -> None:
+    """0.07 of 100 units is 7 (float noise made it 8), at least one, rounded up."""
+    from logagent.engine.fullread import fraction_units
+
+    assert [fraction_units(f, 100) for f in (0.07, 0.1, 0.29, 0.001, 1.0)] == [7, 10, 29, 1, 100]
+    assert fraction_units(0.05, 243419) == 12171
+
+
+def test_the_cut_lines_advice_is_for_most_lines_only() -> None:
+    """Half the lines cut or more: the cap is named; fewer: not (it would blame the cap for
+    a log that is simply no known format)."""
+    from logagent.engine.recusal import cut_lines_advice
+
+    assert cut_lines_advice(4, 10, 20) is None and cut_lines_advice(0, 0, 20) is None
+    assert "raise --line-cap" in (cut_lines_advice(5, 10, 20) or "")

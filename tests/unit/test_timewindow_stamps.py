@@ -39,6 +39,7 @@ CASES = [
     ("clf", "[Tue, 06 Feb 2018 06:31:06 GMT]", datetime(2018, 2, 6, 6, 31, 6, tzinfo=UTC)),
     ("clf", "[31/Sep/2020 08:27:44]", None),
     ("clf", "[Tue, 06 Feb 2018 06:31:06 PST]", None),
+    ("clf", "[Mon, 06 Feb 2018 06:31:06 GMT]", None),  # a wrong day: none (as Polars' %a)
     ("syslog", "Oct 11 22:14:15", datetime(2025, 10, 11, 20, 14, 15, tzinfo=UTC)),
     ("syslog", "Jan  1 00:00:01", datetime(2025, 12, 31, 23, 0, 1, tzinfo=UTC)),
     ("syslog", "Feb 30 00:00:00", None),
