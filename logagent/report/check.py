@@ -128,7 +128,8 @@ def _marked(prose: str, forms: dict[str, list[str]]) -> tuple[str, list[list[str
     clause's word, "no live upstreams while", is not cut), and the keys of each mark."""
     named: list[list[str]] = []
     for form in sorted(forms, key=len, reverse=True):
-        pattern = rf"(?<![\w.,]){re.escape(form)}(?![\w/])"
+        # not inside a mark made before (a key "1" in the mark of key number 1)
+        pattern = rf"(?<![\w.,\ue000]){re.escape(form)}(?![\w/\ue001])"
         if re.search(pattern, prose):
             prose = re.sub(pattern, f"\ue000{len(named)}\ue001", prose)
             named.append(forms[form])
