@@ -32,6 +32,10 @@ ISO_TIMES = (  # the ISO 8601 shapes of server logs (generic.py reads them too)
 KAFKA = AppRegexFormat(
     name="kafka",
     patterns=(
+        # Python's logging in the same head, "[%(asctime)s] %(levelname)s %(name)s:%(lineno)d -
+        # %(message)s" (a Django app's): its logger before the line number is the component
+        r"^\[(?P<ts>" + _D4 + " " + _HMS + _MS + r")\] " + _LEVEL + r" "
+        r"(?P<component>[A-Za-z_][A-Za-z0-9_.]*):[0-9]+ - (?P<message>.*)$",
         r"^\[(?P<ts>" + _D4 + " " + _HMS + _MS + r")\] " + _LEVEL + r" "
         r"(?P<message>.*?)(?: \((?P<component>" + _JAVA_NAME + r")(?::[0-9]+)?\))? *$",
         # state-change.log of 2.2+: [ts] [LEVEL] [thread] [logger] - msg
@@ -41,7 +45,8 @@ KAFKA = AppRegexFormat(
     min_line_bytes=28,
     time_formats=ISO_TIMES,
     record_start=r"\[" + _D4 + " " + _HMS + ",[0-9]{3}\\] ",
-    description="Kafka server/controller/state-change: component = logger in (parentheses)",
+    description="Kafka server/controller/state-change: component = logger in (parentheses); "
+    "Python's [ts] LEVEL name:line - msg in the same head: component = name",
     example="[2016-12-19 16:31:47,437] WARN message (kafka.controller.KafkaController)",
 )
 

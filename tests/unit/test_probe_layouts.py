@@ -308,3 +308,21 @@ def test_the_cut_lines_advice_is_for_most_lines_only() -> None:
 
     assert cut_lines_advice(4, 10, 20) is None and cut_lines_advice(0, 0, 20) is None
     assert "raise --line-cap" in (cut_lines_advice(5, 10, 20) or "")
+
+
+def test_python_logging_in_kafkas_head_names_its_logger() -> None:
+    """A Django app's ``[%(asctime)s] %(levelname)s %(name)s:%(lineno)d - %(message)s``
+    (AhmedHashim04/CMS-backend-Django-Based-App ``logs/django.log``) read as kafka at 1.0 with
+    every component "-"; its logger is the component now, and Kafka's own lines are as before."""
+    lines = [
+        "[2025-08-27 01:14:43,448] WARNING django.request:253 - Unauthorized: /api/employees/",
+        '[2025-08-27 01:14:43,449] ERROR django.server:213 - "GET /api/x HTTP/1.1" 500 172',
+        "[2016-12-19 16:31:47,437] WARN message (kafka.controller.KafkaController)",
+    ]
+    got = parse_app(KAFKA, pl.Series("line", lines))
+    assert got.select("level", "component").rows() == [
+        ("WARN", "django.request"),
+        ("ERROR", "django.server"),
+        ("WARN", "kafka.controller.KafkaController"),
+    ]
+    assert got["message"].to_list()[0] == "Unauthorized: /api/employees/"
