@@ -28,6 +28,8 @@ from logagent.formats.levels import (
     ERROR,
     FATAL,
     INFO,
+    INNER_BRACKET,
+    INNER_ELASTIC,
     INNER_LEVEL_WORDS,
     LEVEL_MAP,
     WARN,
@@ -39,10 +41,6 @@ _INNER_LEVEL = (
     r"^(?:[IWEF][0-9]{4} |(?:[^ ]+ ){0,3}? ?(?:\[|level=|lvl=|\{?\"(?:level|severity|lvl)\": ?\")?"
     r"\"?(" + INNER_LEVEL_WORDS + r")(?:[^\w-]|$))"
 )
-#: The Elastic stack's log4j2 line (Kibana 8, Elasticsearch, Logstash): ``[ts][WARN ][logger]``.
-_INNER_ELASTIC = r"^\[[^\]\[ ]+\]\[(" + INNER_LEVEL_WORDS + r") *\]\["
-#: A bracketed level, closed, after four or five words (gunicorn's ``[ts +0000] [37] [INFO]``).
-_INNER_BRACKET = r"^(?:[^ ]+ ){4,5}?\[(" + INNER_LEVEL_WORDS + r")\] "
 
 
 @dataclass(frozen=True)
@@ -87,8 +85,8 @@ def _path(key: str) -> str:
 def _inner_level(message: pl.Expr) -> pl.Expr:
     """The level word (or klog letter) a wrapped program's message starts with."""
     word = message.str.extract(_INNER_LEVEL, 1)
-    elastic = message.str.extract(_INNER_ELASTIC, 1)
-    bracket = message.str.extract(_INNER_BRACKET, 1)
+    elastic = message.str.extract("^" + INNER_ELASTIC, 1)  # the shared patterns (levels.py)
+    bracket = message.str.extract("^" + INNER_BRACKET, 1)
     letter = message.str.extract(r"^([IWEF])[0-9]{4} ", 1)
     return pl.coalesce(word, elastic, bracket, letter)
 

@@ -34,6 +34,12 @@ INNER_LEVEL_WORDS = (
     r"TRACE|DEBUG|INFO|NOTICE|WARN|WARNING|ERROR|FATAL|CRITICAL|PANIC|"
     r"trace|debug|info|warn|warning|error|fatal|critical|panic"
 )
+#: A bracketed level, closed, after four or five words (gunicorn's ``[ts +0000] [37] [INFO]``);
+#: a bracket that only starts with a level word (``[error-cleanup]``) is none.
+INNER_BRACKET = r"(?:[^ ]+ ){4,5}?\[(?P<level>" + INNER_LEVEL_WORDS + r")\] "
+#: The Elastic stack's log4j2 line, no blank between its brackets: Kibana 8's, Elasticsearch's
+#: and Logstash's ``[2025-05-05T07:54:20.748+00:00][WARN ][config.deprecation] msg``.
+INNER_ELASTIC = r"\[[^\]\[ ]+\]\[(?P<level>" + INNER_LEVEL_WORDS + r") *\]\["
 
 FATAL, ERROR, WARN, INFO, DEBUG, TRACE = "FATAL", "ERROR", "WARN", "INFO", "DEBUG", "TRACE"
 LEVELS = (FATAL, ERROR, WARN, INFO, DEBUG, TRACE)

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from logagent.formats.app import LEVEL_WORDS, AppRegexFormat
 from logagent.formats.apptimes import ZONE
-from logagent.formats.levels import INNER_LEVEL_WORDS
+from logagent.formats.levels import INNER_BRACKET, INNER_ELASTIC, INNER_LEVEL_WORDS
 
 _D4 = r"[0-9]{4}-[0-9]{2}-[0-9]{2}"
 _HMS = r"[0-9]{2}:[0-9]{2}:[0-9]{2}"
@@ -247,12 +247,6 @@ _INNER_WORD = (
     + INNER_LEVEL_WORDS
     + r")(?:[^\w-]|$)"  # a whole word: "[error-cleanup]" names a job, not a level
 )
-#: A bracketed level, closed, after four or five words (gunicorn's ``[ts +0000] [37] [INFO]``);
-#: a bracket that only starts with a level word (``[error-cleanup]``) is none.
-_INNER_BRACKET = r"(?:[^ ]+ ){4,5}?\[(?P<level>" + INNER_LEVEL_WORDS + r")\] "
-#: The Elastic stack's log4j2 line, no blank between its brackets: Kibana 8's, Elasticsearch's
-#: and Logstash's ``[2025-05-05T07:54:20.748+00:00][WARN ][config.deprecation] msg``.
-INNER_ELASTIC = r"\[[^\]\[ ]+\]\[(?P<level>" + INNER_LEVEL_WORDS + r") *\]\["
 
 
 def _inner_levels(head: str, colour: str = "") -> tuple[str, ...]:
@@ -262,7 +256,7 @@ def _inner_levels(head: str, colour: str = "") -> tuple[str, ...]:
     return (
         head + r"(?P<message>" + colour + _INNER_KLOG + r".*)$",
         head + r"(?P<message>" + _INNER_WORD + r".*)$",
-        head + r"(?P<message>" + _INNER_BRACKET + r".*)$",
+        head + r"(?P<message>" + INNER_BRACKET + r".*)$",
         head + r"(?P<message>" + INNER_ELASTIC + r".*)$",
         head + r"(?P<message>.*)$",
     )
