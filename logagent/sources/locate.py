@@ -228,9 +228,12 @@ def _literal_hits(data: Buffer, cuts: list[int], literals: tuple[bytes, ...]) ->
     may repeat). Each literal is its own memmem-speed search (Polars ``find_many`` of several
     at once runs an Aho-Corasick automaton at ~0.5 GB/s, of one literal at ~8 GB/s), in one
     plan on Polars' threads (a plan per literal cost ~1 ms more a batch)."""
-    chunks = pl.LazyFrame(
-        {"c": _chunks(data, cuts), "base": int64_series(np.asarray(cuts[:-1], dtype=np.int64))}
-    )
+    text = _chunks(data, cuts)
+    if len(literals) > 1:  # a level prefilter's spellings: most never occur in a given log
+        literals = _present(text, literals)
+        if not literals:
+            return np.empty(0, dtype=np.int64)
+    chunks = pl.LazyFrame({"c": text, "base": int64_series(np.asarray(cuts[:-1], dtype=np.int64))})
     found = pl.concat_list([pl.col("c").str.find_many([lit.decode()]) for lit in literals])
     hits = (
         chunks.select("base", hit=found)
@@ -243,3 +246,15 @@ def _literal_hits(data: Buffer, cuts: list[int], literals: tuple[bytes, ...]) ->
     )
     out: I64 = np.sort(hits) if len(literals) > 1 else hits
     return out
+
+
+def _present(text: pl.Series, literals: tuple[bytes, ...]) -> tuple[bytes, ...]:
+    """The ``literals`` that occur in ``text`` at all. A test stops at the first occurrence
+    and runs at ~20 GB/s where absent, four times the speed of finding every occurrence:
+    log4j's ERROR prefilter (CRITICAL|SEVERE|ERROR|FATAL) searched an 8 MiB batch in
+    2.5 ms, and in 1.8 ms with its absent spellings tested first."""
+    frame = pl.DataFrame({"c": text}).select(
+        pl.col("c").str.contains(lit.decode(), literal=True).any().alias(str(i))
+        for i, lit in enumerate(literals)
+    )
+    return tuple(lit for lit, seen in zip(literals, frame.row(0), strict=True) if seen)
