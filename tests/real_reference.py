@@ -105,14 +105,38 @@ def syslog(line: str) -> Reading:
     )
     if not m:
         return None
-    msg = m[2]
-    if re.search(r"(?i)\b(fatal|panic|emerg|emergency|critical)\b", msg):
-        return "FATAL", m[1]
-    if re.search(r"(?i)\b(error|errors|err|failed|failure|fail)\b", msg):
-        return "ERROR", m[1]
-    if re.search(r"(?i)\b(warn|warning)\b", msg):
-        return "WARN", m[1]
-    return "INFO", m[1]
+    return message_level(m[2]), m[1]
+
+
+#: Words that name a level when a message starts with one (``Warning:``, ``[ERROR]``,
+#: ``<info>``, ``[0701/114930:WARNING:file.cc(306)]``), as the levels table reads them.
+TAGS = {"emerg": "FATAL", "emergency": "FATAL", "alert": "FATAL", "crit": "FATAL",
+        "critical": "FATAL", "fatal": "FATAL", "panic": "FATAL", "err": "ERROR",
+        "error": "ERROR", "severe": "ERROR", "warn": "WARN", "warning": "WARN",
+        "notice": "INFO", "info": "INFO", "information": "INFO", "informational": "INFO",
+        "debug": "DEBUG", "trace": "TRACE", "verbose": "TRACE"}  # fmt: skip
+
+
+def message_level(msg: str) -> str:
+    """A level-less line's level: the one its message names first thing, else the most
+    severe its words suggest (counts of none, ``errors=0``, ``no errors``, suggest none)."""
+    head = msg.lstrip()
+    if head.startswith("[") and ":" in head.split("]", 1)[0] and " " not in head.split(":")[0]:
+        head = head.split(":", 1)[1]  # Chromium's [pid/stamp:LEVEL:file(line)]
+    elif head[:1] in "[<(":
+        head = head[1:]
+    word = re.match(r"([A-Za-z]+)[:\]>)]", head)
+    if word and word[1].lower() in TAGS:
+        return TAGS[word[1].lower()]
+    words = re.sub(r"(?i)\b(errors?|failures?|failed|fails?|err) *[=:] *0+\b", " ", msg)
+    words = re.sub(r"(?i)\b(0|no|zero|without) +(errors?|failures?)\b", " ", words)
+    if re.search(r"(?i)\b(fatal|panic|emerg|emergency|critical)\b", words):
+        return "FATAL"
+    if re.search(r"(?i)\b(error|errors|err|failed|failure|fail)\b", words):
+        return "ERROR"
+    if re.search(r"(?i)\b(warn|warning)\b", words):
+        return "WARN"
+    return "INFO"
 
 
 #: Blue Gene/L's RAS levels as it writes them; FAILURE (a hardware failure) comes after FATAL.

@@ -112,12 +112,32 @@ def level_from_pri(pri: pl.Expr) -> pl.Expr:
     return pl.when(ok).then(normalize_level((severity % 8).cast(pl.String)))
 
 
+#: A level the message names first thing, which its other words do not overrule: ganglia's
+#: ``Warning: we failed to resolve ...``, ProFTPD's ``warning: can't verify hostname: ...
+#: failed``, Chromium's ``[0701/114930:WARNING:dns_config_service_posix.cc(306)] Failed to
+#: read DnsConfig.``, ``[ERROR] ...``, NetworkManager's ``<info> ...``, Python's
+#: ``ERROR:root:...``. The word ends at a colon or a closing bracket ("Errors: 0" is no tag).
+MESSAGE_TAG = (
+    r"(?i)^\s*(?:\[[^\]\s]*:|[\[<(])?(emerg|emergency|alert|crit|critical|fatal|panic|err"
+    r"|error|severe|warn|warning|notice|info|information|informational|debug|trace|verbose)"
+    r"(?::|[\]>)])"
+)
+#: Counts of none, which name no failure: ``errors=0``, ``failures: 0``, ``no errors``.
+NO_ERRORS = (
+    r"(?i)\b(?:errors?|failures?|failed|fails?|err)\s*[=:]\s*0+\b"
+    r"|\b(?:0|no|zero|without)\s+(?:errors?|failures?)\b"
+)
+
+
 def level_from_message(message: pl.Expr) -> pl.Expr:
-    """The level words in ``message`` suggest (most severe wins), else INFO."""
+    """The level ``message`` names first thing (``MESSAGE_TAG``), else the one its words
+    suggest (most severe wins; counts of none, ``NO_ERRORS``, left out), else INFO."""
+    words = message.str.replace_all(NO_ERRORS, " ")
     out: pl.Expr = pl.lit(INFO)
     for level, pattern in reversed(MESSAGE_LEVEL_WORDS):
-        out = pl.when(message.str.contains(pattern)).then(pl.lit(level)).otherwise(out)
-    return out
+        out = pl.when(words.str.contains(pattern)).then(pl.lit(level)).otherwise(out)
+    tagged = normalize_level(message.str.extract(MESSAGE_TAG, 1))
+    return pl.coalesce(tagged, out)
 
 
 def is_error(level: pl.Expr) -> pl.Expr:

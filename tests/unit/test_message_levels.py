@@ -1,0 +1,58 @@
+"""The level of a line that writes none (syslog without ``<PRI>``, Thunderbird, a JSON layout
+reading its message): a level the message starts with wins over its words; counts of none
+(``errors=0``) are no error. Lines from real logs (a probe of logpai/loghub and ossec-hids'
+``etc/rules/log-entries``): ganglia's ``Warning:`` lines were 35 of Thunderbird's 45 "errors"
+and its top error component."""
+
+from __future__ import annotations
+
+import polars as pl
+import pytest
+
+from logagent.formats.applogs import syslog3164
+from logagent.formats.levels import level_from_message
+from tests.real_reference import message_level
+
+CASES = [
+    # loghub Thunderbird_2k: ganglia's gmetad
+    ("Warning: we failed to resolve data source name tbird-sm1", "WARN"),
+    # loghub Mac_2k: Dropbox's Chromium-style log line
+    ("[0701/114930:WARNING:dns_config_service_posix.cc(306)] Failed to read DnsConfig.", "WARN"),
+    # ossec proftpd.log
+    ("warning: can't verify hostname: gethostbyname(designstudio) failed", "WARN"),
+    # loghub Mac_2k: GoogleSoftwareUpdateAgent's state dump
+    ("processor=<KSActionProcessor:0x1> isProcessing=NO errors=0 currentActionErrors=0", "INFO"),
+    ("Sync done: 0 errors, no failures", "INFO"),
+    ("failures: 0, retries: 2", "INFO"),
+    ("Errors: 3 found in the index", "ERROR"),  # a count of some; "Errors:" is no tag
+    ("connect() failed (111: Connection refused)", "ERROR"),
+    ("ERROR:root:could not open the socket", "ERROR"),  # Python's basicConfig
+    ("[error] client denied by server configuration", "ERROR"),
+    ("<info>  [1499] device (eth0): state change: failed -> disconnected", "INFO"),
+    ("(notice) job failed, retrying", "INFO"),
+    ("fatal: not a git repository", "FATAL"),
+    ("kernel panic - not syncing", "FATAL"),
+    ("session opened for user root", "INFO"),
+    ("disk almost full, warning threshold reached", "WARN"),
+    ("[error-cleanup] started", "ERROR"),  # no tag (a word ends no bracket): words decide
+    ("errors=2 processed=10", "ERROR"),
+]
+
+
+@pytest.mark.parametrize(("message", "want"), CASES)
+def test_a_level_named_first_wins_and_counts_of_none_are_no_error(message: str, want: str) -> None:
+    got = pl.select(level_from_message(pl.lit(message))).item()
+    assert got == want
+    assert message_level(message) == want  # the independent reference reads it so too
+
+
+def test_syslog_lines_take_those_levels() -> None:
+    """Through the syslog layout's parse: the level follows the message's tag."""
+    lines = [
+        "Nov  9 12:01:01 tbird-admin1 gmetad[1682]: Warning: we failed to resolve data source",
+        "Jun  2 15:07:14 host proftpd[458]: warning: can't verify hostname: x failed",
+        "Jun  2 15:07:15 host proftpd[458]: connect failed",
+    ]
+    fields = syslog3164().fields(pl.col("line"))
+    got = pl.DataFrame({"line": lines}).select(fields["level"].alias("l"))["l"].to_list()
+    assert got == ["WARN", "WARN", "ERROR"]
