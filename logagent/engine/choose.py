@@ -14,6 +14,7 @@ clock (for year-less stamps) is ``RunEnv``'s.
 
 from __future__ import annotations
 
+import datetime
 from typing import Any
 
 import polars as pl
@@ -21,6 +22,8 @@ import polars as pl
 from logagent.engine.run import Run
 from logagent.engine.views import stamp_reference
 from logagent.errors import ConfigError
+from logagent.formats.app import TIME
+from logagent.formats.apptimes import yearless
 from logagent.formats.catalog import ACCESS_NAMES, APP_NAMES, AnyFormat, build_any_format, is_app
 from logagent.formats.custom import load_custom_formats
 from logagent.formats.detect import LAST_RESORT, Detection, app_share, detect_all
@@ -48,6 +51,56 @@ def choose_format(
     together by ``FirstOf`` (never one format for all, which would drop the
     others' records).
     """
+    detection, fmt = _chosen(run, sample, samples)
+    latest = _last_stamp(run, fmt, samples)
+    if latest is None:
+        return detection, fmt
+    run.stamp_ref = latest
+    now = run.env.wall_clock()
+    if latest < now - STALE_LOG:
+        run.warnings.append(
+            f"{fmt.name} stamps carry no year: the inputs' last one ({latest:%b %d %H:%M}) is "
+            f"placed in {latest.year}, the last such date up to now, and each earlier line in "
+            "that year or, where its date would come after the last one, the year before; "
+            "--year names the year"
+        )
+    build = build_options(run)
+    named = run.settings.analysis.format
+    name = detection.best if named == "auto" else named
+    rebuilt = build_any_format(
+        name, sample, json_keys=build["json_keys"], year=latest, custom=build["custom"]
+    )
+    return detection, rebuilt
+
+
+#: A log whose last year-less stamp lies this long before now has its year said to be a guess.
+STALE_LOG = datetime.timedelta(days=2)
+
+
+def _last_stamp(run: Run, fmt: AnyFormat, samples: list[list[str]]) -> datetime.datetime | None:
+    """The latest of the inputs' last stamps, when ``fmt``'s stamps carry no year: what they
+    are placed from (``views.stamp_reference``) instead of now, so that a log is read in its
+    own time order. Placed from now, each stamp took the year that put it before today: a
+    log of Dec 3 to Jan 3 read on Dec 7 had its January lines eleven months before its
+    December ones, and one that ran past today's date was cut in two years. None with
+    ``--year``, or unless every input is a file whose sample ends with its last line."""
+    if run.settings.analysis.year is not None or not (is_app(fmt) and yearless(fmt)):
+        return None
+    files = all(s.seekable and s.size is not None for s in run.sources)
+    if not files or len(samples) != len(run.sources):
+        return None
+    time = fmt.fields(pl.col("line"))[TIME]  # an AppFormat (is_app)
+    lasts = []
+    for lines in samples:
+        stamps = pl.DataFrame({"line": lines}, schema={"line": pl.String}).select(time.alias("t"))
+        found = stamps["t"].drop_nulls()
+        if len(found):
+            lasts.append(found[-1])
+    return max(lasts, default=None)
+
+
+def _chosen(run: Run, sample: list[str], samples: list[list[str]]) -> tuple[Detection, AnyFormat]:
+    """``choose_format`` with year-less stamps placed from now (or ``--year``)."""
     name = run.settings.analysis.format
     build = build_options(run)
     keys, year, custom = build["json_keys"], build["year"], build["custom"]

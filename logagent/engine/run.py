@@ -128,6 +128,8 @@ class Run:
     levelless: Callable[[], tuple[int, int]] | None = None
     bucket_s: int | None = None  # the timeline's bucket width (None: no timeline)
     bucket_span: tuple[int, int] | None = None  # first and last bucket of the input's range
+    #: where year-less stamps are placed from: the inputs' last stamp (``engine.choose``)
+    stamp_ref: datetime | None = None
     event_bound: float = 1.0  # M: the most events one unit of the plan read can hold
     app_log: bool = False  # the format is an application log (levels, not HTTP statuses)
     selection: Selected | None = None  # --by/--where: the field ranked and the conditions

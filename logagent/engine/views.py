@@ -268,10 +268,11 @@ def _with_timeline(run: Run, fmt: Format, sample: list[str]) -> Format:
 
 
 def stamp_reference(run: Run) -> datetime.datetime:
-    """The time year-less stamps (syslog, glog) are placed by: now, or the end of ``--year``."""
+    """The time year-less stamps (syslog, glog) are placed by: the end of ``--year``, else
+    the inputs' last stamp (``engine.choose``), else now."""
     year = run.settings.analysis.year
     if year is None:
-        return run.env.wall_clock()
+        return run.stamp_ref or run.env.wall_clock()
     return datetime.datetime(year, 12, 31, 23, 59, 59, tzinfo=datetime.UTC)
 
 

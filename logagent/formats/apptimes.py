@@ -42,9 +42,16 @@ ZONES = {
 #: An offset as a zone: ``+02``, ``-0330``, ``+05:30``.
 _OFFSET = r"^[+-][0-9]{2}(?::?[0-9]{2})?$"
 #: The year of year-less stamps: a year (``--year``: every stamp in it), or a reference time
-#: ("now"): its year, or the year before for a stamp that would lie more than a day after it,
-#: as ``timewindow`` places them too (a December line read in January is last year's).
+#: (the inputs' last stamp, else now: ``engine.views.stamp_reference``): its year, or the
+#: year before for a stamp that would lie more than a day after it, as ``timewindow`` places
+#: them too (a December line before a January one is the year before's).
 YearOf = int | datetime | None
+
+
+def yearless(fmt: object) -> bool:
+    """Whether ``fmt`` reads stamps written without a year (a ``{year}`` time format)."""
+    formats = getattr(fmt, "time_formats", None) or ()
+    return any(isinstance(f, str) and f.startswith(YEAR) for f in formats)
 
 
 def parse_times(ts: pl.Expr, formats: Sequence[str], year: YearOf = None) -> pl.Expr:

@@ -172,6 +172,51 @@ def test_yearless_syslog_from_late_last_year_is_counted_in_its_window(tmp_path: 
     assert not analyze([str(path)], asked, pinned, env).answer.top
 
 
+def _timeline_days(result: Any) -> list[str]:
+    return [b.start[:10] for b in result.answer.timeline.buckets]
+
+
+def test_yearless_stamps_are_placed_from_the_logs_last_line(tmp_path: Path) -> None:
+    """A year-less syslog of Dec 30 to Jan 2 read on 7 December: its last line (Jan 2) is
+    this year's, and the December lines, which come after Jan 2 in a year, are the year
+    before's; placed from now, each line had taken the year that put it before today (Jan 2
+    eleven months before Dec 30, a probe of lnav's syslog.1). Windows and the timeline read
+    the one order, and a warning says the year is a guess."""
+    path = tmp_path / "syslog.log"
+    days = ["Dec 30", "Dec 31", "Jan  1", "Jan  2"]
+    path.write_text("".join(f"{d} 10:00:00 host app[1]: error: failed {d}\n" for d in days))
+    now = datetime(2026, 12, 7, 12, 0, tzinfo=UTC)
+    env = replace(fake_env(), wall_clock=lambda: now)
+    settings = load_settings(analysis={"seed": 3, "full": True, "bucket": "1d"})
+    status = Question(kind=QuestionKind.STATUS)
+    result = analyze([str(path)], status, settings, env)
+    assert _timeline_days(result) == ["2025-12-30", "2025-12-31", "2026-01-01", "2026-01-02"]
+    assert any("stamps carry no year" in w and "2026" in w for w in result.warnings)
+    window = Question(kind=QuestionKind.STATUS, since="2025-12-31", until="2026-01-02")
+    inside = analyze([str(path)], window, settings, env)
+    assert {e.key: e.count for e in inside.answer.top} == {"ERROR": 2}  # Dec 31 and Jan 1
+
+
+def test_a_yearless_log_running_past_todays_date_stays_in_one_year(tmp_path: Path) -> None:
+    """Dec 6 to Dec 9 read on Dec 7: the last line cannot be this year's (it would lie ahead),
+    so all four days are last year's, one span; placed from now, Dec 6-7 were this year's
+    and Dec 8-9 last year's, a timeline of 363 days. A log that ends today keeps its year
+    and draws no warning."""
+    path = tmp_path / "syslog.log"
+    days = ["Dec  6", "Dec  7", "Dec  8", "Dec  9"]
+    path.write_text("".join(f"{d} 10:00:00 host sshd[2]: Failed password {d}\n" for d in days))
+    now = datetime(2026, 12, 7, 12, 0, tzinfo=UTC)
+    env = replace(fake_env(), wall_clock=lambda: now)
+    settings = load_settings(analysis={"seed": 3, "full": True, "bucket": "1d"})
+    result = analyze([str(path)], Question(kind=QuestionKind.STATUS), settings, env)
+    assert _timeline_days(result) == ["2025-12-06", "2025-12-07", "2025-12-08", "2025-12-09"]
+    today = tmp_path / "today.log"
+    today.write_text("".join(f"{d} 10:00:00 host sshd[2]: Failed password\n" for d in days[:2]))
+    current = analyze([str(today)], Question(kind=QuestionKind.STATUS), settings, env)
+    assert _timeline_days(current) == ["2026-12-06", "2026-12-07"]
+    assert not any("stamps carry no year" in w for w in current.warnings)
+
+
 def test_postgres_window_is_in_utc_whatever_zone_the_log_writes(tmp_path: Path) -> None:
     """PostgreSQL writes its stamps in log_timezone (``PDT``): a window given in UTC holds
     the records of that UTC time (01:46 PDT is 08:46Z; the zone had been dropped), and a
