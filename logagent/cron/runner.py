@@ -282,7 +282,19 @@ def _read_path(
                 "so its lines read before are counted twice in the window"
             )
         piece = replace(piece, start=start)
-        tally, end, found = _count_slice(piece, question, settings, env, report.text)
+        try:
+            tally, end, found = _count_slice(piece, question, settings, env, report.text)
+        except CronRecused:
+            if piece.role not in FINAL_ROLES:  # a live file: its next lines may read (exit 3)
+                raise
+            # a finished file never grows: refusing its rest would refuse every run after
+            tally, end = _malformed(piece, report.text)
+            report.warnings.append(
+                f"{piece.path}: the rest of this finished file ({tally.lines:,} line(s), "
+                f"{end - piece.start:,} bytes from byte {piece.start:,}) is no record of the "
+                "log's format (a line cut by the rotation?): counted as malformed"
+            )
+            found = None
         if key is not None:
             reads.done[key] = max(reads.done.get(key, 0), end)
         tallies.append(tally)
@@ -348,6 +360,30 @@ def _state_at_end(
         except CronStopped:  # not a log (yet): the first run that reads lines detects it
             fmt = None
     return _file_state(watched, identify(watched), end), fmt
+
+
+#: Slices of files that are finished: a rotated file's rest, a rotated file never seen.
+FINAL_ROLES = ("rotated", "unseen")
+
+
+def _malformed(piece: Slice, text: str | None) -> tuple[Tally, int]:
+    """A finished slice no line of which is a record: its lines, all malformed, and its end."""
+    from logagent.counters import Tally
+    from logagent.sources.slices import open_slice
+
+    source = open_slice(piece.path, piece.start, whole_lines=not piece.to_end, text=text)
+    lines = nbytes = 0
+    last = b"\n"
+    try:
+        while chunk := source.read_at(nbytes, 1 << 20):
+            lines += chunk.count(b"\n")
+            nbytes += len(chunk)
+            last = chunk[-1:]
+    finally:
+        source.close()
+    lines += last != b"\n"  # a last line without its newline is a line too
+    tally = Tally(bytes_read=nbytes, lines=lines, parsed=lines, malformed=lines)
+    return tally, piece.start + (source.size if source.size is not None else nbytes)
 
 
 def _file_state(watched: str, ident: Identity, end: int) -> FileState:

@@ -44,6 +44,11 @@ from logagent.sources.permute import Order, Ordering, unit_order
 from logagent.timeline import timeline_answer
 
 
+#: A format that reads this share of the sample is not refused for a prefilter's candidates
+#: that are all malformed (``finish``): they are counted as malformed lines.
+READS_THE_SAMPLE = 0.5
+
+
 def finish(run: Run, detection: Detection, unit_size: int, units_total: int | None) -> Result:
     tally = run.acc.snapshot()
     q = run.question
@@ -89,8 +94,12 @@ def finish(run: Run, detection: Detection, unit_size: int, units_total: int | No
         return recused(run, detection, RecuseCode(code), detail, progress=progress, info=info)
     records = tally.parsed - tally.malformed - tally.continuation
     # Never "exact" from no record; but a prefilter's candidates may all be continuation lines
-    # (a stack trace's "ERROR" in a log with no ERROR record), which says nothing of the format.
-    judged = tally.malformed > 0 or not run.prefiltered
+    # (a stack trace's "ERROR" in a log with no ERROR record), which says nothing of the format,
+    # nor do a few malformed ones where the format reads most of the sample: the fragment of a
+    # line cut by a rotation, at the head of a cron slice of 200s, is no 5xx record, and the
+    # slice was refused on every run until a 5xx came (judged by its malformed lines instead).
+    sampled = detection.confidence if detection is not None else 0.0
+    judged = not run.prefiltered or (tally.malformed > 0 and sampled < READS_THE_SAMPLE)
     if not run.partial and tally.parsed > 0 and records <= 0 and judged:
         fmt = detection.best if detection else "the format"
         detail = f"none of the {tally.parsed:,} lines parsed is a record of {fmt}"

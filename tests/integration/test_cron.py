@@ -620,6 +620,51 @@ def test_compressed_rotation_by_hand_is_finished_through_the_decompressor(tmp_pa
     assert files[0]["rotated_from"].endswith("access.log.1.gz")
 
 
+@needs_logrotate
+@pytest.mark.parametrize("variant", ["copytruncate-compress", "rename-delaycompress"])
+def test_a_line_cut_by_a_rotation_never_stops_the_job(tmp_path: Path, variant: str) -> None:
+    """A rotation while the last line is half written leaves it cut at the end of the
+    rotated file, which never grows: that rest is counted as malformed, with a warning, and
+    the job goes on. It had been refused on every run ("--format combined reads none of the
+    1 lines", exit 3, nothing committed), again once the file was compressed (a probe ran
+    logrotate's copytruncate and create modes)."""
+    log, state = tmp_path / "access.log", tmp_path / "s.sqlite"
+    whole = _lines(10, 500)
+    log.write_bytes(whole + whole[:60])  # ten lines, and the first 60 bytes of another
+    status = ("--json", "-q", "status")  # every line parsed (a 5xx question: its candidates)
+    assert window_counts(cron(state, *status, log=log))[1] == 10
+    logrotate(log, variant, tmp_path)
+    append(log, whole[60:100] + b"\n" + _lines(4, 200))  # a fragment where the writer went on
+    proc = cron(state, *status, log=log)
+    assert proc.returncode == 0, proc.stderr
+    data = json.loads(proc.stdout)
+    warned = data["incremental"]["files"][0]["warnings"]
+    assert any("counted as malformed" in w for w in warned), warned
+    assert data["progress"]["malformed_lines"] == 2  # the rest in the old file, its fragment
+    logrotate(log, variant, tmp_path)  # compressed now, or rotated again: still nothing stuck
+    append(log, _lines(3, 500))
+    again = cron(state, *status, log=log)
+    assert again.returncode == 0, again.stderr
+    counts, lines = window_counts(again)
+    assert counts == {"500": 13, "200": 4} and lines == 10 + 2 + 4 + 3
+
+
+def test_a_malformed_5xx_candidate_alone_is_no_refusal(tmp_path: Path) -> None:
+    """The default question parses only 5xx candidates: a slice whose one candidate is a
+    malformed fragment (a line cut by a rotation) among lines the format reads is counted,
+    the fragment malformed; it had been refused ("none of the 1 lines parsed is a record of
+    combined", exit 3) on every run until a 5xx came."""
+    log, state = tmp_path / "access.log", tmp_path / "s.sqlite"
+    log.write_bytes(_lines(5, 500))
+    assert window_counts(cron(state, "--json", log=log))[1] == 5
+    append(log, b'-08:00] "GET /r/1 HTTP/1.1" 500 12\n' + _lines(4, 200))
+    proc = cron(state, "--json", log=log)
+    assert proc.returncode == 0, proc.stderr
+    data = json.loads(proc.stdout)
+    assert data["progress"]["malformed_lines"] == 1
+    assert {e["key"]: e["count"] for e in data["answer"]["top"]} == {"/r/{id}": 5}
+
+
 def test_no_question_on_an_app_log_stays_top_errors_and_is_refused(tmp_path: Path) -> None:
     """A job's default question is top-errors even on an app log (its state and alerts are of
     the kind it pins): a usage error naming the question that fits, nothing committed; asked
