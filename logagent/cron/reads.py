@@ -9,9 +9,13 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from logagent.cron.rotation import Slice, same_content
 from logagent.cron.state import FileState
+
+if TYPE_CHECKING:  # Polars: imported by the runs that count
+    from logagent.counters import Tally
 
 
 @dataclass
@@ -58,3 +62,27 @@ def byte_order(path: str) -> str | None:
             return byte_order_codec(f.read(4))
     except OSError:  # gone meanwhile, unreadable: its slice's read says so
         return None
+
+
+#: Slices of files that are finished: a rotated file's rest, a rotated file never seen.
+FINAL_ROLES = ("rotated", "unseen")
+
+
+def malformed_rest(piece: Slice, text: str | None) -> tuple[Tally, int]:
+    """A finished slice no line of which is a record: its lines, all malformed, and its end."""
+    from logagent.counters import Tally
+    from logagent.sources.slices import open_slice
+
+    source = open_slice(piece.path, piece.start, whole_lines=not piece.to_end, text=text)
+    lines = nbytes = 0
+    last = b"\n"
+    try:
+        while chunk := source.read_at(nbytes, 1 << 20):
+            lines += chunk.count(b"\n")
+            nbytes += len(chunk)
+            last = chunk[-1:]
+    finally:
+        source.close()
+    lines += last != b"\n"  # a last line without its newline is a line too
+    tally = Tally(bytes_read=nbytes, lines=lines, parsed=lines, malformed=lines)
+    return tally, piece.start + (source.size if source.size is not None else nbytes)

@@ -17,7 +17,7 @@ import time
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
-from logagent.cron.reads import Reads, byte_order
+from logagent.cron.reads import FINAL_ROLES, Reads, byte_order, malformed_rest
 from logagent.cron.rotation import Identity, Plan, Slice, identify, is_known, plan_path
 from logagent.cron.state import FileState, RunRecord, State, open_state
 from logagent.cron.tallies import UNTIMED, BucketTap, bucket_of
@@ -288,7 +288,7 @@ def _read_path(
             if piece.role not in FINAL_ROLES:  # a live file: its next lines may read (exit 3)
                 raise
             # a finished file never grows: refusing its rest would refuse every run after
-            tally, end = _malformed(piece, report.text)
+            tally, end = malformed_rest(piece, report.text)
             report.warnings.append(
                 f"{piece.path}: the rest of this finished file ({tally.lines:,} line(s), "
                 f"{end - piece.start:,} bytes from byte {piece.start:,}) is no record of the "
@@ -360,30 +360,6 @@ def _state_at_end(
         except CronStopped:  # not a log (yet): the first run that reads lines detects it
             fmt = None
     return _file_state(watched, identify(watched), end), fmt
-
-
-#: Slices of files that are finished: a rotated file's rest, a rotated file never seen.
-FINAL_ROLES = ("rotated", "unseen")
-
-
-def _malformed(piece: Slice, text: str | None) -> tuple[Tally, int]:
-    """A finished slice no line of which is a record: its lines, all malformed, and its end."""
-    from logagent.counters import Tally
-    from logagent.sources.slices import open_slice
-
-    source = open_slice(piece.path, piece.start, whole_lines=not piece.to_end, text=text)
-    lines = nbytes = 0
-    last = b"\n"
-    try:
-        while chunk := source.read_at(nbytes, 1 << 20):
-            lines += chunk.count(b"\n")
-            nbytes += len(chunk)
-            last = chunk[-1:]
-    finally:
-        source.close()
-    lines += last != b"\n"  # a last line without its newline is a line too
-    tally = Tally(bytes_read=nbytes, lines=lines, parsed=lines, malformed=lines)
-    return tally, piece.start + (source.size if source.size is not None else nbytes)
 
 
 def _file_state(watched: str, ident: Identity, end: int) -> FileState:

@@ -43,7 +43,6 @@ from logagent.result import (
 from logagent.sources.permute import Order, Ordering, unit_order
 from logagent.timeline import timeline_answer
 
-
 #: A format that reads this share of the sample is not refused for a prefilter's candidates
 #: that are all malformed (``finish``): they are counted as malformed lines.
 READS_THE_SAMPLE = 0.5
