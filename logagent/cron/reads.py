@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 from logagent.cron.rotation import Slice, same_content
 from logagent.cron.state import FileState
+from logagent.errors import InputIsDirectory, InputNotFound
 
 if TYPE_CHECKING:  # Polars: imported by the runs that count
     from logagent.counters import Tally
@@ -86,3 +87,20 @@ def malformed_rest(piece: Slice, text: str | None) -> tuple[Tally, int]:
     lines += last != b"\n"  # a last line without its newline is a line too
     tally = Tally(bytes_read=nbytes, lines=lines, parsed=lines, malformed=lines)
     return tally, piece.start + (source.size if source.size is not None else nbytes)
+
+
+def check_paths(paths: list[str], stored: dict[str, FileState]) -> None:
+    """An error when no watched path is a file (nor one the job read before), or one is a
+    directory. A typo, a directory or a glob the shell did not expand (systemd's
+    ``ExecStart``) had every run answer "0 events", exit 0 (nagios OK), for ever; a job
+    that also watches a log written only later (an error log) goes on without it, warned."""
+    missing = []
+    for path in paths:
+        if os.path.isdir(path):
+            raise InputIsDirectory("is a directory: cron watches log files", path=path)
+        if not os.path.exists(path) and path not in stored:
+            glob = any(c in os.path.basename(path) for c in "*?[")
+            hint = " (a pattern: the shell expands it, cron does not)" if glob else ""
+            missing.append(f"{path}: no such file{hint}")
+    if missing and len(missing) == len(paths):
+        raise InputNotFound("; ".join(missing))

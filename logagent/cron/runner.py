@@ -17,7 +17,7 @@ import time
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
-from logagent.cron.reads import FINAL_ROLES, Reads, byte_order, malformed_rest
+from logagent.cron.reads import FINAL_ROLES, Reads, byte_order, check_paths, malformed_rest
 from logagent.cron.rotation import Identity, Plan, Slice, identify, is_known, plan_path
 from logagent.cron.state import FileState, RunRecord, State, open_state
 from logagent.cron.tallies import UNTIMED, BucketTap, bucket_of
@@ -142,6 +142,7 @@ def run_cron(job: CronJob, question: Question, settings: Settings, env: RunEnv) 
             read_settings = settings.model_copy(update={"analysis": analysis})
         now_s = job.now_s if job.now_s is not None else time.time()
         stored = state.files()
+        check_paths(job.paths, stored)
         known = state.known()
         tap = BucketTap()  # every slice's records, by their own time bucket
         env = replace(env, on_records=tap)

@@ -228,19 +228,27 @@ def _ranges(n: int, k: int) -> list[tuple[int, int]]:
     return [(a, min(n, a + step)) for a in range(0, n, step)]
 
 
-def test_a_path_that_is_not_there_yet_is_said_then_read_once_it_appears(tmp_path: Path) -> None:
-    """A watched path missing on the first run (a typo, or a log not written yet) is named in
-    a warning, not passed over in silence; once it appears it is read from its start. A
-    directory is said to be no regular file."""
+def test_a_path_that_is_not_there_is_an_input_error_until_it_appears(tmp_path: Path) -> None:
+    """A job none of whose paths is a file (a typo, a glob the shell did not expand, a log not
+    written yet) fails: exit 2 (nagios UNKNOWN), nothing committed; it had answered "0 events",
+    exit 0 (nagios OK), on every run. Once the log appears it is read from its start. A path
+    missing next to one that is there is named in a warning; a directory is an error."""
     log, state = tmp_path / "later.log", tmp_path / "s.sqlite"
     first = cron(state, "--json", log=log)
-    assert first.returncode == 0, first.stderr
-    warnings = json.loads(first.stdout)["warnings"]
-    assert any(w.startswith(f"{log}: no such file") for w in warnings), warnings
+    assert first.returncode == 2 and first.stdout == ""
+    assert f"{log}: no such file" in first.stderr and "Traceback" not in first.stderr
+    nagios = cron(state, "--exit-codes", "nagios", log=log)
+    assert nagios.returncode == 3 and nagios.stdout.startswith("LOGAGENT UNKNOWN")
+    glob = cron(state, "--json", logs=[str(tmp_path / "*.log")])
+    assert glob.returncode == 2 and "the shell expands it" in glob.stderr
     log.write_bytes(_lines(10, 500))
     assert window_counts(cron(state, "--json", log=log))[1] == 10
+    other = tmp_path / "other.log"
+    both = cron(tmp_path / "b.sqlite", "--json", logs=[str(log), str(other)])
+    warnings = json.loads(both.stdout)["warnings"]
+    assert any(w.startswith(f"{other}: no such file") for w in warnings), warnings
     folder = cron(tmp_path / "d.sqlite", "--json", log=tmp_path)
-    assert any("not a regular file" in w for w in json.loads(folder.stdout)["warnings"])
+    assert folder.returncode == 2 and "is a directory" in folder.stderr
 
 
 def test_same_inode_new_head_is_a_new_file(tmp_path: Path) -> None:
