@@ -62,7 +62,21 @@ def answer_tally(
     env = RunEnv()
     run = Run(question, settings, env, [], env.clock(), env.cpu_clock())
     run.acc, run.bucket_s = Accumulator(tally), bucket_s
+    run.app_log = _app_format(fmt, settings)  # -q status: levels, not HTTP statuses
     result = finish(run, Detection(((fmt, 1.0),), 0), 0, tally.units)
     info = result.input.model_copy(update={"paths": list(paths), "bytes_total": tally.bytes_read})
     result = result.model_copy(update={"input": info})
     return result.model_copy(update={"report": Report(source="template", markdown=render(result))})
+
+
+def _app_format(name: str, settings: Settings) -> bool:
+    """Whether the format named ``name`` (a state's) is an application log's, as
+    ``views.counted_format`` tells a run's: a cron ``-q status`` of journald's levels had them
+    shown as HTTP statuses ("200 is the most common", "5xx 9.9 %")."""
+    from logagent.formats.catalog import ACCESS_NAMES, APP_NAMES, is_app
+    from logagent.formats.custom import load_custom_formats
+
+    if name in APP_NAMES or name in ACCESS_NAMES:
+        return name in APP_NAMES
+    custom = load_custom_formats(settings.formats.custom_dir, reserved=(*ACCESS_NAMES, *APP_NAMES))
+    return name in custom and is_app(custom[name])

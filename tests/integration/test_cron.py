@@ -688,6 +688,30 @@ def test_no_question_on_an_app_log_stays_top_errors_and_is_refused(tmp_path: Pat
     assert json.loads(asked.stdout)["question"]["kind"] == "top-error-components"
 
 
+def test_a_status_distribution_of_an_app_log_is_of_levels_as_analyze_gives_it(
+    tmp_path: Path,
+) -> None:
+    """cron -q status on an application log answers its levels, as analyze does; it had
+    shown them as HTTP statuses ("status 200 is the most common", "5xx 9.9 %": a probe's
+    journalctl export)."""
+    log = tmp_path / "app.log"
+    shutil.copy(Path(__file__).parents[2] / "sample_logs" / "app_log4j.log", log)
+    proc = cron(tmp_path / "s.sqlite", "--json", "-q", "status", "-k", "10", log=log)
+    assert proc.returncode == 0, proc.stderr
+    got = json.loads(proc.stdout)["answer"]
+    args = ["analyze", str(log), "--json", "-q", "status", "--full", "-k", "10", "--llm", "off"]
+    one = subprocess.run(
+        [sys.executable, "-m", "logagent", *args],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    want = json.loads(one.stdout)["answer"]
+    assert {e["key"]: e["count"] for e in got["top"]} == {e["key"]: e["count"] for e in want["top"]}
+    assert {e["key"] for e in got["top"]} <= {"FATAL", "ERROR", "WARN", "INFO", "DEBUG", "TRACE"}
+    assert got["classes"] == {} and got["metric"] == want["metric"]
+
+
 def test_outputs_are_checked_before_a_run_commits_and_its_result_is_never_lost(
     tmp_path: Path,
 ) -> None:
