@@ -70,7 +70,9 @@ def read_everything(
     if done is not None:
         reapply_steps(run)  # a resumed read: its counts stay as bounded as they were
     counted = Counted(done)
-    nbytes = run.acc.snapshot().bytes_read if done is not None else 0
+    resumed = run.acc.snapshot() if done is not None else None
+    nbytes = resumed.bytes_read if resumed is not None else 0
+    nlines = resumed.lines if resumed is not None else 0  # so far: the progress shows a total
     every = run.settings.checkpoint.every
 
     def flush() -> None:
@@ -101,12 +103,12 @@ def read_everything(
         ahead = scanned_ahead(batches, pool)  # in the reader thread
         for i, (batch, lines_of) in enumerate(iter_prefetched(ahead, depth=1), start=1):
             nbytes += batch.bytes_read
-            lines = pool.add(batch, lines_of)
+            nlines += pool.add(batch, lines_of)
             counted.add(batch.units)
             if pool.due():
                 flush()
             if run.env.on_progress:
-                run.env.on_progress(ProgressEvent(nbytes, known or None, lines))
+                run.env.on_progress(ProgressEvent(nbytes, known or None, nlines))
             decision = guard.check(batch)
             if decision is not None and decision.step:
                 take_step(run, decision.step, _heaviest(run))

@@ -45,7 +45,7 @@ class ProgressEvent:
 
     bytes_read: int
     bytes_total: int | None
-    lines_read: int
+    lines_read: int  # so far, as bytes_read (not the batch's)
 
 
 class CheckpointSink(Protocol):

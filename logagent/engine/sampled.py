@@ -143,13 +143,15 @@ def read_sampled(
         loop.account(replay_tally(snapshot, units), units)
     if replay:
         reapply_steps(run, loop.candidates())
-    done = [snapshot.bytes_read if replay else 0]  # bytes read, for the progress display
+    # bytes and lines read so far, for the progress display
+    done = [snapshot.bytes_read if replay else 0, snapshot.lines if replay else 0]
     seekable = population != STREAM_POPULATION
     every = run.settings.checkpoint.every
 
     def after_batch(batch_bytes: int, units: int, lines: int, tick: float) -> Decision:
         """Ask Router-Mem about the evidence so far, trace the decision, take a memory step."""
         done[0] += batch_bytes
+        done[1] += lines
         view = replace(_with_checks(loop.view(parse_rate), checks), cost_factor=cost_factor)
         if not seekable:  # forward-only: never DEGRADE, read on instead
             view = replace(view, forecast_fraction=None)
@@ -161,7 +163,7 @@ def read_sampled(
             run.save("sampled", "random", batches=loop.read_units)  # before the stop is traced
         run.record(decision, loop.read, population)
         if run.env.on_progress:
-            run.env.on_progress(ProgressEvent(done[0], total_bytes, lines))
+            run.env.on_progress(ProgressEvent(done[0], total_bytes, done[1]))
         if decision.step:
             loop.take_step(decision.step)
         return decision

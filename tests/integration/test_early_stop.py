@@ -351,3 +351,23 @@ def test_a_fraction_budget_is_overshot_by_one_small_batch_at_most(
     r = run(path, top=2, full=full, budget={"max_fraction": fraction}, degrade_above=1.0)
     assert r.status is Status.PARTIAL and r.decisions[-1].reason == "fraction_budget"
     assert fraction <= r.progress.fraction_read <= fraction * (1 + 1 / 8) + 1e-3
+
+
+@pytest.mark.parametrize("full", [False, True])
+def test_progress_counts_the_lines_read_so_far(
+    dominant: tuple[Path, dict[str, Any]], full: bool
+) -> None:
+    """The progress a front door shows (the service's ``progress.lines_read``) is a running
+    total, ending at the result's: it was the last batch's (~73k, then 32,631 at 100 % of a
+    run that read 2.75 M lines)."""
+    from dataclasses import replace
+
+    path, _ = dominant
+    seen: list[tuple[int, int]] = []
+    env = replace(fake_env(), on_progress=lambda e: seen.append((e.bytes_read, e.lines_read)))
+    settings = load_settings(analysis={"seed": 1, "full": full}, reader={"unit_size": "1KiB"})
+    r = analyze([str(path)], Question(top=1), settings, env)
+    assert len(seen) > 2
+    lines = [n for _, n in seen]
+    assert lines == sorted(lines) and [b for b, _ in seen] == sorted({b for b, _ in seen})
+    assert lines[-1] == r.progress.lines_read
