@@ -12,6 +12,9 @@ now and returns the slices to read, in order:
 
 * the same file (same inode, same head, not shorter than the offset): its
   new complete lines, from the stored offset;
+* another file that begins with the stored head and holds the offset, the old
+  file being gone from the siblings: the old content moved in by a copy (rsync,
+  ``cp`` and ``mv``, ``sed -i``), read on from the stored offset;
 * otherwise the file followed was rotated, truncated or replaced: the old
   file is looked for among the path's siblings (``PATH.*``, ``PATH-*``) by
   identity — the same inode first (a rename), else the same content head
@@ -212,6 +215,14 @@ def plan_path(
         return plan
     plan.rotation = _rotation_kind(watched, stored, exists)
     old = find_old(watched, stored)
+    if old is None and exists and plan.rotation == "rename" and _continues(watched, stored):
+        plan.rotation = "replaced"
+        plan.warnings.append(
+            f"{watched}: replaced by a file that begins with all that was read of it (a copy "
+            f"moved into place: rsync, cp and mv, sed -i): read on from byte {stored.offset:,}"
+        )
+        plan.slices.append(Slice(watched, stored.offset, False, "appended"))
+        return plan
     plan.old_found = old
     if old is not None:
         plan.slices.append(Slice(old, stored.offset, True, "rotated"))
@@ -243,6 +254,15 @@ def _unchanged(watched: str, stored: FileState) -> bool:
     """Same inode, same head, and at least as long as what was read of it."""
     st = os.stat(watched)
     if (st.st_dev, st.st_ino) != (stored.dev, stored.ino):
+        return False
+    return same_content(watched, stored) and content_reaches(watched, stored.offset)
+
+
+def _continues(watched: str, stored: FileState) -> bool:
+    """Whether another file at ``watched`` begins with what was read of the old one (its head
+    is the stored one, of more than nothing, and it holds the offset): the old file's content
+    moved in by a copy, which went on (a rename that kept no old file among the siblings)."""
+    if stored.head_size == 0 or copied_away(watched, stored) is not None:
         return False
     return same_content(watched, stored) and content_reaches(watched, stored.offset)
 

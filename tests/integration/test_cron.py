@@ -251,6 +251,29 @@ def test_a_path_that_is_not_there_is_an_input_error_until_it_appears(tmp_path: P
     assert folder.returncode == 2 and "is a directory" in folder.stderr
 
 
+def test_a_longer_copy_moved_into_place_is_read_on_from_the_offset(tmp_path: Path) -> None:
+    """rsync, ``cp`` and ``mv``, ``sed -i``: a new file at the path that begins with all that
+    was read of the old one (gone) is its continuation, read from the stored offset, said;
+    it had been read whole again, 800 lines counted for 500, "exact". A new file that does
+    not begin so is a new file (read from 0)."""
+    log, state = tmp_path / "a.log", tmp_path / "s.sqlite"
+    first, more = _lines(30, 500), _lines(20, 502, start=30)
+    log.write_bytes(first)
+    assert window_counts(cron(state, "--json", log=log))[1] == 30
+    temp = tmp_path / ".a.log.tmp"
+    temp.write_bytes(first + more)
+    temp.rename(log)  # a new inode, the old one gone
+    proc = cron(state, "--json", log=log)
+    counts, lines = window_counts(proc)
+    assert lines == 50 and json.loads(proc.stdout)["answer"]["total"] == 50
+    warnings = json.loads(proc.stdout)["warnings"]
+    assert any("replaced by a file that begins with all that was read" in w for w in warnings)
+    other = tmp_path / ".b.tmp"
+    other.write_bytes(_lines(5, 503, start=7))
+    other.rename(log)
+    assert window_counts(cron(state, "--json", log=log))[1] == 55
+
+
 def test_same_inode_new_head_is_a_new_file(tmp_path: Path) -> None:
     """A file truncated and rewritten in place (same inode, other head) is read again from 0."""
     log, state = tmp_path / "a.log", tmp_path / "s.sqlite"
