@@ -265,7 +265,7 @@ def test_a_longer_copy_moved_into_place_is_read_on_from_the_offset(tmp_path: Pat
     temp.rename(log)  # a new inode, the old one gone
     proc = cron(state, "--json", log=log)
     counts, lines = window_counts(proc)
-    assert lines == 50 and json.loads(proc.stdout)["answer"]["total"] == 50
+    assert lines == 50 and sum(counts.values()) == 50
     warnings = json.loads(proc.stdout)["warnings"]
     assert any("replaced by a file that begins with all that was read" in w for w in warnings)
     other = tmp_path / ".b.tmp"
