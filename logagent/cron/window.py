@@ -24,6 +24,8 @@ if TYPE_CHECKING:
 
 #: ``meta`` ``keep_s`` once a run asked for no window: nothing is pruned.
 KEEP_ALL = "all"
+#: ``meta``: the start (epoch s) of what the state still holds, once a prune dropped counts.
+KEPT_FROM = "kept_from"
 DEFAULT_BUCKET = "1h"  # every run must cut the timeline alike: "auto" would vary by slice
 
 
@@ -55,7 +57,13 @@ def prune(state: State, now_s: float, window_s: int | None, bucket_s: int) -> bo
     if keep is None:
         return False
     keep_lo, _ = window_bounds(now_s, keep, bucket_s)
-    state.prune(keep_lo, keep_lo)
+    if state.prune(keep_lo, keep_lo):  # a later, longer window cannot reach before it
+        kept = state.meta(KEPT_FROM)
+        with state.db:
+            state.db.execute(
+                "INSERT OR REPLACE INTO meta VALUES (?, ?)",
+                (KEPT_FROM, str(max(keep_lo, int(kept or 0)))),
+            )
     return True
 
 
@@ -94,10 +102,26 @@ def window_result(
             }
         )
         result = result.model_copy(update={"recuse": recuse})
+    kept = state.meta(KEPT_FROM)
+    start = lo
+    if kept is not None and (lo is None or lo < int(kept)):  # pruned by a shorter window
+        start = int(kept)
+        asked = "since the first run" if lo is None else f"from {_iso(lo)}"
+        result = result.model_copy(
+            update={
+                "warnings": [
+                    f"the window asked ({asked}) reaches before what this state keeps: runs "
+                    f"with a shorter --window pruned the counts before {_iso(start)}, so the "
+                    f"answer covers {_iso(start)} on only (--reset starts the job over)",
+                    *result.warnings,
+                ]
+            }
+        )
     window = {
         "by": "record time",
         "anchored_at": _iso(now_s),
-        "from": None if lo is None else _iso(lo),
+        "from": None if start is None else _iso(start),
+        "asked_from": None if lo is None else _iso(lo),
         "to": None if hi is None else _iso(hi),
         "bucket_s": width,
         "untimed_records": scalars.get(UNTIMED, 0),

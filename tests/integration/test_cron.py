@@ -589,6 +589,29 @@ def test_buckets_past_the_longest_window_asked_are_pruned(
     assert detail.startswith(("no 5xx line in the window 2026-01-01T05:00:00Z", "no record is"))
 
 
+def test_a_longer_window_than_the_state_keeps_says_what_it_covers(tmp_path: Path) -> None:
+    """Runs with --window 1h pruned the older counts; a later --window 48h (or no window) is
+    answered from what is left, and says so: its window starts where the counts kept start,
+    the asked start is kept beside it, and a warning names both. It had answered 4 of the 14
+    records of those 48 h, "exact", silently."""
+    log, state = tmp_path / "a.log", tmp_path / "s.sqlite"
+    log.write_bytes(_at(_lines(10, 500), "01/Jan/2026:00:10:00"))
+    cron(state, "--json", "--window", "1h", "--now", "2026-01-01T00:30:00", log=log)
+    append(log, _at(_lines(4, 500), "01/Jan/2026:05:10:00"))
+    cron(state, "--json", "--window", "1h", "--now", "2026-01-01T05:30:00", log=log)
+    for wide in (["--window", "48h"], []):
+        proc = cron(state, "--json", *wide, "--now", "2026-01-01T05:40:00", log=log)
+        assert sum(window_counts(proc)[0].values()) == 4
+        data = json.loads(proc.stdout)
+        window = data["incremental"]["window"]
+        assert window["from"] == "2026-01-01T05:00:00Z"
+        assert window["asked_from"] == ("2025-12-30T06:00:00Z" if wide else None)
+        said = [w for w in data["warnings"] if "reaches before what this state keeps" in w]
+        assert said and "2026-01-01T05:00:00Z" in said[0], data["warnings"]
+    within = cron(state, "--json", "--window", "1h", "--now", "2026-01-01T05:40:00", log=log)
+    assert not any("reaches before" in w for w in json.loads(within.stdout)["warnings"])
+
+
 def test_records_without_a_time_are_counted_at_the_run_and_said(tmp_path: Path) -> None:
     """A format without timestamps: the window falls back to the runs' time, with a warning."""
     log, state = tmp_path / "a.jsonl", tmp_path / "s.sqlite"
