@@ -15,7 +15,7 @@ from dataclasses import dataclass, field, fields, replace
 import polars as pl
 
 from logagent.formats.base import BUCKET, STATUS
-from logagent.formats.extract import CONTINUATION, OUTSIDE, Extracted
+from logagent.formats.extract import BLANK, CONTINUATION, OUTSIDE, Extracted
 from logagent.formats.routes import INVALID_REQUEST
 
 ROUTE, UNIT, N = "route", "unit", "n"
@@ -93,8 +93,11 @@ def tally_batch(extracted: Extracted, *, units: int, bytes_read: int, truncated:
         units=units,
         bytes_read=bytes_read,
         lines=extracted.lines,
-        parsed=extracted.parsed,
-        malformed=extracted.parsed - _count(valid, "valid") - _count(valid, CONTINUATION),
+        parsed=extracted.parsed - _count(valid, BLANK),  # a blank line is no line to parse
+        malformed=extracted.parsed
+        - _count(valid, BLANK)
+        - _count(valid, "valid")
+        - _count(valid, CONTINUATION),
         continuation=_count(valid, CONTINUATION),
         outside_window=_count(valid, OUTSIDE),
         invalid_utf8=extracted.invalid_utf8,

@@ -34,6 +34,10 @@ from logagent.sources.locate import int64_series
 UNIT, ROUTE, N = "unit", "route", "n"
 #: Optional columns of ``Format.fields`` (see formats/adapter.py) and what ``valid`` counts.
 CONTINUATION, IN_WINDOW, OUTSIDE = "continuation", "in_window", "outside_window"
+#: Blank lines (nothing but blanks) among those parsed: no record, no continuation, not
+#: malformed, and not counted as parsed (``counters.tally``).
+BLANK = "blank"
+_LINE = "_line"  # the parsed line itself, kept beside its fields (a view: no copy)
 #: The route of every record when the question has no key (``extract_scanned(keyed=False)``).
 ANY_ROUTE = "*"
 
@@ -204,12 +208,17 @@ def extract_scanned(
         raw = getattr(fmt, "raw_keys", False)
         route = ANY_ROUTE if raw else _route_of_any(tuple(rules) if rules is not None else None)
         done = _with_counted(done, counted, out_keys, route)
+    # a blank line is no record and not malformed: an apache error log's 13 blank lines of 14
+    # were "35.9 % malformed", a log4j log's trailing one "a line continuing a record" (tested
+    # on the lines that are no record only: stripping every line cost ~30 ns a line)
+    blank = pl.col(_LINE).filter(~ok).str.strip_chars().str.len_bytes() == 0
     return Extracted(
         records=done.lazy(),
         valid=base.select(
             (ok.sum() + unparsed).alias("valid"),
-            cont.sum().alias(CONTINUATION),
+            (cont.sum() - (blank & cont.filter(~ok)).sum()).alias(CONTINUATION),
             (ok & ~inside).sum().alias(OUTSIDE),
+            blank.sum().alias(BLANK),
         ),
         lines=sum(s.lines for s in scans),
         parsed=parsed,
@@ -267,5 +276,7 @@ def _parse(
         plan = lines.slice(lo, hi - lo)
         for stage in stages:
             plan = plan.with_columns(**stage)
-        plans.append(plan.select(UNIT, **fields, nbytes=pl.col("line").str.len_bytes()))
+        plans.append(
+            plan.select(UNIT, **fields, nbytes=pl.col("line").str.len_bytes(), **{_LINE: "line"})
+        )
     return pl.concat(collect(plans))
