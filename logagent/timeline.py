@@ -108,12 +108,15 @@ def timeline_answer(
     delta: float = 0.01,
     bound: float = 1.0,
 ) -> Timeline | None:
-    """Every bucket from the first to the last event, its total and each of ``keys``' counts;
-    for a sampled run (``population`` units, the first ``tally.units`` of ``order`` read)
-    each bucket's interval, over ``span`` (the input's range of bucket starts) at least."""
+    """Every bucket from the first to the last event, over ``span`` (the input's range of
+    bucket starts) at least, its total and each of ``keys``' counts; for a sampled run
+    (``population`` units, the first ``tally.units`` of ``order`` read) each bucket's
+    interval."""
     if tally.timeline.is_empty():
         return None
-    bucket_s, tally, span = _drawable(tally, bucket_s, span if not exact else None)
+    # the input's range, from its sample, for an exact read too: a log of May 17 to 20 whose
+    # 5xx fell on May 18 and 20 was drawn from May 18, "spread over the whole range"
+    bucket_s, tally, span = _drawable(tally, bucket_s, span)
     rows = tally.timeline
     totals = dict(rows.group_by(BUCKET).agg(pl.col(N).sum()).iter_rows())
     wanted = rows.filter(pl.col(ROUTE).is_in(list(keys)))
@@ -121,7 +124,7 @@ def timeline_answer(
     for bucket, route, n in wanted.iter_rows():
         per.setdefault(bucket, {})[route] = int(n)
     first, last = min(totals), max(totals)
-    if not exact and span is not None:  # buckets no unit read holds an event in: shown too
+    if span is not None:  # buckets no line read holds an event in: shown too
         first, last = min(first, span[0]), max(last, span[1])
     starts = range(first, last + bucket_s, bucket_s)
     bands: dict[int, tuple[float, float, float]] = {}

@@ -9,6 +9,7 @@ from logagent.result import QuestionKind, Result, Timeline
 BLOCKS = "▁▂▃▄▅▆▇█"
 RISE_SHARE = 0.9  # "from HH:MM on, N % of its events": the latest start holding this share
 RISE_SPAN = 0.5  # ... said only if that start leaves at most this part of the range
+HELD_SPAN = 0.2  # "N % of them in K of M buckets": the fewest holding half are this few
 
 
 def sparkline(values: list[int]) -> str:
@@ -66,10 +67,39 @@ def over_time(result: Result) -> Section | None:
 
 
 def _where(timeline: Timeline, key: str | None = None) -> str:
+    return shape(timeline, key, "its events" if key else "the events")
+
+
+def shape(timeline: Timeline, key: str | None, whose: str) -> str:
+    """Where ``key``'s events (None: all) lie: rising from a bucket on (``rise``), held in a
+    few buckets (``busiest``), or spread. A probe found "spread over the whole range" said of
+    68 of 98 5xx in 3 of 68 buckets, and of all of them in one bucket of 77."""
     found = rise(timeline, key)
-    if not found:
+    if found:
+        return f"; from {_stamp(found[0])} on, {found[1]:.0%} of {whose}"
+    held = busiest(timeline, key)
+    if held is None:
         return "; spread over the whole range"
-    return f"; from {_stamp(found[0])} on, {found[1]:.0%} of {'its' if key else 'the'} events"
+    n, share, start = held
+    where = "in one bucket" if n == 1 else f"in {n} of {len(timeline.buckets)} buckets"
+    return f"; {share:.0%} of {whose} {where} (the busiest from {_stamp(start)})"
+
+
+def busiest(timeline: Timeline, key: str | None) -> tuple[int, float, str] | None:
+    """The fewest buckets holding half of ``key``'s events, their share and the busiest's
+    start, when they are at most ``HELD_SPAN`` of the range (of 3 buckets or more); else None."""
+    counts = [b.total if key is None else b.counts.get(key, 0) for b in timeline.buckets]
+    total = sum(counts)
+    if total == 0 or len(counts) < 3:
+        return None
+    order = sorted(range(len(counts)), key=lambda i: (-counts[i], i))
+    held = n = 0
+    while held * 2 < total:
+        held += counts[order[n]]
+        n += 1
+    if n > HELD_SPAN * len(counts):
+        return None
+    return n, held / total, timeline.buckets[order[0]].start
 
 
 def timeline_claim(result: Result, events: str) -> str:
@@ -80,12 +110,7 @@ def timeline_claim(result: Result, events: str) -> str:
     if timeline is None or not timeline.buckets:
         return f"{total:,} {events}{seen}, with no time stamps to put them in buckets"
     peak = max(timeline.buckets, key=lambda b: b.total)
-    found = rise(timeline, None)
-    when = (
-        f"; from {_stamp(found[0])} on, {found[1]:.0%} of them"
-        if found
-        else "; spread over the whole range"
-    )
+    when = shape(timeline, None, "them")
     return (
         f"{total:,} {events}{seen} in {len(timeline.buckets)} buckets of "
         f"{_width(timeline.bucket_s)}, at most {peak.total:,} (from {_stamp(peak.start)}){when}"

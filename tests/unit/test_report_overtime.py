@@ -94,3 +94,21 @@ def test_a_status_distribution_names_what_its_timeline_counts() -> None:
     assert svg is not None and ">5xx<" in svg
     top = over_time(result.model_copy(update={"answer": answer}))
     assert top is not None and top.bullets[0].startswith("all: `")
+
+
+def test_events_held_in_a_few_buckets_are_no_spread() -> None:
+    """A burst mid-range: half the events or more in few buckets (at most a fifth) is said,
+    with the busiest bucket; a probe found "spread over the whole range" said of 68 of 98 5xx
+    in 3 of 68 buckets, and of every 5xx in one bucket of 77. Steady events stay spread."""
+    from logagent.report.overtime import busiest, shape
+
+    burst = _timeline([1] * 10 + [40, 30] + [1] * 12)  # 70 of 92 in hours 10-11
+    assert rise(burst, "/pay") is None
+    assert busiest(burst, "/pay") == (2, 70 / 92, "2026-11-28T10:00:00Z")
+    said = shape(burst, "/pay", "its events")
+    assert said == "; 76% of its events in 2 of 24 buckets (the busiest from 2026-11-28 10:00)"
+    one = _timeline([0] * 30 + [9] + [0] * 46)
+    assert shape(one, "/pay", "them").startswith("; 100% of them in one bucket (the busiest")
+    assert busiest(_timeline([3] * 24), "/pay") is None
+    assert shape(_timeline([3] * 24), "/pay", "them") == "; spread over the whole range"
+    assert busiest(_timeline([5, 0]), "/pay") is None  # two buckets: no shape to tell

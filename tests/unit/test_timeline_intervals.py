@@ -106,7 +106,8 @@ def test_a_full_read_is_exact_and_an_empty_bucket_is_not_claimed_empty() -> None
 def test_a_sampled_timeline_spans_the_input_s_range_not_only_the_buckets_seen() -> None:
     """Events seen only in hour 1 of an input spanning hours 0-2: a sampled timeline shows all
     three hours, the unseen ones with an interval from 0 that leaves room for events; an exact
-    timeline shows the buckets of its events."""
+    timeline shows the three hours too, the two without events at 0 (it had shown the hour of
+    its events only: a log of May 17 to 20 drawn from May 18, "spread over the whole range")."""
     tally = Tally(
         timeline=pl.DataFrame({BUCKET: [3600], ROUTE: ["/a"], N: [2]}, schema=TIMELINE_SCHEMA),
         unit_buckets=pl.DataFrame({UNIT: [7], BUCKET: [3600], N: [2]}, schema=UNIT_BUCKETS_SCHEMA),
@@ -127,7 +128,14 @@ def test_a_sampled_timeline_spans_the_input_s_range_not_only_the_buckets_seen() 
     assert seen.total == 2 and seen.low is not None and seen.low >= 2
     assert first.total == 0 and first.low == 0 and first.high is not None and first.high > 5
     exact = timeline_answer(tally, ["/a"], 3600, exact=True, span=(0, 7200))
-    assert exact is not None and [b.start[11:16] for b in exact.buckets] == ["01:00"]
+    assert exact is not None and [(b.start[11:16], b.total) for b in exact.buckets] == [
+        ("00:00", 0),
+        ("01:00", 2),
+        ("02:00", 0),
+    ]
+    assert all(b.low is None for b in exact.buckets)  # exact: no interval
+    alone = timeline_answer(tally, ["/a"], 3600, exact=True)  # no span known: its events'
+    assert alone is not None and [b.start[11:16] for b in alone.buckets] == ["01:00"]
 
 
 def test_chunked_sparse_intervals_equal_one_dense_pass(monkeypatch: Any) -> None:
