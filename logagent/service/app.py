@@ -78,7 +78,7 @@ def create_app(cfg: ServiceConfig) -> FastAPI:
         check_params(req.params, cfg)  # a malformed question is 422 before the body is read
         service.runner.expire(time.time())
         if service.runner.would_refuse():
-            return _busy(cfg)
+            return _busy(cfg, draining=not service.runner.accepting)
         job_id = uuid.uuid4().hex
         ctype = request.headers.get("content-type", "")
         if ctype.split(";")[0].strip().lower() == "application/json":
@@ -90,12 +90,12 @@ def create_app(cfg: ServiceConfig) -> FastAPI:
         service.store.add(job)
         try:
             service.runner.submit(job)
-        except (QueueFull, Draining):
+        except (QueueFull, Draining) as exc:
             service.store.delete(job.id)
             if job.upload:
                 with contextlib.suppress(FileNotFoundError):
                     os.unlink(job.upload)
-            return _busy(cfg)
+            return _busy(cfg, draining=isinstance(exc, Draining))
         return await _answer(request, service, job.id, req.wait_s)
 
     @app.get("/v1/analyses/{job_id}", dependencies=auth)
@@ -131,9 +131,11 @@ def create_app(cfg: ServiceConfig) -> FastAPI:
     return app
 
 
-def _busy(cfg: ServiceConfig) -> JSONResponse:
+def _busy(cfg: ServiceConfig, *, draining: bool = False) -> JSONResponse:
+    """503 with Retry-After: too many jobs, or the service is shutting down."""
+    why = "the service is shutting down" if draining else "too many jobs"
     return JSONResponse(
-        {"detail": "too many jobs: try again later"},
+        {"detail": f"{why}: try again later"},
         status_code=503,
         headers={"Retry-After": str(cfg.retry_after_s)},
     )
@@ -185,10 +187,11 @@ async def _upload_job(request: Request, service: Service, job_id: str, req: Any)
                 content_encoding=request.headers.get("content-encoding", ""),
                 content_disposition=request.headers.get("content-disposition", ""),
                 on_bytes=service.metrics.uploaded.inc,
+                stopping=lambda: not service.runner.accepting,
             )
     except UploadError as exc:
         _unlink(path)
-        return _error(exc)
+        return _error(exc, cfg.retry_after_s)
     except ClientDisconnect:
         _unlink(path)
         return Response(status_code=499)  # nobody reads it: the client is gone
@@ -261,8 +264,9 @@ def _new_job(
     )
 
 
-def _error(exc: UploadError) -> JSONResponse:
-    return JSONResponse({"detail": exc.message}, status_code=exc.status)
+def _error(exc: UploadError, retry_after_s: int = 5) -> JSONResponse:
+    headers = {"Retry-After": str(retry_after_s)} if exc.status == 503 else None
+    return JSONResponse({"detail": exc.message}, status_code=exc.status, headers=headers)
 
 
 def _unlink(path: str) -> None:

@@ -54,6 +54,12 @@ class DiskFull(UploadError):
     status = 507
 
 
+class ShuttingDown(UploadError):
+    """The service began to drain while the body came in: nothing is kept, send it again."""
+
+    status = 503
+
+
 class BadUpload(UploadError):
     """A body that is not what its headers say (damaged gzip, broken multipart)."""
 
@@ -298,11 +304,15 @@ async def receive(
     content_encoding: str = "",
     content_disposition: str = "",
     on_bytes: Callable[[int], None] = lambda n: None,
+    stopping: Callable[[], bool] = lambda: False,
 ) -> Received:
     """Stream the body into ``file``; returns what was received and stored.
 
     The file's name is the multipart ``file`` part's ``filename``, else the
     request's own ``Content-Disposition`` one (a raw body), else None.
+
+    ``stopping``: whether the service began to drain (``ShuttingDown``, a 503: a SIGTERM
+    during an upload had the server's shutdown cancel it, a 500 and a traceback).
 
     Raises ``UploadError`` (stop reading: the caller answers at once) and lets
     the framework's client-disconnect error through; either way the caller
@@ -319,6 +329,10 @@ async def receive(
     body = Decoder(_Into(stage), gzip=True) if encoding == "gzip" else None  # the body's coding
     received = 0
     async for chunk in chunks:
+        if stopping():  # a drain began: answer now, not when the server's shutdown cancels us
+            raise ShuttingDown(
+                "the service is shutting down: the upload was not kept; send it again"
+            )
         received += len(chunk)
         on_bytes(len(chunk))
         if received > max_bytes:

@@ -559,3 +559,39 @@ def test_a_hang_up_drains_the_server_unless_it_is_ignored(
         s2.stop()
     assert job["status"] == "done", job  # it finished within the grace: never checkpointed
     assert all(t["reason"] != "drained" for t in job["trace"]), job
+
+
+def test_a_sigterm_during_an_upload_answers_503_and_keeps_nothing(
+    tmp_path: Path, logs: dict[str, Path]
+) -> None:
+    """The server drains on SIGTERM while a body is coming in: the upload is answered 503 with
+    Retry-After (send it again), its file is removed, and the server exits 0. A probe found
+    a 500 "Internal Server Error" and a CancelledError traceback instead."""
+    data = tmp_path / "data"
+    s = Server(data, "--grace", "1")
+    body = logs["small"].read_bytes()
+    sent = threading.Event()
+
+    def slow() -> Iterator[bytes]:
+        for i in range(0, len(body), 1 << 16):
+            if i == 4 << 16:
+                sent.set()  # the test sends SIGTERM now
+                time.sleep(1.0)
+            else:
+                time.sleep(0.01)
+            yield body[i : i + (1 << 16)]
+
+    def kill() -> None:
+        sent.wait(30)
+        s.proc.send_signal(signal.SIGTERM)
+
+    threading.Thread(target=kill, daemon=True).start()
+    try:
+        answer = httpx.post(f"{s.url}/v1/analyses", content=slow(), timeout=60)
+        assert answer.status_code == 503, answer.text
+        assert answer.headers.get("retry-after") and "send it again" in answer.json()["detail"]
+    finally:
+        code = s.stop()
+    assert code == 0, s.stderr.read_text()
+    assert "Traceback" not in s.stderr.read_text()
+    assert not any((data / "uploads").iterdir())

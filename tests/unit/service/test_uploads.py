@@ -187,3 +187,23 @@ def test_raw_body_takes_the_name_of_its_content_disposition() -> None:
     _, got = store([LOG], content_disposition='attachment; filename="x.log"')
     assert got.filename == "x.log"
     assert store([LOG])[1].filename is None
+
+
+def test_a_drain_that_begins_during_an_upload_stops_it_with_a_503() -> None:
+    """The service began to drain (SIGTERM) while the body came in: the next chunk ends the
+    upload with ShuttingDown (a 503 with Retry-After: send it again); a probe's SIGTERM
+    during an upload had the server's shutdown cancel it, a 500 and a traceback."""
+    from logagent.service.uploads import ShuttingDown
+
+    seen = []
+
+    def stopping() -> bool:
+        seen.append(1)
+        return len(seen) > 3  # the drain began after the third chunk
+
+    with pytest.raises(ShuttingDown) as caught:
+        store(splits(LOG, 1), stopping=stopping)
+    assert caught.value.status == 503 and "send it again" in caught.value.message
+    assert len(seen) == 4  # stopped at once, not at the end of the body
+    data, got = store(splits(LOG, 1), stopping=lambda: False)
+    assert data == LOG and got.received == len(LOG)
