@@ -238,6 +238,11 @@ def _run(watched: list[str], state_path: str, opts: dict[str, Any]) -> int:
     for path, what in ((opts["out"], "--out"), (opts["history"], "--history")):
         if path is not None:  # before anything is read or committed
             check_target(path, what, inputs=[*watched, state_path])
+    if opts["out"] and opts["history"] and _same_file(opts["out"], opts["history"]):
+        raise ConfigError(  # the report replaced the history it had just appended to
+            "--out and --history name the same file: the report would replace the history; "
+            "name two files"
+        )
     alerts = [parse_alert(a) for a in opts["alerts"]]
     window_s = _window_s(opts["window"], parse_bucket)
     settings = load_settings(opts["config_file"], **_overrides(opts))
@@ -356,3 +361,13 @@ def _exit_code(
 
 
 __all__ = ["cron_cmd"]
+
+
+def _same_file(a: str, b: str) -> bool:
+    """Whether two paths name one file (the same path, a link to it, or both not there yet)."""
+    import os
+
+    try:
+        return os.path.samefile(a, b)
+    except OSError:  # one does not exist yet: by their resolved paths
+        return os.path.realpath(a) == os.path.realpath(b)

@@ -41,7 +41,7 @@ from logagent.result import (
     Status,
 )
 from logagent.sources.permute import Order, Ordering, unit_order
-from logagent.timeline import timeline_answer
+from logagent.timeline import MAX_DRAWN_BUCKETS, timeline_answer
 
 #: A format that reads this share of the sample is not refused for a prefilter's candidates
 #: that are all malformed (``finish``): they are counted as malformed lines.
@@ -176,6 +176,12 @@ def finish(run: Run, detection: Detection, unit_size: int, units_total: int | No
             bound=run.event_bound,
         )
         ans = ans.model_copy(update={"timeline": line})
+        if line is not None and line.bucket_s != run.bucket_s:  # said: --bucket 1m had been
+            run.warnings.append(  # drawn in 15 min buckets without a word
+                f"the timeline is drawn in buckets of {line.bucket_s:,} s, not {run.bucket_s:,} s: "
+                f"its range holds more than {MAX_DRAWN_BUCKETS:,} of those (ask a window, "
+                "--since/--until, for finer buckets)"
+            )
     elif q.kind is QuestionKind.TIMELINE:
         run.warnings.append(
             "no timeline: the records read carry no time stamp the format can read, so only "

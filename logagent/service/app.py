@@ -215,17 +215,23 @@ async def _path_job(
     async for chunk in request.stream():
         body += chunk
         if len(body) > MAX_JSON_BODY:
-            return JSONResponse({"detail": "the JSON body is too large"}, status_code=413)
+            detail = (  # a JSON log sent as application/json had "the JSON body is too large"
+                f'a JSON body only names a file on the server ({{"path": ...}}, at most '
+                f"{MAX_JSON_BODY:,} bytes); send a log (JSON lines too) as "
+                "application/octet-stream, text/plain or multipart/form-data"
+            )
+            return JSONResponse({"detail": detail}, status_code=413)
     try:
         data = json.loads(body or b"{}")
         raw = data["path"] if isinstance(data, dict) else None
         if not isinstance(raw, str):
             raise ValueError
     except (ValueError, KeyError, RecursionError):  # RecursionError: [[[...]]] deep enough
-        return JSONResponse(
-            {"detail": [{"loc": ["body", "path"], "msg": "a JSON object with a string path"}]},
-            status_code=422,
+        msg = (
+            "a JSON object with a string path (a file on the server); send a log itself as "
+            "application/octet-stream, text/plain or multipart/form-data"
         )
+        return JSONResponse({"detail": [{"loc": ["body", "path"], "msg": msg}]}, status_code=422)
     extra = sorted(set(data) - {"path"})
     if extra:  # a question in the body was run as the default one, silently
         msg = f"unknown key(s) {', '.join(extra)}: the body holds the path; ask by query parameters"

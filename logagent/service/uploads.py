@@ -239,7 +239,13 @@ class MultipartFile:
             return False
         head = self._buf[:end].decode("latin-1")
         self._buf = self._buf[end + 4 :]
-        wanted = not self.found and 'name="file"' in head.lower().replace(" ", "")
+        named = 'name="file"' in head.lower().replace(" ", "")
+        if named and self.found:  # one analysis, one log: a second was silently dropped
+            raise BadUpload(
+                "the multipart body has more than one part named 'file': send one log per "
+                "analysis (or concatenate them)"
+            )
+        wanted = named
         self._state = "body" if wanted else "skip"
         if wanted:
             self.filename = filename_of(head)

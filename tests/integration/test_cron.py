@@ -774,6 +774,8 @@ def test_outputs_are_checked_before_a_run_commits_and_its_result_is_never_lost(
         ["--history", str(state)],
         ["--history", str(tmp_path / "no" / "h.jsonl")],
         ["--out", str(tmp_path / "no" / "r.json")],
+        ["--out", str(tmp_path / "same"), "--history", str(tmp_path / "same")],  # report over it
+        ["--out", str(tmp_path / "same"), "--history", str(tmp_path / "." / "same")],
     ):
         proc = cron(state, "--json", *args, log=log)
         assert proc.returncode == 2 and proc.stdout == "", (args, proc.stderr)

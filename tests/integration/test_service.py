@@ -374,6 +374,12 @@ def test_path_jobs_only_under_allowed_roots(tmp_path: Path, logs: dict[str, Path
         ):
             r = httpx.post(url, content=body.encode(), headers=headers, timeout=60)
             assert r.status_code == 422, (body[:60], r.status_code, r.text)
+        # a JSON log sent as application/json: told how to send a log, not "too large"
+        log = logs["small"].read_bytes()[: 1 << 20]
+        r = httpx.post(url, content=log, headers=headers, timeout=60)
+        assert r.status_code == 413 and "application/octet-stream" in r.json()["detail"]
+        r = httpx.post(url, content=b'{"ts": 1, "level": "error"}\n', headers=headers)
+        assert r.status_code == 422 and "send a log itself" in r.text
         assert "Traceback" not in s.stderr.read_text()
     finally:
         s.stop()

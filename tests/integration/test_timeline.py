@@ -99,3 +99,27 @@ def test_sampled_bucket_intervals_cover_the_truth_over_seeds(tmp_path: Path) -> 
             for b in timeline.buckets
         )
     assert sampled >= 10 and misses <= 3
+
+
+def test_buckets_widened_to_be_drawn_are_said(tmp_path: Path) -> None:
+    """--bucket 1m over 20 hours is 1,200 buckets, more than are drawn: the timeline is drawn
+    in wider ones, and a warning says so (it had been silent: a probe's --bucket 1m came back
+    in 15 min buckets). A range that fits keeps the width asked, unsaid."""
+    from logagent.testing import combined_line
+
+    path = tmp_path / "a.log"
+    lines = [
+        combined_line("/a", 500).replace("28/Nov/2026:13:55:36", f"28/Nov/2026:{h:02d}:{m:02d}:00")
+        for h in range(20)
+        for m in range(0, 60, 7)
+    ]
+    path.write_text("\n".join(lines) + "\n")
+    settings = load_settings(analysis={"seed": 1, "full": True, "bucket": "1m"})
+    wide = analyze([str(path)], Question(top=5), settings, fake_env())
+    assert wide.answer.timeline is not None and wide.answer.timeline.bucket_s > 60
+    said = [w for w in wide.warnings if "the timeline is drawn in buckets of" in w]
+    assert said and "not 60 s" in said[0], wide.warnings
+    hourly = load_settings(analysis={"seed": 1, "full": True, "bucket": "1h"})
+    fits = analyze([str(path)], Question(top=5), hourly, fake_env())
+    assert fits.answer.timeline is not None and fits.answer.timeline.bucket_s == 3600
+    assert not any("the timeline is drawn in" in w for w in fits.warnings)

@@ -207,3 +207,19 @@ def test_a_drain_that_begins_during_an_upload_stops_it_with_a_503() -> None:
     assert len(seen) == 4  # stopped at once, not at the end of the body
     data, got = store(splits(LOG, 1), stopping=lambda: False)
     assert data == LOG and got.received == len(LOG)
+
+
+def test_a_second_file_part_is_refused_not_dropped() -> None:
+    """One analysis is of one log: a multipart body with two parts named ``file`` is a 400;
+    the second had been dropped silently (a probe)."""
+    body = multipart(LOG[:500], extra=False)
+    head = b'--XyZ--b0undary\r\nContent-Disposition: form-data; name="file"; filename="b.log"'
+    second = body.replace(
+        b"\r\n--XyZ--b0undary--", b"\r\n" + head + b"\r\n\r\nmore\r\n--XyZ--b0undary--"
+    )
+    assert second != body
+    ctype = "multipart/form-data; boundary=XyZ--b0undary"
+    with pytest.raises(BadUpload, match="more than one part named 'file'"):
+        store(splits(second, 3), content_type=ctype)
+    data, _ = store(splits(body, 3), content_type=ctype)
+    assert data == LOG[:500]
