@@ -11,9 +11,9 @@ import os
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from logagent.cron.rotation import Slice, same_content
+from logagent.cron.rotation import Slice, identify, same_content
 from logagent.cron.state import FileState
-from logagent.errors import InputIsDirectory, InputNotFound
+from logagent.errors import InputError, InputIsDirectory, InputNotFound
 
 if TYPE_CHECKING:  # Polars: imported by the runs that count
     from logagent.counters import Tally
@@ -30,6 +30,9 @@ class Reads:
 
     stored: dict[str, FileState]
     done: dict[tuple[int, int], int] = field(default_factory=dict)
+    #: how far finished files were read (``State.ends``), and those this run read to the end
+    ends: dict[tuple[str, int], int] = field(default_factory=dict)
+    finished: list[tuple[str, int, int]] = field(default_factory=list)
     #: The head a copy must share with a file read under another path to be taken for it
     #: (a copytruncate copy, a compressed rotation: other inodes). Two logs may well open with
     #: the same few lines (IIS's ``#Software``/``#Version``): not these many bytes.
@@ -53,6 +56,15 @@ class Reads:
                     start = max(start, was.offset)
         return start, key
 
+    def finish(self, piece: Slice, end: int) -> None:
+        """``piece`` was a finished file's, read to ``end``: kept by its head (``late``)."""
+        if piece.role in FINAL_ROLES:
+            try:
+                ident = identify(piece.path)
+            except (InputError, OSError):  # gone meanwhile: nothing more can come of it
+                return
+            self.finished.append((ident.head_hash, ident.head_size, end))
+
 
 def byte_order(path: str) -> str | None:
     """The codec the byte-order mark of the file at ``path`` names (None: none, or unread)."""
@@ -66,7 +78,7 @@ def byte_order(path: str) -> str | None:
 
 
 #: Slices of files that are finished: a rotated file's rest, a rotated file never seen.
-FINAL_ROLES = ("rotated", "unseen")
+FINAL_ROLES = ("rotated", "unseen", "late")
 
 
 def malformed_rest(piece: Slice, text: str | None) -> tuple[Tally, int]:

@@ -23,7 +23,9 @@ now and returns the slices to read, in order:
   from 0. An old file that cannot be found is said in a warning (the lines
   appended to it after the last run are lost). A sibling written since the
   last run whose head is not among the heads read before (a file born and
-  rotated away between two runs) is read whole.
+  rotated away between two runs) is read whole; one whose head is that of a
+  file finished before (``ends``) but holds more than was read of it (a logger
+  still writing to its rotated file) is read from there.
 """
 
 from __future__ import annotations
@@ -47,7 +49,7 @@ class Slice:
     path: str
     start: int
     to_end: bool
-    role: str  # "appended" | "rotated" (finishing the old file) | "new"
+    role: str  # "appended" | "rotated" (finishing the old file) | "new" | "unseen" | "late"
 
 
 @dataclass
@@ -198,8 +200,40 @@ def unseen(
     return out[::-1]  # oldest first
 
 
+def late(
+    watched: str, stored: FileState, old: str | None, ends: dict[tuple[str, int], int]
+) -> list[Slice]:
+    """Finished files written since they were read to their end (``ends``, by head): the rest
+    of each, oldest first. A logger that keeps its old file open after the rotation (Apache's
+    graceful restart: the reason ``delaycompress`` exists) writes there for a while; those
+    lines had been lost, the run "exact". A compressed copy holds them too: read from it."""
+    out: list[Slice] = []
+    others = {k: v for k, v in ends.items() if k != (stored.head_hash, stored.head_size)}
+    for path in siblings(watched) if others else []:
+        if path == old or os.stat(path).st_mtime_ns <= stored.seen_ns:
+            continue
+        heads: dict[int, str] = {}
+        read = -1  # the file's end as last read: a short file's head grew with it, so it has
+        for (head_hash, size), end in others.items():  # an entry per run that finished it
+            if size <= 0 or end <= read:
+                continue
+            if size not in heads:
+                try:
+                    heads[size] = hashlib.sha256(content_head(path, size)).hexdigest()
+                except (InputError, OSError):
+                    break
+            if heads[size] == head_hash:
+                read = end
+        if read >= 0 and content_reaches(path, read + 1):
+            out.append(Slice(path, read, True, "late"))
+    return out[::-1]
+
+
 def plan_path(
-    watched: str, stored: FileState | None, known: list[tuple[str, int]] | None = None
+    watched: str,
+    stored: FileState | None,
+    known: list[tuple[str, int]] | None = None,
+    ends: dict[tuple[str, int], int] | None = None,
 ) -> Plan:
     """The slices to read for ``watched`` given its stored state (see the module)."""
     plan = Plan(watched)
@@ -211,10 +245,12 @@ def plan_path(
             plan.warnings.append(_not_there(watched))
         return plan
     if exists and _unchanged(watched, stored) and copied_away(watched, stored) is None:
+        plan.slices.extend(late(watched, stored, None, ends or {}))
         plan.slices.append(Slice(watched, stored.offset, False, "appended"))
         return plan
     plan.rotation = _rotation_kind(watched, stored, exists)
     old = find_old(watched, stored)
+    plan.slices.extend(late(watched, stored, old, ends or {}))
     if old is None and exists and plan.rotation == "rename" and _continues(watched, stored):
         plan.rotation = "replaced"
         plan.warnings.append(

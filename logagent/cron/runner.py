@@ -152,7 +152,7 @@ def run_cron(job: CronJob, question: Question, settings: Settings, env: RunEnv) 
         warnings: list[str] = list(job.notes)
         found = pinned
         texts = {}  # each path's codec, where a file read had a mark it did not keep
-        reads = Reads(stored)
+        reads = Reads(stored, ends=state.ends())
         for watched in job.paths:
             text = state.meta(TEXT_KEY + watched)
             report, got, new_state, fmt = _read_path(
@@ -170,7 +170,7 @@ def run_cron(job: CronJob, question: Question, settings: Settings, env: RunEnv) 
         rows, untimed = tap.rows(bucket_of(now_s, bucket_s))
         record = _record(now_s, reports, tallies, rows, untimed)
         detected = found if not pinned else None
-        run_id = _commit(state, record, reports, files, detected, new_job, texts)
+        run_id = _commit(state, record, reports, files, detected, new_job, texts, reads)
         if not prune(state, now_s, job.window_s, bucket_s) and job.window_s is not None:
             warnings.append(
                 "this state keeps every count (a run without --window asked for all): nothing "
@@ -236,6 +236,7 @@ def _commit(
     detected: str | None,
     new_job: dict[str, Any] | None,
     texts: dict[str, str],
+    reads: Reads,
 ) -> int:
     extra = [("format", detected)] if detected else []
     extra.extend(texts.items())
@@ -243,7 +244,8 @@ def _commit(
         extra.append(("job", json.dumps(new_job, sort_keys=True)))
     now_ns = time.time_ns()
     heads = [(h.head_hash, h.head_size, now_ns) for r in reports for h in r.heads if h.head_size]
-    return state.commit_run(record, files, meta=extra, known=heads)
+    ends = [(h, n, end, now_ns) for h, n, end in reads.finished]
+    return state.commit_run(record, files, meta=extra, known=heads, ends=ends)
 
 
 def _read_path(
@@ -268,7 +270,7 @@ def _read_path(
         report.text = byte_order(watched)
         at_end, fmt = _state_at_end(watched, question, settings, env)
         return report, [], [at_end], fmt
-    plan: Plan = plan_path(watched, stored, known)
+    plan: Plan = plan_path(watched, stored, known, reads.ends)
     report.rotation, report.rotated_from = plan.rotation, plan.old_found
     report.warnings.extend(plan.warnings)
     tallies, fmt, ends = [], None, {}
@@ -298,6 +300,7 @@ def _read_path(
             found = None
         if key is not None:
             reads.done[key] = max(reads.done.get(key, 0), end)
+        reads.finish(piece, end)
         tallies.append(tally)
         fmt = fmt or found
         ends[piece.role] = end

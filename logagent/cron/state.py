@@ -12,6 +12,9 @@ in WAL mode. It holds:
 * ``known``: the heads of the files read lately (a sibling written since
   the last run whose head is not among them was born and rotated between
   two runs, and is read whole);
+* ``ends``: how far the finished files (rotated away, read to their end) were read,
+  by head: a logger that still writes to its old file after the rotation (Apache's
+  graceful restart, ``delaycompress``) has those lines read by the next run;
 * ``runs``: per run its time, the slices it read and a summary of its result;
 * ``buckets``: the time-bucketed tallies, summed over runs: (start of the
   records' own time bucket, key, status/level) -> n; the pieces a windowed
@@ -57,6 +60,10 @@ CREATE TABLE IF NOT EXISTS known (
     head_hash TEXT NOT NULL, head_size INTEGER NOT NULL, seen_ns INTEGER NOT NULL,
     PRIMARY KEY (head_hash, head_size)
 );
+CREATE TABLE IF NOT EXISTS ends (
+    head_hash TEXT NOT NULL, head_size INTEGER NOT NULL, end_offset INTEGER NOT NULL,
+    seen_ns INTEGER NOT NULL, PRIMARY KEY (head_hash, head_size)
+);
 CREATE TABLE IF NOT EXISTS runs (
     id INTEGER PRIMARY KEY, time_s REAL NOT NULL, slices TEXT NOT NULL, result TEXT NOT NULL
 );
@@ -69,6 +76,9 @@ CREATE TABLE IF NOT EXISTS scalars (
 );
 CREATE INDEX IF NOT EXISTS scalars_run ON scalars (run_id);
 """
+
+
+_ENDS_TABLE = TABLES[TABLES.index("CREATE TABLE IF NOT EXISTS ends") :].split(";")[0] + ";"
 
 
 class StateError(LogagentError):
@@ -142,6 +152,11 @@ class State:
         rows = self.db.execute("SELECT head_hash, head_size FROM known")
         return [(str(h), int(n)) for h, n in rows]
 
+    def ends(self) -> dict[tuple[str, int], int]:
+        """How far each finished file read lately was read, by (head hash, head size)."""
+        rows = self.db.execute("SELECT head_hash, head_size, end_offset FROM ends")
+        return {(str(h), int(n)): int(e) for h, n, e in rows}
+
     # -- runs -------------------------------------------------------------
     def commit_run(
         self,
@@ -149,11 +164,19 @@ class State:
         files: list[FileState],
         meta: Sequence[tuple[str, str]] = (),
         known: Sequence[tuple[str, int, int]] = (),
+        ends: Sequence[tuple[str, int, int, int]] = (),
     ) -> int:
-        """Store a run's tally, the new offsets, ``meta`` and ``known`` heads in one transaction."""
+        """Store a run's tally, the new offsets, ``meta``, ``known`` heads and the ``ends`` of
+        finished files in one transaction."""
         with self.db:  # BEGIN ... COMMIT, or ROLLBACK on any failure (or none, if killed)
             self.db.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?)", list(meta))
             self.db.executemany("INSERT OR REPLACE INTO known VALUES (?, ?, ?)", list(known))
+            self.db.executemany("INSERT OR REPLACE INTO ends VALUES (?, ?, ?, ?)", list(ends))
+            self.db.execute(
+                "DELETE FROM ends WHERE rowid NOT IN "
+                "(SELECT rowid FROM ends ORDER BY seen_ns DESC LIMIT ?)",
+                (KNOWN_KEPT,),
+            )
             self.db.execute(
                 "DELETE FROM known WHERE rowid NOT IN "
                 "(SELECT rowid FROM known ORDER BY seen_ns DESC LIMIT ?)",
@@ -335,6 +358,8 @@ def _connect(path: str) -> sqlite3.Connection:
                 f"('schema', '{SCHEMA}'); COMMIT;"
             )
         _check_meta(db)
+        if "ends" not in names and names:  # a state made before the table was: added
+            db.executescript(f"BEGIN; {_ENDS_TABLE} COMMIT;")
     except sqlite3.DatabaseError as exc:
         if _primary_code(exc) in _CANNOT_WRITE:  # a full disk is no reason to --reset
             raise StateError(

@@ -35,6 +35,7 @@ VARIANTS = {
     "rename": [],
     "rename-compress": ["compress"],
     "rename-delaycompress": ["compress", "delaycompress"],
+    "create-delaycompress": ["create", "compress", "delaycompress"],
     "copytruncate": ["copytruncate"],
     "copytruncate-compress": ["copytruncate", "compress"],
     "dateext-compress": ["dateext", "dateformat -%Y%m%d-%s", "compress"],
@@ -701,6 +702,37 @@ def test_a_line_cut_by_a_rotation_never_stops_the_job(tmp_path: Path, variant: s
     assert again.returncode == 0, again.stderr
     counts, lines = window_counts(again)
     assert counts == {"500": 13, "200": 4} and lines == 10 + 2 + 4 + 3
+
+
+@needs_logrotate
+def test_lines_the_logger_still_writes_to_its_rotated_file_are_read(tmp_path: Path) -> None:
+    """logrotate's ``create`` + ``delaycompress`` (Apache's graceful restart): the logger goes
+    on writing to the rotated file for a while after the run that finished it. Those lines are
+    read by the next run, from the rotated file or, once it is compressed, from the ``.gz``;
+    they had been lost, the run "exact"."""
+    log, state = tmp_path / "access.log", tmp_path / "s.sqlite"
+    rotated = tmp_path / "access.log.1"
+    status = ("--json", "-q", "status")
+    log.write_bytes(_lines(10, 500))
+    assert window_counts(cron(state, *status, log=log))[1] == 10
+    logrotate(log, "create-delaycompress", tmp_path)
+    append(rotated, _lines(2, 502))  # the old file, still open in the logger
+    assert window_counts(cron(state, *status, log=log))[1] == 12
+    append(rotated, _lines(3, 503))  # after the run that finished it
+    append(log, _lines(4, 200))
+    proc = cron(state, *status, log=log)
+    counts, lines = window_counts(proc)
+    assert lines == 19 and counts == {"500": 10, "502": 2, "503": 3, "200": 4}
+    roles = [
+        s["role"] for f in json.loads(proc.stdout)["incremental"]["files"] for s in f["slices"]
+    ]
+    assert "late" in roles
+    append(rotated, _lines(1, 504))  # written, then compressed, between two runs
+    logrotate(log, "create-delaycompress", tmp_path)
+    append(log, _lines(1, 200))
+    counts, lines = window_counts(cron(state, *status, log=log))
+    assert lines == 21 and counts == {"500": 10, "502": 2, "503": 3, "504": 1, "200": 5}
+    assert window_counts(cron(state, *status, log=log))[1] == 21  # nothing twice
 
 
 def test_a_malformed_5xx_candidate_alone_is_no_refusal(tmp_path: Path) -> None:

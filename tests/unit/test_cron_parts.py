@@ -190,6 +190,20 @@ def test_a_failed_commit_leaves_nothing(tmp_path: Path) -> None:
         assert state.files()["x"].offset == 10
 
 
+def test_a_state_made_before_the_ends_table_gains_it(tmp_path: Path) -> None:
+    """A state of the same schema made before finished files' ends were kept opens, gains the
+    table, and keeps its offsets; ends are kept by head, the newest ``KNOWN_KEPT``."""
+    path = str(tmp_path / "s.sqlite")
+    with open_state(path) as state:
+        state.commit_run(_record(3), [FileState("x", 1, 2, "h", 4, 10)])
+        state.db.execute("DROP TABLE ends")
+    with open_state(path) as state:
+        assert state.ends() == {} and state.files()["x"].offset == 10
+        state.commit_run(_record(1, 2.0), [], ends=[("h1", 10, 10, 1), ("h1", 20, 20, 2)])
+        state.commit_run(_record(1, 3.0), [], ends=[("h1", 20, 25, 3)])
+        assert state.ends() == {("h1", 10): 10, ("h1", 20): 25}
+
+
 def test_a_full_disk_is_said_and_leaves_the_state_as_it_was(tmp_path: Path) -> None:
     """SQLITE_FULL while a run commits (SQLite's max_page_count stands in for a full disk): a
     StateError that says so and never advises --reset, the state as it was; once there is
