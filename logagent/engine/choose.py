@@ -192,16 +192,21 @@ def _per_input(
     samples: list[list[str]],
     **build: Any,
 ) -> tuple[Detection, AnyFormat] | None:
-    """None if the overall format reads every input; else each input's own, read together."""
+    """None if the overall format reads every input; else each input's own, read together.
+
+    The last resort's (generic) reading of every input is no reading of each: a ZooKeeper
+    and a Hadoop log read together had generic's guessed components (ZooKeeper's errors
+    keyed by thread and line, Hadoop's by thread), each read right alone."""
     chosen: dict[str, AnyFormat] = {detection.best: fmt}
     per_path: list[tuple[str, str]] = []
+    guessed = detection.best in LAST_RESORT
     for source, lines in zip(run.sources, samples, strict=True):
         own = detection.best
-        if lines and _share(fmt, lines) < PER_INPUT_SHARE:
+        if lines and (guessed or _share(fmt, lines) < PER_INPUT_SHARE):
             found = detect_all(
                 lines, json_keys=build["keys"], year=build["year"], custom=build["custom"]
             )
-            if found.confidence >= PER_INPUT_SHARE:
+            if found.confidence >= PER_INPUT_SHARE and not (guessed and found.best in LAST_RESORT):
                 own = found.best
                 if own not in chosen:
                     chosen[own] = build_any_format(
@@ -212,6 +217,11 @@ def _per_input(
                         custom=build["custom"],
                     )
         per_path.append((source.path, own))
+    owns = {own for _, own in per_path}
+    if guessed and len(owns) == 1 and detection.best not in owns:  # one layout after all
+        (own,) = owns
+        share = _share(chosen[own], [line for each in samples for line in each])
+        return Detection(((own, share), *detection.scores), detection.sample_lines), chosen[own]
     if len(chosen) == 1:
         return None
     kinds = {is_app(f) for f in chosen.values()}

@@ -274,3 +274,32 @@ def test_no_error_record_is_not_said_of_records_whose_level_is_unread(
     hint = unread * 2 >= 60
     assert (f"{unread} of 60 sampled records carry no level" in said) is hint
     assert ("json_keys" in said) is hint
+
+
+def test_inputs_generic_reads_together_are_each_detected(tmp_path: Path) -> None:
+    """A ZooKeeper and a Hadoop log given together: generic read both (the last resort reads
+    anything), with guessed components (ZooKeeper's errors keyed by thread and line); each
+    input's own layout is looked for, and two application layouts are a usage error naming
+    both. The same log twice keeps its own layout; a log only generic reads stays generic."""
+    import subprocess
+    import sys
+
+    samples = Path(__file__).parents[2] / "sample_logs"
+
+    def run(*paths: Path) -> subprocess.CompletedProcess[str]:
+        args = ["analyze", *map(str, paths), "--json", "--llm", "off"]
+        return subprocess.run(
+            [sys.executable, "-m", "logagent", *args], capture_output=True, text=True
+        )
+
+    both = run(samples / "zookeeper.log", samples / "hadoop.log")
+    assert both.returncode == 2 and "zookeeper.log is zookeeper" in both.stderr
+    assert "hadoop.log is hadoop" in both.stderr and "Traceback" not in both.stderr
+    twice = run(samples / "zookeeper.log", samples / "zookeeper.log")
+    assert twice.returncode == 0 and json.loads(twice.stdout)["input"]["format"] == "zookeeper"
+    odd = tmp_path / "odd.log"
+    odd.write_text(
+        "".join(f"2026-01-01 00:00:0{i} ERROR frobnicate {i} went wrong\n" for i in range(6))
+    )
+    alone = run(odd, odd)
+    assert alone.returncode == 0 and json.loads(alone.stdout)["input"]["format"] == "generic"
