@@ -59,7 +59,10 @@ _WORDS: dict[str, tuple[str, ...]] = {
         *("INFO", "INFORMATION", "INFORMATIONAL", "NOTICE", "I", "AUDIT", "NOTE", "SYSTEM"),
         *("LOG", "INF"),
     ),
-    DEBUG: ("DEBUG", "FINE", "CONFIG", "D", "DBG", "DBUG", "DEBG"),  # log15's, supervisord's
+    DEBUG: (  # log15's DBUG, supervisord's DEBG; lnav's DEBUG2..5 (as TRACE1..8 are TRACE)
+        *("DEBUG", "FINE", "CONFIG", "D", "DBG", "DBUG", "DEBG"),
+        *(f"DEBUG{i}" for i in range(1, 10)),
+    ),
     TRACE: (
         "TRACE",
         "FINER",

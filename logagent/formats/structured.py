@@ -324,11 +324,29 @@ def auto_app_mapping(
     """Choose keys for ts/level/component/message from sample lines; explicit keys win."""
     loads: Callable[[str], dict[str, Any] | None] = _logfmt_loads if logfmt else object_of
     objects = [obj for obj in map(loads, sample) if obj]
-    mapping = default_mapping(logfmt=logfmt) | choose_keys(objects, APP_KEYS, _has)
+    keys = APP_KEYS if logfmt else _with_nested(objects)
+    mapping = default_mapping(logfmt=logfmt) | choose_keys(objects, keys, _has)
     if _clef_level(objects, mapping):
         mapping[LEVEL] = "@l"
     mapping.update({k: v for k, v in (explicit or {}).items() if v and k in APP_KEYS})
     return mapping
+
+
+def _with_nested(objects: Sequence[dict[str, Any]]) -> dict[str, tuple[str, ...]]:
+    """``APP_KEYS``, then the same keys inside each object most records hold (after the top
+    level's): lnav's ``{"ts": …, "@fields": {"lvl": …, "msg": …}}`` was refused, "not in a log
+    format logagent knows"."""
+    half = (len(objects) + 1) // 2
+    counts: dict[str, int] = {}
+    for obj in objects:
+        for key, value in obj.items():
+            if isinstance(value, dict) and "." not in key:
+                counts[key] = counts.get(key, 0) + 1
+    parents = sorted(k for k, n in counts.items() if n >= half and objects)
+    return {
+        name: (*keys, *(f"{p}.{k}" for p in parents for k in keys if "." not in k))
+        for name, keys in APP_KEYS.items()
+    }
 
 
 def _clef_level(objects: Sequence[dict[str, Any]], mapping: Mapping[str, str]) -> bool:

@@ -386,3 +386,29 @@ def test_failure_is_fatal_in_the_level_vocabulary() -> None:
 
     got = pl.select(normalize_level(pl.lit(pl.Series(["FAILURE", "failure", "FAIL"]))))
     assert got.to_series().to_list() == ["FATAL", "FATAL", None]
+
+
+def test_keys_inside_an_object_most_records_hold_are_found() -> None:
+    """lnav's nested JSON test log (``{"ts": …, "@fields": {"lvl": …, "msg": …}}``) had been
+    refused as no known format: the well-known keys are looked for inside an object most
+    records hold, after the top level's (which win); lnav's DEBUG2..5 are DEBUG."""
+    nested = [
+        '{"ts": "2013-09-06T20:00:48Z", "@fields": { "lvl": "ERROR", "msg": "looking bad"}}',
+        '{"ts": "2013-09-06T20:00:49Z", "@fields": { "lvl": "DEBUG3", "msg": "Details..."}}',
+        '{"ts": "2013-09-06T20:00:50Z", "@fields": { "lvl": "WARNING", "msg": "hm", "u": "s"}}',
+    ]
+    mapping = auto_app_mapping(nested)
+    assert (mapping["level"], mapping["message"], mapping["ts"]) == (
+        "@fields.lvl",
+        "@fields.msg",
+        "ts",
+    )
+    got = fields(JsonAppFormat(mapping=mapping), nested)
+    assert [(lv, msg) for lv, _, msg in got] == [
+        ("ERROR", "looking bad"),
+        ("DEBUG", "Details..."),
+        ("WARN", "hm"),
+    ]
+    top = ['{"level": "info", "msg": "a", "ctx": {"level": "error", "msg": "b"}}'] * 2
+    assert auto_app_mapping(top)["level"] == "level"  # the top level's key first
+    assert detect_all(nested).best == "jsonapp"
