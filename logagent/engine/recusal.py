@@ -50,10 +50,25 @@ def unrecognized(
             f"--format {detection.best} reads none of the {detection.sample_lines} lines of the "
             f"input; {examples}"
         )
+    entries = [line for line in sample if not line.startswith("#")]
+    if entries and _ftp_share(sample) * 2 >= len(entries):
+        detail = (
+            f"a W3C log of an FTP service (IIS's FTP log): its {len(entries):,} sampled entries "
+            "are FTP commands and replies (USER, PASS, sent; 226, 331, 530), no HTTP requests"
+        )
     cap = run.settings.reader.line_cap
     cut = sum(len(line.encode("utf-8", "replace")) >= cap for line in sample)
     suggestion = cut_lines_advice(cut, len(sample), cap)
     return recused(run, detection, RecuseCode.UNRECOGNIZED_FORMAT, detail, suggestion=suggestion)
+
+
+def _ftp_share(sample: list[str]) -> int:
+    """The FTP entries of a W3C log among the sample's lines (none unless it has #Fields)."""
+    if not any(line.startswith("#Fields:") for line in sample):
+        return 0
+    from logagent.formats.w3c import ftp_entries
+
+    return ftp_entries(sample)
 
 
 #: What lines cut at the line cap can look like: no format reads them, or no event is in them.

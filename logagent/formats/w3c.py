@@ -98,6 +98,14 @@ MAX_SETS = 16
 #: ``530``), no HTTP requests, though they share the W3C layout and its ``sc-status``.
 FTP_FIELDS = frozenset({"x-session", "x-fullpath"})
 _FIELDS = re.compile(r"^#Fields:\s*(.*?)\s*$")
+#: An FTP entry's ``cs-method``: IIS 4/5's FTP log writes its session first (``[2]USER``),
+#: later ones the command or ``sent``/``created``/``deleted``; no HTTP method is one of them.
+FTP_METHOD = (
+    r"^(?:\[[0-9]+\].*|USER|PASS|ACCT|QUIT|CWD|CDUP|XCWD|PWD|XPWD|PORT|PASV|EPRT|EPSV|TYPE"
+    r"|STRU|MODE|RETR|STOR|STOU|APPE|ALLO|REST|RNFR|RNTO|ABOR|DELE|RMD|XRMD|MKD|XMKD|LIST"
+    r"|NLST|MLSD|MLST|SITE|SYST|STAT|HELP|NOOP|FEAT|OPTS|AUTH|PBSZ|PROT|SIZE|MDTM"
+    r"|sent|created|deleted|appended)$"
+)
 
 
 @dataclass(frozen=True)
@@ -140,11 +148,17 @@ class W3cFormat:
         return {**cols, CONTINUATION: line.str.starts_with("#") | self._skipped(line)}
 
     def _skipped(self, line: pl.Expr) -> pl.Expr:
-        """The entries of a ``skip_sets`` list (IIS FTP's commands)."""
-        if not self.skip_sets:
+        """The entries of a ``skip_sets`` list (IIS FTP's commands), and entries of any list
+        whose ``cs-method`` is an FTP command (``FTP_METHOD``: IIS 4's FTP log names no field
+        of its own; its 226/230/331 replies had been counted as HTTP statuses)."""
+        sets = [n for n in self.field_sets if METHOD_NAME in n]
+        if not self.skip_sets and not sets:
             return pl.lit(False)
         values = line.str.strip_chars_end(self.separator).str.split(self.separator)
         fits = [self._fits(line, values, names)[0] for names in self.skip_sets]
+        for names in sets:
+            method = values.list.get(names.index(METHOD_NAME), null_on_oob=True)
+            fits.append(self._fits(line, values, names)[0] & method.str.contains(FTP_METHOD))
         return pl.any_horizontal(fits).fill_null(False)
 
     def extra_fields(self, line: pl.Expr) -> dict[str, pl.Expr]:
@@ -198,6 +212,7 @@ class W3cFormat:
 
 
 STATUS_NAME = W3C_NAMES[STATUS]
+METHOD_NAME = W3C_NAMES[METHOD]
 
 IIS = W3cFormat(
     name="w3c",
@@ -213,3 +228,11 @@ CLOUDFRONT = W3cFormat(
     min_line_bytes=40,
 )
 W3C_LAYOUTS = (CLOUDFRONT, IIS)
+
+
+def ftp_entries(sample: Sequence[str]) -> int:
+    """The lines of ``sample`` that are FTP entries of a W3C log (``W3cFormat._skipped``)."""
+    fmt = IIS.fit(sample)
+    frame = pl.DataFrame({"line": list(sample)}, schema={"line": pl.String})
+    line = pl.col("line")
+    return int(frame.select((~line.str.starts_with("#") & fmt._skipped(line)).sum()).item())

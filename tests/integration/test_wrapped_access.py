@@ -186,3 +186,33 @@ def test_iis_ftp_entries_are_no_http_requests(tmp_path: Path) -> None:
     )
     assert dict(top(status)) == {"200": 4, "500": 2}
     assert any("IIS FTP entries" in w for w in status.warnings)
+
+
+def test_iis4_ftp_entries_are_no_http_requests_and_a_log_of_them_says_so(tmp_path: Path) -> None:
+    """IIS 4's FTP log names no field of its own (lnav's test log w3c.2): its ``cs-method`` is
+    the session and the command (``[2]USER``, ``[3]sent``). Its 226/230/331 replies had been
+    counted as 2xx/3xx HTTP statuses. Beside a web site's log its entries are skipped; alone,
+    the refusal says it is an FTP service's log."""
+    head = "#Software: Microsoft Internet Information Server 4.0\n#Version: 1.0\n"
+    ftp = tmp_path / "ftp.log"
+    ftp.write_text(
+        head
+        + "#Fields: time c-ip cs-method cs-uri-stem sc-status\n"
+        + "16:44:49 1.1.1.1 [2]USER anonymous 331\n16:44:49 1.1.1.1 [2]PASS - 230\n"
+        + "16:48:35 1.1.1.1 [3]sent /user/test.c 226\n16:48:41 1.1.1.1 [3]created a.txt 226\n"
+        + "16:48:42 1.1.1.1 QUIT - 226\n"
+    )
+    web = tmp_path / "web.log"
+    web.write_text(
+        head
+        + "#Fields: time c-ip cs-method cs-uri-stem sc-status\n"
+        + "".join(f"16:4{i}:00 2.2.2.2 GET /a{i % 2} {500 if i < 3 else 200}\n" for i in range(8))
+    )
+    settings = load_settings(analysis={"full": True})
+    status = Question(kind=QuestionKind.STATUS, top=9)
+    both = analyze([str(web), str(ftp)], status, settings, fake_env())
+    assert dict(top(both)) == {"200": 5, "500": 3}
+    assert both.progress.malformed_lines == 0
+    alone = analyze([str(ftp)], status, settings, fake_env())
+    assert alone.status is Status.RECUSED and alone.recuse is not None
+    assert "an FTP service" in alone.recuse.detail
