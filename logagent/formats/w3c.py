@@ -55,6 +55,14 @@ IIS_DEFAULT = [
     "sc-win32-status",
     "time-taken",
 ]
+#: IIS 6's every W3C field, in its order: a log cut without its ``#Fields`` header (ossec-hids'
+#: IIS 6 entries) had been refused.
+IIS_ALL = (
+    *("date", "time", "s-sitename", "s-computername", "s-ip", "cs-method", "cs-uri-stem"),
+    *("cs-uri-query", "s-port", "cs-username", "c-ip", "cs-version", "cs(User-Agent)"),
+    *("cs(Cookie)", "cs(Referer)", "cs-host", "sc-status", "sc-substatus", "sc-win32-status"),
+    *("sc-bytes", "cs-bytes", "time-taken"),
+)
 CLOUDFRONT_DEFAULT = [
     "date",
     "time",
@@ -154,7 +162,7 @@ class W3cFormat:
         sets = [n for n in self.field_sets if METHOD_NAME in n]
         if not self.skip_sets and not sets:
             return pl.lit(False)
-        values = line.str.strip_chars_end(self.separator).str.split(self.separator)
+        values = self._values(line)
         fits = [self._fits(line, values, names)[0] for names in self.skip_sets]
         for names in sets:
             method = values.list.get(names.index(METHOD_NAME), null_on_oob=True)
@@ -170,11 +178,19 @@ class W3cFormat:
         cols = self._columns(line, ("date", "time"))
         return stamp_expr(cols["date"] + pl.lit("T") + cols["time"], "iso8601", tz="UTC")
 
+    def _values(self, line: pl.Expr) -> pl.Expr:
+        """The line's values. Space-separated ones may be quoted (``"…"``, W3C's strings: IIS
+        Advanced Logging's user agents) and separated by more than one blank (Oracle Web
+        Cache): both had every line refused. A tab-separated log's values are the tabs' cuts."""
+        if self.separator != " ":
+            return line.str.strip_chars_end(self.separator).str.split(self.separator)
+        return line.str.extract_all(r'"(?:[^"]|"")*"|[^ ]+')  # "" is a quote in a string
+
     @staticmethod
     def _fits(line: pl.Expr, values: pl.Expr, names: tuple[str, ...]) -> tuple[pl.Expr, pl.Expr]:
         """Whether ``values`` are a record of field list ``names``, and their status code."""
         code = values.list.get(names.index(STATUS_NAME), null_on_oob=True)
-        code = code.str.strip_chars().cast(pl.Int32, strict=False)
+        code = code.str.strip_chars().str.strip_chars('"').cast(pl.Int32, strict=False)
         fits = (values.list.len() == len(names)) & ~line.str.starts_with("#")
         # an HTTP status (CloudFront's 000: the viewer left first) and a date where one is named:
         # a line of another layout can split into as many values
@@ -185,7 +201,7 @@ class W3cFormat:
         return fits, code
 
     def _columns(self, line: pl.Expr, wanted: tuple[str, ...]) -> dict[str, pl.Expr]:
-        values = line.str.strip_chars_end(self.separator).str.split(self.separator)
+        values = self._values(line)
         skipped = self._skipped(line)  # an FTP entry is no record of an HTTP list it fits
         tests = [
             (names, fits & ~skipped, code)
@@ -202,7 +218,7 @@ class W3cFormat:
                     continue
                 key = W3C_NAMES.get(name, name)
                 value = (
-                    values.list.get(names.index(key), null_on_oob=True)
+                    _unquoted(values.list.get(names.index(key), null_on_oob=True))
                     if key in names
                     else pl.lit(None, dtype=pl.String)
                 )
@@ -211,13 +227,19 @@ class W3cFormat:
         return out
 
 
+def _unquoted(value: pl.Expr) -> pl.Expr:
+    """A W3C string value without its quotes (``"70.95.0.0"`` is 70.95.0.0)."""
+    quoted = value.str.starts_with('"') & value.str.ends_with('"') & (value.str.len_chars() > 1)
+    return pl.when(quoted).then(value.str.slice(1, value.str.len_chars() - 2)).otherwise(value)
+
+
 STATUS_NAME = W3C_NAMES[STATUS]
 METHOD_NAME = W3C_NAMES[METHOD]
 
 IIS = W3cFormat(
     name="w3c",
     separator=" ",
-    field_sets=(tuple(IIS_DEFAULT),),
+    field_sets=(tuple(IIS_DEFAULT), IIS_ALL),
     description="IIS / W3C extended log (#Fields: header, space-separated)",
 )
 CLOUDFRONT = W3cFormat(

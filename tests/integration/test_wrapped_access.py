@@ -216,3 +216,53 @@ def test_iis4_ftp_entries_are_no_http_requests_and_a_log_of_them_says_so(tmp_pat
     alone = analyze([str(ftp)], status, settings, fake_env())
     assert alone.status is Status.RECUSED and alone.recuse is not None
     assert "an FTP service" in alone.recuse.detail
+
+
+def test_w3c_quoted_values_runs_of_blanks_and_a_missing_header(tmp_path: Path) -> None:
+    """W3C strings may be quoted (IIS Advanced Logging's user agents, ``""`` a quote inside:
+    lnav's w3c.3), values may be separated by runs of blanks (Oracle Web Cache: w3c.1), and a
+    log cut without its ``#Fields`` header may be IIS 6's every field (ossec-hids' entries):
+    each had every line refused ("not in a log format logagent knows")."""
+    advanced = tmp_path / "advanced.log"
+    advanced.write_text(
+        "#Software: IIS Advanced Logging Module\n\n#Version: 1.0\n\n"
+        "#Fields:   date-local time-local   s-ip   cs-method cs-uri-stem cs-uri-query s-port "
+        "cs-username c-ip cs(User-Agent) cs(Referer) cs(Host) sc-status sc-substatus "
+        "sc-win32-status TimeTakenMS\n"
+        '2012-08-15 17:00:00.363 1.2.3.4 GET /Products/a - 80 - "70.95.0.0" "Mozilla/5.0 '
+        '(Linux; Android 4.4.4)" "http://example.com/x" "xzy.example.com" 500 0 0 109\n'
+        '2012-08-15 17:00:00.675 10.1.1.1 GET /hello/world - 80 - - "Mozilla/5.0 (Mac)" - '
+        '"hello.example.com" 404 " ""garbage"" w/ spaces " 0 359\n'
+    )
+    oracle = tmp_path / "oracle.log"
+    oracle.write_text(
+        "#Version: 1.0\n#Software: Oracle9iAS Web Cache/2.0.0.2.0\n"
+        "#Fields:  c-ip  c-dns  c-auth-id  date  time  cs-method  cs-uri  sc-status  bytes  "
+        "cs(Cookie)  cs(Referrer)  time-taken  cs(User-Agent)\n"
+        "64.103.37.2      client_joaz7      DMS.user      2001-10-31     00:00:18      GET      "
+        '/admin/a.gif    502     350    "BIG=1443;ORA=%2f"     "http://x/y"     0.001     '
+        '"Mozilla/4.0 (compatible; MSIE 5.5)"\n'
+    )
+    iis6 = tmp_path / "iis6.log"
+    iis6.write_text(
+        "2007-01-23 05:00:11 W3SVC22 xxx.ossec.net 1.2.3.4 GET / - 80 - 192.168.2.33 "
+        "HTTP/1.1 Windows-Update-Agent - - myhost.name 500 0 0 1467 841 31\n"
+        "2007-01-22 05:00:11 W3SVC1 HOSTNAME 1.1.1.1 POST /SimpleAuth.asmx - 80 - 2.2.2.2 "
+        "HTTP/1.1 Windows-Update-Agent - - hostname 200 0 0 1467 841 31\n"
+    )
+    settings = load_settings(analysis={"full": True})
+    status = Question(kind=QuestionKind.STATUS, top=9)
+    for path, want in (
+        (advanced, {"500": 1, "404": 1}),
+        (oracle, {"502": 1}),
+        (iis6, {"500": 1, "200": 1}),
+    ):
+        result = analyze([str(path)], status, settings, fake_env())
+        assert result.status is Status.EXACT, (path.name, result.recuse)
+        assert result.input.format == "w3c" and dict(top(result)) == want, path.name
+        assert result.progress.malformed_lines == 0, path.name
+    errors = analyze([str(advanced)], Question(top=5), settings, fake_env())
+    assert top(errors) == [("/Products/a", 1)]
+    by_client = Question(kind=QuestionKind.TOP, top=5, by="client")
+    clients = analyze([str(advanced)], by_client, settings, fake_env())
+    assert dict(top(clients)) == {"70.95.0.0": 1, "-": 1}  # the value, not its quotes
