@@ -25,7 +25,13 @@ _JAVA_LEVEL = r"(?P<level>TRACE|DEBUG|INFO|NOTICE|WARN|WARNING|ERROR|SEVERE|FATA
 _LOGGER = r"(?P<component>[A-Za-z_$][A-Za-z0-9_$.\-]*)"
 
 
-_SYSLOG_HEAD = r"^(?:<(?P<pri>[0-9]{1,3})>)?(?P<ts>" + _BSD + "|" + _D4 + "T" + _HMS + r"[^ ]*) "
+#: An RFC 3339 stamp ends at its zone: a JVM GC log's ``2016-12-19T16:31:46.725+0100: 1.595:
+#: [GC pause …]`` (its colon after the zone) had been read as syslog at 0.99, the uptime its
+#: program and nine lines in ten continuations.
+_SYSLOG_HEAD = (
+    r"^(?:<(?P<pri>[0-9]{1,3})>)?(?P<ts>" + _BSD + "|" + _D4 + "T" + _HMS
+    + r"(?:[,.][0-9]{1,9})?(?:Z|[+-][0-9]{2}(?::?[0-9]{2})?)?) "
+)  # fmt: skip
 #: An indented line continues the record before it: macOS's syslogd and ASL indent a
 #: message's further lines with tabs ("Configuration Notice:" and its details), which were
 #: malformed records (lnav's macOS samples: 10 of 17 lines). Any other line still starts a

@@ -412,3 +412,22 @@ def test_keys_inside_an_object_most_records_hold_are_found() -> None:
     top = ['{"level": "info", "msg": "a", "ctx": {"level": "error", "msg": "b"}}'] * 2
     assert auto_app_mapping(top)["level"] == "level"  # the top level's key first
     assert detect_all(nested).best == "jsonapp"
+
+
+def test_a_jvm_gc_log_is_no_syslog() -> None:
+    """A JVM GC log's ``2016-12-19T16:31:46.725+0100: 1.595: [GC pause …]``: the stamp's zone
+    is followed by a colon, which no syslog stamp is; it had been read as syslog at 0.99
+    (the uptime its program). RFC 3339 stamps of syslog still read."""
+    gc = [
+        "2016-12-19T16:31:46.725+0100: 1.595: [GC pause (G1 Evacuation Pause) (young), 0.009 secs]",
+        "   [Parallel Time: 7.2 ms, GC Workers: 1]",
+        "2016-12-19T16:31:47.001+0100: 1.871: [GC concurrent-root-region-scan-start]",
+    ]
+    assert detect_all(gc).scores[0] != ("syslog3164", 1.0)
+    assert dict(detect_all(gc).scores).get("syslog3164", 0.0) == 0.0
+    rsyslog = [
+        "2024-01-02T03:04:05.123456+01:00 web01 sshd[42]: Failed password for root",
+        "2024-01-02T03:04:06Z web01 cron[7]: (root) CMD (run-parts)",
+        "2024-01-02T03:04:07+0100 web01 kernel: eth0 link up",
+    ]
+    assert detect_all(rsyslog).best == "syslog3164"
