@@ -23,7 +23,7 @@ from logagent.engine.run import Run
 from logagent.engine.views import stamp_reference
 from logagent.errors import ConfigError
 from logagent.formats.app import TIME
-from logagent.formats.apptimes import yearless
+from logagent.formats.apptimes import year_reference, yearless
 from logagent.formats.catalog import ACCESS_NAMES, APP_NAMES, AnyFormat, build_any_format, is_app
 from logagent.formats.custom import load_custom_formats
 from logagent.formats.detect import LAST_RESORT, Detection, app_share, detect_all
@@ -59,9 +59,9 @@ def choose_format(
     now = run.env.wall_clock()
     if latest < now - STALE_LOG:
         run.warnings.append(
-            f"{fmt.name} stamps carry no year: the inputs' last one ({latest:%b %d %H:%M}) is "
-            f"placed in {latest.year}, the last such date up to now, and each earlier line in "
-            "that year or, where its date would come after the last one, the year before; "
+            f"{fmt.name} stamps carry no year: the log's latest ({latest:%b %d %H:%M}) is "
+            f"placed in {latest.year}, the last such date up to now, and each other line in "
+            "that year or, where its date would come after the latest, the year before; "
             "--year names the year"
         )
     build = build_options(run)
@@ -82,8 +82,9 @@ def _last_stamp(run: Run, fmt: AnyFormat, samples: list[list[str]]) -> datetime.
     are placed from (``views.stamp_reference``) instead of now, so that a log is read in its
     own time order. Placed from now, each stamp took the year that put it before today: a
     log of Dec 3 to Jan 3 read on Dec 7 had its January lines eleven months before its
-    December ones, and one that ran past today's date was cut in two years. None with
-    ``--year``, or unless every input is a file whose sample ends with its last line."""
+    December ones, and one that ran past today's date was cut in two years (an input's
+    reference: ``apptimes.year_reference``). None with ``--year``, or unless every input is
+    a file whose sample ends with its last line."""
     if run.settings.analysis.year is not None or not (is_app(fmt) and yearless(fmt)):
         return None
     files = all(s.seekable and s.size is not None for s in run.sources)
@@ -93,9 +94,9 @@ def _last_stamp(run: Run, fmt: AnyFormat, samples: list[list[str]]) -> datetime.
     lasts = []
     for lines in samples:
         stamps = pl.DataFrame({"line": lines}, schema={"line": pl.String}).select(time.alias("t"))
-        found = stamps["t"].drop_nulls()
-        if len(found):
-            lasts.append(found[-1])
+        last = year_reference(stamps["t"].drop_nulls().to_list())
+        if last is not None:
+            lasts.append(last)
     return max(lasts, default=None)
 
 

@@ -48,6 +48,8 @@ _PROGRAMS = (
     rf"(?P<component>{_NAME})(?:\[[0-9]+\])?" + _DETAIL,
     rf"(?P<component>{_NAME}(?: {_NAME}){{1,2}})\[[0-9]+\]" + _DETAIL,
     rf"(?P<component>{_NAME} [0-9][0-9.]*)" + _DETAIL,
+    # ProFTPD 1.2's "proftpd[25530] host (192.168.2.10[192.168.2.10]): USER a (Login failed)"
+    rf"(?P<component>{_NAME})\[[0-9]+\] {_NAME}" + _DETAIL,
 )
 _SYSLOG_PROGRAMS = tuple(rf"(?:{_NAME} )?" + program for program in _PROGRAMS)
 #: The common shape, one-pass (``AppRegexFormat.fast``; a line's captures 880 -> 310 ns):

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from datetime import datetime, timedelta
+from itertools import pairwise
 
 import polars as pl
 
@@ -52,6 +53,22 @@ def yearless(fmt: object) -> bool:
     """Whether ``fmt`` reads stamps written without a year (a ``{year}`` time format)."""
     formats = getattr(fmt, "time_formats", None) or ()
     return any(isinstance(f, str) and f.startswith(YEAR) for f in formats)
+
+
+def year_reference(stamps: Sequence[datetime]) -> datetime | None:
+    """The stamp year-less ones are placed from, among one input's sampled ``stamps`` (in
+    file order, each placed from now): its last, when the log runs in order, once across a
+    new year at most (Dec 3 to Jan 3: Jan 3); else its latest date in a year (an input of
+    excerpts out of order: ossec's ProFTPD entries, May to June then May, had its June lines
+    placed a year before). None without a stamp."""
+    if not stamps:
+        return None
+    in_year = [t.replace(year=2000) for t in stamps]  # 2000: a leap year holds every date
+    day = timedelta(days=1)
+    back = sum(1 for a, b in pairwise(in_year) if b < a - day)
+    if back <= 1 and not (back == 1 and in_year[-1] > in_year[0]):  # in order, or one wrap
+        return stamps[-1]
+    return stamps[max(range(len(stamps)), key=in_year.__getitem__)]
 
 
 def parse_times(ts: pl.Expr, formats: Sequence[str], year: YearOf = None) -> pl.Expr:

@@ -431,3 +431,25 @@ def test_a_jvm_gc_log_is_no_syslog() -> None:
         "2024-01-02T03:04:07+0100 web01 kernel: eth0 link up",
     ]
     assert detect_all(rsyslog).best == "syslog3164"
+
+
+def test_the_year_reference_is_the_last_stamp_of_an_ordered_log_else_the_latest() -> None:
+    """Year-less stamps are placed from one stamp of each input: the last, where the log runs
+    in order (across one new year at most), else its latest date in a year (excerpts out of
+    order: ossec's ProFTPD entries ran May, June, then May again)."""
+    from datetime import UTC, datetime
+
+    from logagent.formats.apptimes import year_reference
+
+    def at(*days: tuple[int, int]) -> list[datetime]:  # placed from now (Dec 7, 2026)
+        return [datetime(2026 if (m, d) <= (12, 8) else 2025, m, d, tzinfo=UTC) for m, d in days]
+
+    assert year_reference([]) is None
+    ordered = at((5, 1), (5, 2), (6, 3))
+    assert year_reference(ordered) == ordered[-1]
+    wrap = [datetime(2026, 12, 3, tzinfo=UTC), datetime(2026, 1, 3, tzinfo=UTC)]
+    assert year_reference(wrap) == wrap[-1]  # Dec 3 to Jan 3: Jan 3 is the last
+    excerpts = at((5, 21), (5, 30), (6, 1), (6, 3), (5, 29), (5, 31))
+    assert year_reference(excerpts) == datetime(2026, 6, 3, tzinfo=UTC)
+    once_back = at((5, 21), (6, 2), (5, 29), (5, 31))  # one step back, no new year crossed
+    assert year_reference(once_back) == datetime(2026, 6, 2, tzinfo=UTC)

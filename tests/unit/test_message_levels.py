@@ -56,3 +56,18 @@ def test_syslog_lines_take_those_levels() -> None:
     fields = syslog3164().fields(pl.col("line"))
     got = pl.DataFrame({"line": lines}).select(fields["level"].alias("l"))["l"].to_list()
     assert got == ["WARN", "WARN", "ERROR"]
+
+
+def test_proftpd_names_its_host_between_its_pid_and_the_colon() -> None:
+    """ProFTPD 1.2 writes ``proftpd[25557] host (ip[ip]): message``: 11 of the 40 records of
+    ossec-hids' ProFTPD entries were malformed, their failed logins lost."""
+    lines = [
+        "May 21 20:22:44 slacker proftpd[25557] slacker.lab.ossec.net (192.168.2.10"
+        "[192.168.2.10]): USER dcid (Login failed): Incorrect password.",
+        "May 21 20:20:44 slacker proftpd[25526] slacker.lab.ossec.net: ProFTPD 1.2.10 STARTUP",
+    ]
+    fields = syslog3164().fields(pl.col("line"))
+    got = pl.DataFrame({"line": lines}).select(
+        fields["component"].alias("c"), fields["level"].alias("l")
+    )
+    assert got.rows() == [("proftpd", "ERROR"), ("proftpd", "INFO")]
