@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 
 from logagent import Question, analyze, load_settings
+from logagent.engine.run import RunEnv
 from logagent.result import QuestionKind, Status
 from logagent.samples.timespread import generate
 from logagent.testing import fake_env
@@ -176,6 +177,15 @@ def _timeline_days(result: Any) -> list[str]:
     return [b.start[:10] for b in result.answer.timeline.buckets]
 
 
+def _syslog_days(path: Path, days: list[str], message: str) -> tuple[RunEnv, Any]:
+    """``path`` with a line a day (``days``: ``Dec 30``), an env read on 7 December at noon,
+    and settings of a full read in daily buckets."""
+    path.write_text("".join(f"{d} 10:00:00 host app[1]: {message} {d}\n" for d in days))
+    now = datetime(2026, 12, 7, 12, 0, tzinfo=UTC)
+    settings = load_settings(analysis={"seed": 3, "full": True, "bucket": "1d"})
+    return replace(fake_env(), wall_clock=lambda: now), settings
+
+
 def test_yearless_stamps_are_placed_from_the_logs_last_line(tmp_path: Path) -> None:
     """A year-less syslog of Dec 30 to Jan 2 read on 7 December: its last line (Jan 2) is
     this year's, and the December lines, which come after Jan 2 in a year, are the year
@@ -184,10 +194,7 @@ def test_yearless_stamps_are_placed_from_the_logs_last_line(tmp_path: Path) -> N
     the one order, and a warning says the year is a guess."""
     path = tmp_path / "syslog.log"
     days = ["Dec 30", "Dec 31", "Jan  1", "Jan  2"]
-    path.write_text("".join(f"{d} 10:00:00 host app[1]: error: failed {d}\n" for d in days))
-    now = datetime(2026, 12, 7, 12, 0, tzinfo=UTC)
-    env = replace(fake_env(), wall_clock=lambda: now)
-    settings = load_settings(analysis={"seed": 3, "full": True, "bucket": "1d"})
+    env, settings = _syslog_days(path, days, "error: failed")
     status = Question(kind=QuestionKind.STATUS)
     result = analyze([str(path)], status, settings, env)
     assert _timeline_days(result) == ["2025-12-30", "2025-12-31", "2026-01-01", "2026-01-02"]
@@ -204,10 +211,7 @@ def test_a_yearless_log_running_past_todays_date_stays_in_one_year(tmp_path: Pat
     and draws no warning."""
     path = tmp_path / "syslog.log"
     days = ["Dec  6", "Dec  7", "Dec  8", "Dec  9"]
-    path.write_text("".join(f"{d} 10:00:00 host sshd[2]: Failed password {d}\n" for d in days))
-    now = datetime(2026, 12, 7, 12, 0, tzinfo=UTC)
-    env = replace(fake_env(), wall_clock=lambda: now)
-    settings = load_settings(analysis={"seed": 3, "full": True, "bucket": "1d"})
+    env, settings = _syslog_days(path, days, "Failed password")
     result = analyze([str(path)], Question(kind=QuestionKind.STATUS), settings, env)
     assert _timeline_days(result) == ["2025-12-06", "2025-12-07", "2025-12-08", "2025-12-09"]
     today = tmp_path / "today.log"
