@@ -8,6 +8,7 @@ named (``byte_order``; the state keeps it).
 from __future__ import annotations
 
 import os
+import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -33,6 +34,9 @@ class Reads:
     #: how far finished files were read (``State.ends``), and those this run read to the end
     ends: dict[tuple[str, int], int] = field(default_factory=dict)
     finished: list[tuple[str, int, int]] = field(default_factory=list)
+    #: when the run began to read: what it read is what was written before (a state's
+    #: ``seen_ns``; taken after the reads, it hid a rotated file written meanwhile)
+    started_ns: int = field(default_factory=time.time_ns)
     #: The head a copy must share with a file read under another path to be taken for it
     #: (a copytruncate copy, a compressed rotation: other inodes). Two logs may well open with
     #: the same few lines (IIS's ``#Software``/``#Version``): not these many bytes.

@@ -44,7 +44,11 @@ HEAD_BYTES = 4096
 
 @dataclass(frozen=True)
 class Slice:
-    """Content bytes of ``path`` from ``start``: to the last complete line, or (``to_end``) all."""
+    """Content bytes of ``path`` from ``start``: to the last complete line, or (``to_end``) all.
+
+    A rotated file too is read to its last complete line (a compressed one, which cannot
+    grow, to its end): its logger may still finish a half-written line there (``late``);
+    read to its end, that line had been two malformed fragments and its record lost."""
 
     path: str
     start: int
@@ -225,7 +229,7 @@ def late(
             if heads[size] == head_hash:
                 read = end
         if read >= 0 and content_reaches(path, read + 1):
-            out.append(Slice(path, read, True, "late"))
+            out.append(Slice(path, read, False, "late"))
     return out[::-1]
 
 
@@ -261,7 +265,7 @@ def plan_path(
         return plan
     plan.old_found = old
     if old is not None:
-        plan.slices.append(Slice(old, stored.offset, True, "rotated"))
+        plan.slices.append(Slice(old, stored.offset, False, "rotated"))
     elif stored.head_size > 0:
         became = _became(watched, plan.rotation)
         plan.warnings.append(
@@ -270,7 +274,7 @@ def plan_path(
             "run, if any, were not counted"
         )
     for path in unseen(watched, stored, old, known or []):
-        plan.slices.append(Slice(path, 0, True, "unseen"))
+        plan.slices.append(Slice(path, 0, False, "unseen"))
     if exists:
         plan.slices.append(Slice(watched, 0, False, "new"))
     return plan

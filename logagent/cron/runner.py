@@ -311,25 +311,29 @@ def _read_path(
         )
         if piece.role == "unseen":
             report.heads.append(identify(piece.path))
-            newest = _file_state(watched, identify(piece.path), end)  # what the path was last
+            newest = _file_state(watched, identify(piece.path), end, reads.started_ns)
             ends["unseen"] = end
-    new_state = _followed(watched, stored, ends, newest)
+    new_state = _followed(watched, stored, ends, newest, reads.started_ns)
     if new_state is not None:
         report.heads.append(Identity(0, 0, new_state.head_hash, new_state.head_size))
     return report, tallies, [new_state] if new_state else [], fmt
 
 
 def _followed(
-    watched: str, stored: FileState | None, ends: dict[str, int], newest: FileState | None
+    watched: str,
+    stored: FileState | None,
+    ends: dict[str, int],
+    newest: FileState | None,
+    seen_ns: int,
 ) -> FileState | None:
     """The state to keep: the file now at ``watched`` read to its end, else the last one read."""
     if os.path.isfile(watched) and ("new" in ends or "appended" in ends):
         end = ends.get("new", ends.get("appended", 0))
-        return _file_state(watched, identify(watched), end)
+        return _file_state(watched, identify(watched), end, seen_ns)
     if newest is not None:  # the path is gone; the newest file read is what it was last
         return newest
     if stored is not None:  # the path is gone: its rotated file was finished (if found)
-        return replace(stored, offset=ends.get("rotated", stored.offset), seen_ns=time.time_ns())
+        return replace(stored, offset=ends.get("rotated", stored.offset), seen_ns=seen_ns)
     return None
 
 
@@ -366,10 +370,10 @@ def _state_at_end(
     return _file_state(watched, identify(watched), end), fmt
 
 
-def _file_state(watched: str, ident: Identity, end: int) -> FileState:
-    return FileState(
-        watched, ident.dev, ident.ino, ident.head_hash, ident.head_size, end, time.time_ns()
-    )
+def _file_state(watched: str, ident: Identity, end: int, seen_ns: int | None = None) -> FileState:
+    """What the path was last (``seen_ns``: when the run began to read, else now)."""
+    seen = time.time_ns() if seen_ns is None else seen_ns
+    return FileState(watched, ident.dev, ident.ino, ident.head_hash, ident.head_size, end, seen)
 
 
 def _count_slice(

@@ -678,11 +678,12 @@ def test_compressed_rotation_by_hand_is_finished_through_the_decompressor(tmp_pa
 @needs_logrotate
 @pytest.mark.parametrize("variant", ["copytruncate-compress", "rename-delaycompress"])
 def test_a_line_cut_by_a_rotation_never_stops_the_job(tmp_path: Path, variant: str) -> None:
-    """A rotation while the last line is half written leaves it cut at the end of the
-    rotated file, which never grows: that rest is counted as malformed, with a warning, and
-    the job goes on. It had been refused on every run ("--format combined reads none of the
-    1 lines", exit 3, nothing committed), again once the file was compressed (a probe ran
-    logrotate's copytruncate and create modes)."""
+    """A rotation while the last line is half written leaves it cut at the end of the rotated
+    file. The job goes on: it had been refused on every run ("--format combined reads none of
+    the 1 lines", exit 3, nothing committed), again once the file was compressed (a probe ran
+    logrotate's copytruncate and create modes). A plain rotated file is read to its last
+    complete line (its logger may still finish the line: ``late``); a compressed one, which
+    cannot grow, to its end, its rest counted as malformed with a warning."""
     log, state = tmp_path / "access.log", tmp_path / "s.sqlite"
     whole = _lines(10, 500)
     log.write_bytes(whole + whole[:60])  # ten lines, and the first 60 bytes of another
@@ -693,15 +694,17 @@ def test_a_line_cut_by_a_rotation_never_stops_the_job(tmp_path: Path, variant: s
     proc = cron(state, *status, log=log)
     assert proc.returncode == 0, proc.stderr
     data = json.loads(proc.stdout)
+    compressed = "delaycompress" not in variant  # the old file is a .gz at once
     warned = data["incremental"]["files"][0]["warnings"]
-    assert any("counted as malformed" in w for w in warned), warned
-    assert data["progress"]["malformed_lines"] == 2  # the rest in the old file, its fragment
+    assert any("counted as malformed" in w for w in warned) == compressed, warned
+    # the fragment in the new file; and the rest in the old one once it is final
+    assert data["progress"]["malformed_lines"] == 1 + compressed
     logrotate(log, variant, tmp_path)  # compressed now, or rotated again: still nothing stuck
     append(log, _lines(3, 500))
     again = cron(state, *status, log=log)
     assert again.returncode == 0, again.stderr
     counts, lines = window_counts(again)
-    assert counts == {"500": 13, "200": 4} and lines == 10 + 2 + 4 + 3
+    assert counts == {"500": 13, "200": 4} and lines == 10 + 1 + compressed + 4 + 3
 
 
 @needs_logrotate
@@ -939,3 +942,25 @@ def test_a_copy_of_a_watched_file_at_another_watched_path_is_counted_once(
     append(log, _lines(4, 504))
     counts, n = window_counts(both())
     assert n == 23 and sum(counts.values()) == 23  # 10 + 6 + 3 + 4, none twice
+
+
+@needs_logrotate
+def test_a_line_the_logger_finishes_in_its_rotated_file_is_one_record(tmp_path: Path) -> None:
+    """The logger was half way through a line when the file was rotated (``create`` +
+    ``delaycompress``) and finishes it there: one record, not two malformed fragments (a
+    review found the 500 lost and 6 lines counted as 7: the rotated file had been read to its
+    very end)."""
+    log, state = tmp_path / "access.log", tmp_path / "s.sqlite"
+    rotated = tmp_path / "access.log.1"
+    status = ("--json", "-q", "status")
+    log.write_bytes(_lines(3, 200))
+    assert window_counts(cron(state, *status, log=log))[1] == 3
+    logrotate(log, "create-delaycompress", tmp_path)
+    line = _lines(1, 500)
+    append(rotated, _lines(2, 200) + line[:30])  # still open in the logger: half a line
+    assert window_counts(cron(state, *status, log=log))[1] == 5
+    append(rotated, line[30:])
+    proc = cron(state, *status, log=log)
+    counts, lines = window_counts(proc)
+    assert counts == {"200": 5, "500": 1} and lines == 6
+    assert json.loads(proc.stdout)["progress"]["malformed_lines"] == 0
