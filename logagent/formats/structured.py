@@ -324,28 +324,33 @@ def auto_app_mapping(
     """Choose keys for ts/level/component/message from sample lines; explicit keys win."""
     loads: Callable[[str], dict[str, Any] | None] = _logfmt_loads if logfmt else object_of
     objects = [obj for obj in map(loads, sample) if obj]
-    keys = APP_KEYS if logfmt else _with_nested(objects)
-    mapping = default_mapping(logfmt=logfmt) | choose_keys(objects, keys, _has)
+    found = choose_keys(objects, APP_KEYS, _has)
+    if not logfmt:  # a field the top level lacks: inside an envelope most records hold
+        nested = _nested(objects, [name for name in APP_KEYS if name not in found])
+        found |= choose_keys(objects, nested, _has)
+    mapping = default_mapping(logfmt=logfmt) | found
     if _clef_level(objects, mapping):
         mapping[LEVEL] = "@l"
     mapping.update({k: v for k, v in (explicit or {}).items() if v and k in APP_KEYS})
     return mapping
 
 
-def _with_nested(objects: Sequence[dict[str, Any]]) -> dict[str, tuple[str, ...]]:
-    """``APP_KEYS``, then the same keys inside each object most records hold (after the top
-    level's): lnav's ``{"ts": …, "@fields": {"lvl": …, "msg": …}}`` was refused, "not in a log
+#: Objects that wrap a record's own fields: logstash's ``@fields``, Filebeat's ``fields``,
+#: OpenTelemetry's ``attributes``. Only these: an object of the record's data (``user``,
+#: ``request``) holds a "name" or a "level" of its own, which no record's component is.
+ENVELOPES = ("@fields", "fields", "attributes", "@metadata", "extra", "context", "payload")
+
+
+def _nested(objects: Sequence[dict[str, Any]], names: Sequence[str]) -> dict[str, tuple[str, ...]]:
+    """The well-known keys of ``names`` inside the envelopes (``ENVELOPES``) most records
+    hold: lnav's ``{"ts": …, "@fields": {"lvl": …, "msg": …}}`` was refused, "not in a log
     format logagent knows"."""
     half = (len(objects) + 1) // 2
-    counts: dict[str, int] = {}
-    for obj in objects:
-        for key, value in obj.items():
-            if isinstance(value, dict) and "." not in key:
-                counts[key] = counts.get(key, 0) + 1
-    parents = sorted(k for k, n in counts.items() if n >= half and objects)
+    held = [e for e in ENVELOPES if sum(isinstance(o.get(e), dict) for o in objects) >= half]
     return {
-        name: (*keys, *(f"{p}.{k}" for p in parents for k in keys if "." not in k))
-        for name, keys in APP_KEYS.items()
+        name: tuple(f"{e}.{k}" for e in held for k in APP_KEYS[name] if "." not in k)
+        for name in names
+        if held
     }
 
 

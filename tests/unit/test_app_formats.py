@@ -453,3 +453,19 @@ def test_the_year_reference_is_the_last_stamp_of_an_ordered_log_else_the_latest(
     assert year_reference(excerpts) == datetime(2026, 6, 3, tzinfo=UTC)
     once_back = at((5, 21), (6, 2), (5, 29), (5, 31))  # one step back, no new year crossed
     assert year_reference(once_back) == datetime(2026, 6, 2, tzinfo=UTC)
+
+
+def test_keys_of_the_records_own_data_are_no_fields() -> None:
+    """An object of a record's data (``user``, ``request``) holds a name or a level of its
+    own: no component nor level of the record (a review: user names ranked as components,
+    a request's level read as the record's); only envelopes are looked into, and only for
+    a field the top level lacks."""
+    users = [
+        '{"timestamp": "2024-01-01T00:00:00Z", "severity": "ERROR", "message": "x", '
+        '"user": {"id": 1, "name": "alice"}}'
+    ] * 4
+    assert auto_app_mapping(users)["component"] != "user.name"
+    requests = ['{"ts": "2024-01-01T00:00:00Z", "msg": "x", "request": {"level": "3"}}'] * 4
+    assert auto_app_mapping(requests)["level"] == "level"  # the default: none found
+    shadowed = ['{"level": "info", "msg": "a", "fields": {"level": "error"}}'] * 2
+    assert auto_app_mapping(shadowed)["level"] == "level"
