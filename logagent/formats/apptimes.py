@@ -57,16 +57,18 @@ def yearless(fmt: object) -> bool:
 
 def year_reference(stamps: Sequence[datetime]) -> datetime | None:
     """The stamp year-less ones are placed from, among one input's sampled ``stamps`` (in
-    file order, each placed from now): its last, when the log runs in order, once across a
-    new year at most (Dec 3 to Jan 3: Jan 3); else its latest date in a year (an input of
-    excerpts out of order: ossec's ProFTPD entries, May to June then May, had its June lines
-    placed a year before). None without a stamp."""
+    file order, each placed from now): its last, when the log runs in order, across one new
+    year at most (Dec 30 to Jan 2: Jan 2); else its latest date in a year. A log of
+    excerpts out of order (ossec's ProFTPD entries, May to June then May) had its June lines
+    placed a year before; and one last stamp alone past a "new year" (a device's clock
+    reset to Jan 1) is no new year: it had moved every other line a year back."""
     if not stamps:
         return None
     in_year = [t.replace(year=2000) for t in stamps]  # 2000: a leap year holds every date
     day = timedelta(days=1)
-    back = sum(1 for a, b in pairwise(in_year) if b < a - day)
-    if back <= 1 and not (back == 1 and in_year[-1] > in_year[0]):  # in order, or one wrap
+    back = [i for i, (a, b) in enumerate(pairwise(in_year)) if b < a - day]
+    wrapped = len(back) == 1 and len(stamps) - back[0] > 2 and in_year[-1] < in_year[0]
+    if not back or wrapped:
         return stamps[-1]
     return stamps[max(range(len(stamps)), key=in_year.__getitem__)]
 

@@ -447,8 +447,10 @@ def test_the_year_reference_is_the_last_stamp_of_an_ordered_log_else_the_latest(
     assert year_reference([]) is None
     ordered = at((5, 1), (5, 2), (6, 3))
     assert year_reference(ordered) == ordered[-1]
-    wrap = [datetime(2026, 12, 3, tzinfo=UTC), datetime(2026, 1, 3, tzinfo=UTC)]
-    assert year_reference(wrap) == wrap[-1]  # Dec 3 to Jan 3: Jan 3 is the last
+    wrap = at((12, 30), (12, 31), (1, 1), (1, 2))
+    assert year_reference(wrap) == wrap[-1]  # Dec 30 to Jan 2: Jan 2 is the last
+    reset = at((12, 6), (12, 7), (12, 7), (1, 1))  # one last stamp alone past a new year
+    assert year_reference(reset) == reset[1]  # no new year: the latest date
     excerpts = at((5, 21), (5, 30), (6, 1), (6, 3), (5, 29), (5, 31))
     assert year_reference(excerpts) == datetime(2026, 6, 3, tzinfo=UTC)
     once_back = at((5, 21), (6, 2), (5, 29), (5, 31))  # one step back, no new year crossed
