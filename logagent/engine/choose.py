@@ -219,7 +219,9 @@ def _per_input(
                     )
         per_path.append((source.path, own))
     owns = {own for _, own in per_path}
-    if guessed and len(owns) == 1 and detection.best not in owns:  # one layout after all
+    if guessed and detection.best in owns:  # an input only generic reads: generic reads all
+        return None  # (refused instead, a log4j log beside an unknown one had been an error)
+    if guessed and len(owns) == 1:  # one layout after all
         (own,) = owns
         share = _share(chosen[own], [line for each in samples for line in each])
         return Detection(((own, share), *detection.scores), detection.sample_lines), chosen[own]

@@ -303,3 +303,25 @@ def test_inputs_generic_reads_together_are_each_detected(tmp_path: Path) -> None
     )
     alone = run(odd, odd)
     assert alone.returncode == 0 and json.loads(alone.stdout)["input"]["format"] == "generic"
+
+
+def test_a_known_layout_beside_one_only_generic_reads_stays_generic(tmp_path: Path) -> None:
+    """Only when every input has a layout of its own is the last resort given up: a log4j log
+    beside a log only generic reads is read by generic, as before (a review found it refused
+    as "application logs of different formats")."""
+    import subprocess
+    import sys
+
+    sample = Path(__file__).parents[2] / "sample_logs" / "app_log4j.log"
+    log4j = tmp_path / "svc.log"  # a few records: generic reads the two inputs best
+    log4j.write_bytes(b"".join(sample.read_bytes().splitlines(keepends=True)[:10]))
+    odd = tmp_path / "worker.log"
+    odd.write_text(
+        "".join(
+            f"12/01/2026 10:00:{i:02d} | ERROR | worker-1 | job {i} failed\n" for i in range(60)
+        )
+    )
+    args = ["analyze", str(log4j), str(odd), "--json", "--llm", "off"]
+    proc = subprocess.run([sys.executable, "-m", "logagent", *args], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["input"]["format"] == "generic"
