@@ -121,14 +121,19 @@ def message_level(msg: str) -> str:
     """A level-less line's level: the one its message names first thing, else the most
     severe its words suggest (counts of none, ``errors=0``, ``no errors``, suggest none)."""
     head = msg.lstrip()
-    if head.startswith("[") and ":" in head.split("]", 1)[0] and " " not in head.split(":")[0]:
-        head = head.split(":", 1)[1]  # Chromium's [pid/stamp:LEVEL:file(line)]
-    elif head[:1] in "[<(":
+    if head.startswith("["):  # Chromium's [pid/stamp:LEVEL:file(line)]: a part after a colon
+        parts = head[1:].split("]", 1)[0].split(":")
+        for k in range(1, len(parts)):
+            before, word = ":".join(parts[:k]), parts[k]
+            if not any(c.isspace() for c in before) and word.lower() in TAGS:
+                return TAGS[word.lower()]
+    if head[:1] in "[<(":
         head = head[1:]
     word = re.match(r"([A-Za-z]+)[:\]>)]", head)
     if word and word[1].lower() in TAGS:
         return TAGS[word[1].lower()]
-    words = re.sub(r"(?i)\b(errors?|failures?|failed|fails?|err) *[=:] *0+\b", " ", msg)
+    words = re.sub(r"(?i)\b(errors?|failures?|failed|fails?|err)=0+(?![0-9.])", " ", msg)
+    words = re.sub(r"(?i)\b(errors|failures) *: *0+ *(?=[,;)\]}]|$)", " ", words)
     words = re.sub(r"(?i)\b(0|no|zero|without) +(errors?|failures?)\b", " ", words)
     if re.search(r"(?i)\b(fatal|panic|emerg|emergency|critical)\b", words):
         return "FATAL"

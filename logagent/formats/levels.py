@@ -125,9 +125,12 @@ MESSAGE_TAG = (
     r"|error|severe|warn|warning|notice|info|information|informational|debug|trace|verbose)"
     r"(?::|[\]>)])"
 )
-#: Counts of none, which name no failure: ``errors=0``, ``failures: 0``, ``no errors``.
+#: Counts of none, which name no failure: ``errors=0``, ``failed=0``, ``failures: 0,``, ``no
+#: errors``. Only counters: "Connection failed: 0 bytes received" and "Login failed: 0
+#: attempts left" are failures (a review found them read as INFO).
 NO_ERRORS = (
-    r"(?i)\b(?:errors?|failures?|failed|fails?|err)\s*[=:]\s*0+\b"
+    r"(?i)\b(?:errors?|failures?|failed|fails?|err)=0+(?:[^0-9.]|$)"
+    r"|\b(?:errors|failures)\s*:\s*0+\s*(?:[,;)\]}]|$)"
     r"|\b(?:0|no|zero|without)\s+(?:errors?|failures?)\b"
 )
 

@@ -36,6 +36,13 @@ CASES = [
     ("disk almost full, warning threshold reached", "WARN"),
     ("[error-cleanup] started", "ERROR"),  # no tag (a word ends no bracket): words decide
     ("errors=2 processed=10", "ERROR"),
+    # counters of none only: these are failures (a review)
+    ("Connection failed: 0 bytes received", "ERROR"),
+    ("request failed: 0", "ERROR"),
+    ("Login failed: 0 attempts left, account locked", "ERROR"),
+    ("errors: 0, warnings: 3", "INFO"),
+    ("[x:y:info] connection failed", "INFO"),  # a tag after two colons in the bracket
+    ("[a b:info] x failed", "ERROR"),  # a blank before the colon: no Chromium bracket
 ]
 
 
