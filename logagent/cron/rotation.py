@@ -12,9 +12,10 @@ now and returns the slices to read, in order:
 
 * the same file (same inode, same head, not shorter than the offset): its
   new complete lines, from the stored offset;
-* another file that begins with the stored head and holds the offset, the old
-  file being gone from the siblings: the old content moved in by a copy (rsync,
-  ``cp`` and ``mv``, ``sed -i``), read on from the stored offset;
+* another plain file that begins with the stored head, holds the offset and
+  ends a line there, the old file being gone from the siblings: the old content
+  moved in by a copy that only grew (rsync, ``cp`` and ``mv``), read on from the
+  stored offset;
 * otherwise the file followed was rotated, truncated or replaced: the old
   file is looked for among the path's siblings (``PATH.*``, ``PATH-*``) by
   identity — the same inode first (a rename), else the same content head
@@ -258,8 +259,9 @@ def plan_path(
     if old is None and exists and plan.rotation == "rename" and _continues(watched, stored):
         plan.rotation = "replaced"
         plan.warnings.append(
-            f"{watched}: replaced by a file that begins with all that was read of it (a copy "
-            f"moved into place: rsync, cp and mv, sed -i): read on from byte {stored.offset:,}"
+            f"{watched}: replaced by a file that begins as the one read and ends a line where "
+            f"it was read to (a copy moved into place: rsync, cp and mv): read on from byte "
+            f"{stored.offset:,}"
         )
         plan.slices.append(Slice(watched, stored.offset, False, "appended"))
         return plan
@@ -304,7 +306,26 @@ def _continues(watched: str, stored: FileState) -> bool:
     moved in by a copy, which went on (a rename that kept no old file among the siblings)."""
     if stored.head_size == 0 or copied_away(watched, stored) is not None:
         return False
-    return same_content(watched, stored) and content_reaches(watched, stored.offset)
+    if not (same_content(watched, stored) and content_reaches(watched, stored.offset)):
+        return False
+    return _line_ends_at(watched, stored.offset)
+
+
+def _line_ends_at(path: str, offset: int) -> bool:
+    """Whether a line of the plain file ``path`` ends just before ``offset`` (where the read
+    goes on). Only the head and this byte are checked: a copy edited before the offset
+    (``sed -i`` deleting a line) is not told from one that only grew, unless a line now
+    straddles the offset."""
+    if offset == 0:
+        return True
+    try:
+        source = open_source(path)
+    except (InputError, OSError):
+        return False
+    try:
+        return source.seekable and source.read_at(offset - 1, 1) == b"\n"
+    finally:
+        source.close()
 
 
 def _became(watched: str, rotation: str) -> str:

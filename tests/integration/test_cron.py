@@ -268,11 +268,23 @@ def test_a_longer_copy_moved_into_place_is_read_on_from_the_offset(tmp_path: Pat
     counts, lines = window_counts(proc)
     assert lines == 50 and sum(counts.values()) == 50
     warnings = json.loads(proc.stdout)["warnings"]
-    assert any("replaced by a file that begins with all that was read" in w for w in warnings)
+    assert any("replaced by a file that begins as the one read" in w for w in warnings)
     other = tmp_path / ".b.tmp"
     other.write_bytes(_lines(5, 503, start=7))
     other.rename(log)
     assert window_counts(cron(state, "--json", log=log))[1] == 55
+    # the same first 4 KiB, a line edited before the offset: no line ends there, read whole
+    state2, log2 = tmp_path / "s2.sqlite", tmp_path / "b.log"
+    log2.write_bytes(first)
+    assert len(first) > 4096 and window_counts(cron(state2, "--json", log=log2))[1] == 30
+    cut = first.rindex(b"\n", 0, len(first) - 1)  # inside the last line: one byte longer
+    edited = tmp_path / ".c.tmp"
+    edited.write_bytes(first[:cut] + b"X" + first[cut:] + more)
+    edited.rename(log2)
+    proc = cron(state2, "--json", log=log2)
+    assert window_counts(proc)[1] == 30 + 30 + 20  # a new file: read whole
+    said = json.loads(proc.stdout)["warnings"]
+    assert not any("replaced by a file that begins" in w for w in said)
 
 
 def test_same_inode_new_head_is_a_new_file(tmp_path: Path) -> None:
