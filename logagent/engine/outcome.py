@@ -46,6 +46,8 @@ from logagent.timeline import MAX_DRAWN_BUCKETS, timeline_answer
 #: A format that reads this share of the sample is not refused for a prefilter's candidates
 #: that are all malformed (``finish``): they are counted as malformed lines.
 READS_THE_SAMPLE = 0.5
+#: ... as long as they are this few (40 malformed "5xx lines" of 100 are refused: a review).
+FEW_MALFORMED = 3
 
 
 def finish(run: Run, detection: Detection, unit_size: int, units_total: int | None) -> Result:
@@ -98,7 +100,8 @@ def finish(run: Run, detection: Detection, unit_size: int, units_total: int | No
     # line cut by a rotation, at the head of a cron slice of 200s, is no 5xx record, and the
     # slice was refused on every run until a 5xx came (judged by its malformed lines instead).
     sampled = detection.confidence if detection is not None else 0.0
-    judged = not run.prefiltered or (tally.malformed > 0 and sampled < READS_THE_SAMPLE)
+    few = tally.malformed <= FEW_MALFORMED and sampled >= READS_THE_SAMPLE
+    judged = not run.prefiltered or (tally.malformed > 0 and not few)
     if not run.partial and tally.parsed > 0 and records <= 0 and judged:
         fmt = detection.best if detection else "the format"
         detail = f"none of the {tally.parsed:,} lines parsed is a record of {fmt}"

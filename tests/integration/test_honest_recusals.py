@@ -163,3 +163,23 @@ def test_a_clean_generic_log_gets_no_warning_of_unparsed_lines(tmp_path: Path) -
     assert code == 0
     assert r["input"]["format"] == "generic", r["input"]["format"]
     assert not [w for w in r["warnings"] if "of sampled lines parse as" in w], r["warnings"]
+
+
+def test_many_malformed_5xx_candidates_are_still_refused(tmp_path: Path) -> None:
+    """A few malformed 5xx candidates among lines the format reads are counted as malformed
+    (a line cut by a rotation); many are still refused, "none of the N lines parsed is a
+    record" (a review: 40 of 100 had become "no 5xx line in the whole input")."""
+    from logagent import Question, analyze, load_settings
+    from logagent.testing import combined_line, fake_env
+
+    good = "".join(combined_line(f"/a/{i}", 200) + "\n" for i in range(60))
+    bad = "".join(f'garbage "GET /pay/{i} HTTP/1.1" 503 12\n' for i in range(40))
+    path = tmp_path / "a.log"
+    path.write_text(good + bad)
+    settings = load_settings(analysis={"full": True, "format": "combined"})
+    many = analyze([str(path)], Question(top=5), settings, fake_env())
+    assert many.recuse is not None and "none of the 40 lines parsed" in many.recuse.detail
+    path.write_text(good + bad.splitlines(keepends=True)[0])
+    few = analyze([str(path)], Question(top=5), settings, fake_env())
+    assert few.progress.malformed_lines == 1
+    assert few.recuse is None or "none of the" not in few.recuse.detail
