@@ -137,11 +137,18 @@ NO_ERRORS = (
 
 def level_from_message(message: pl.Expr) -> pl.Expr:
     """The level ``message`` names first thing (``MESSAGE_TAG``), else the one its words
-    suggest (most severe wins; counts of none, ``NO_ERRORS``, left out), else INFO."""
-    words = message.str.replace_all(NO_ERRORS, " ")
+    suggest (most severe wins; counts of none, ``NO_ERRORS``, left out), else INFO.
+
+    Counts of none are looked for in the messages with an error word only (the others are
+    empty strings to it): on every message it cost 5x the rest (1 M syslog messages: 0.17 s
+    before it, 0.91 s with it on all)."""
     out: pl.Expr = pl.lit(INFO)
     for level, pattern in reversed(MESSAGE_LEVEL_WORDS):
-        out = pl.when(words.str.contains(pattern)).then(pl.lit(level)).otherwise(out)
+        found = message.str.contains(pattern)
+        if level == ERROR:
+            some = pl.when(found).then(message).otherwise(pl.lit(""))
+            found = some.str.replace_all(NO_ERRORS, " ").str.contains(pattern)
+        out = pl.when(found).then(pl.lit(level)).otherwise(out)
     tagged = normalize_level(message.str.extract(MESSAGE_TAG, 1))
     return pl.coalesce(tagged, out)
 
