@@ -70,10 +70,10 @@ def bucket_span(
     """The first and last bucket start of the input's time range (from the detection sample's
     ``times``: the sample spans each seekable file from start to end), within the window: a
     sampled run shows these buckets even if no unit it read holds an event there."""
-    epochs = times.dt.epoch("s")
-    first, last = epochs.min(), epochs.max()
-    if not isinstance(first, int) or not isinstance(last, int):
+    span = _span(times)
+    if span is None:
         return None
+    first, last = int(span[0].timestamp()), int(span[1].timestamp())
     since, until = window
     if since is not None:
         first = max(first, int(since.timestamp()))
@@ -84,8 +84,21 @@ def bucket_span(
     return first // bucket_s * bucket_s, last // bucket_s * bucket_s
 
 
+#: Sampled stamps at least this many: the span leaves out the earliest and latest
+#: ``SPAN_TAIL`` of them (a ``01/Jan/1970`` line among 3,000 of Dec 1 drew 99 buckets of
+#: 210 days). Fewer: the span is theirs, first to last.
+SPAN_ROBUST_FROM = 200
+SPAN_TAIL = 0.005
+
+
 def _span(times: pl.Series) -> tuple[datetime, datetime] | None:
-    first, last = times.min(), times.max()
+    """The sample's time range, without its outliers (``SPAN_ROBUST_FROM``)."""
+    stamps = times.drop_nulls()
+    if len(stamps) >= SPAN_ROBUST_FROM:
+        first = stamps.quantile(SPAN_TAIL, "lower")
+        last = stamps.quantile(1 - SPAN_TAIL, "higher")
+    else:
+        first, last = stamps.min(), stamps.max()
     if not isinstance(first, datetime) or not isinstance(last, datetime):
         return None
     return first, last

@@ -123,3 +123,25 @@ def test_buckets_widened_to_be_drawn_are_said(tmp_path: Path) -> None:
     fits = analyze([str(path)], Question(top=5), hourly, fake_env())
     assert fits.answer.timeline is not None and fits.answer.timeline.bucket_s == 3600
     assert not any("the timeline is drawn in" in w for w in fits.warnings)
+
+
+def test_one_stamp_far_from_the_rest_does_not_stretch_the_timeline(tmp_path: Path) -> None:
+    """A 01/Jan/1970 line among 3,000 of one day: the timeline's width and range come from
+    the sampled stamps without their outliers (a review: 99 buckets of 210 days)."""
+    from logagent.testing import combined_line
+
+    path = tmp_path / "a.log"
+    day = [
+        combined_line(f"/a/{i % 7}", 500 if i % 10 == 0 else 200).replace(
+            "28/Nov/2026:13:55:36", f"01/Dec/2026:{i // 150:02d}:{i % 60:02d}:00"
+        )
+        for i in range(3000)
+    ]
+    odd = combined_line("/old", 200).replace("28/Nov/2026:13:55:36", "01/Jan/1970:00:00:00")
+    path.write_text("\n".join([odd, *day]) + "\n")
+    settings = load_settings(analysis={"seed": 1, "full": True})
+    result = analyze([str(path)], Question(top=5), settings, fake_env())
+    line = result.answer.timeline
+    assert line is not None and line.bucket_s <= 3600
+    assert len(line.buckets) * line.bucket_s <= 86400  # the day's, not 1970's
+    assert line.buckets[0].start.startswith("2026-12-01")
