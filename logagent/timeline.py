@@ -94,11 +94,10 @@ SPAN_TAIL = 0.005
 def _span(times: pl.Series) -> tuple[datetime, datetime] | None:
     """The sample's time range, without its outliers (``SPAN_ROBUST_FROM``)."""
     stamps = times.drop_nulls()
+    first: object = stamps.min()
+    last: object = stamps.max()
     if len(stamps) >= SPAN_ROBUST_FROM:
-        first = stamps.quantile(SPAN_TAIL, "lower")
-        last = stamps.quantile(1 - SPAN_TAIL, "higher")
-    else:
-        first, last = stamps.min(), stamps.max()
+        first, last = stamps.quantile(SPAN_TAIL, "lower"), stamps.quantile(1 - SPAN_TAIL, "higher")
     if not isinstance(first, datetime) or not isinstance(last, datetime):
         return None
     return first, last
