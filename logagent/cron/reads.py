@@ -91,17 +91,23 @@ def malformed_rest(piece: Slice, text: str | None) -> tuple[Tally, int]:
     from logagent.sources.slices import open_slice
 
     source = open_slice(piece.path, piece.start, whole_lines=not piece.to_end, text=text)
-    lines = nbytes = 0
-    last = b"\n"
+    lines = blank = nbytes = 0
+    rest = b""  # the line a chunk ends inside
     try:
         while chunk := source.read_at(nbytes, 1 << 20):
-            lines += chunk.count(b"\n")
             nbytes += len(chunk)
-            last = chunk[-1:]
+            *whole, rest = (rest + chunk).split(b"\n")
+            lines += len(whole)
+            blank += sum(not line.strip() for line in whole)
+            if len(rest) > 1 << 16:  # a line longer than that: only whether it is blank
+                rest = b"x" if rest.strip() else b" "
     finally:
         source.close()
-    lines += last != b"\n"  # a last line without its newline is a line too
-    tally = Tally(bytes_read=nbytes, lines=lines, parsed=lines, malformed=lines)
+    if rest:  # a last line without its newline is a line too
+        lines += 1
+        blank += not rest.strip()
+    # blank lines are no lines to parse, nor malformed (``extract.BLANK``)
+    tally = Tally(bytes_read=nbytes, lines=lines, parsed=lines - blank, malformed=lines - blank)
     return tally, piece.start + (source.size if source.size is not None else nbytes)
 
 

@@ -51,7 +51,7 @@ def unrecognized(
             f"input; {examples}"
         )
     entries = [line for line in sample if not line.startswith("#")]
-    if entries and _ftp_share(sample) * 2 >= len(entries):
+    if entries and _ftp_entries(sample) * 2 >= len(entries):
         detail = (
             f"a W3C log of an FTP service (IIS's FTP log): its {len(entries):,} sampled entries "
             "are FTP commands and replies (USER, PASS, sent; 226, 331, 530), no HTTP requests"
@@ -62,7 +62,7 @@ def unrecognized(
     return recused(run, detection, RecuseCode.UNRECOGNIZED_FORMAT, detail, suggestion=suggestion)
 
 
-def _ftp_share(sample: list[str]) -> int:
+def _ftp_entries(sample: list[str]) -> int:
     """The FTP entries of a W3C log among the sample's lines (none unless it has #Fields)."""
     if not any(line.startswith("#Fields:") for line in sample):
         return 0

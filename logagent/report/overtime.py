@@ -78,6 +78,8 @@ def shape(timeline: Timeline, key: str | None, whose: str) -> str:
     if found:
         return f"; from {_stamp(found[0])} on, {found[1]:.0%} of {whose}"
     held = busiest(timeline, key)
+    if held is None and len(timeline.buckets) == 1:
+        return "; in one bucket"
     if held is None:
         return "; spread over the whole range"
     n, share, start = held

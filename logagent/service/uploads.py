@@ -29,6 +29,7 @@ ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
 OUT_CHUNK = 1 << 20  # decompressed bytes produced per step: bounds what one chunk can expand to
 MAX_PART_HEADERS = 16 << 10
 MAX_NAME = 255  # longest client-given file name kept (the result shows it as the input's path)
+_FILE_PART = re.compile(r'(?:^|[;\s])name\s*=\s*"file"', re.IGNORECASE)
 _FILENAME = re.compile(r'filename\s*=\s*(?:"([^"]*)"|([^;\s]+))', re.IGNORECASE)
 
 
@@ -239,7 +240,7 @@ class MultipartFile:
             return False
         head = self._buf[:end].decode("latin-1")
         self._buf = self._buf[end + 4 :]
-        named = 'name="file"' in head.lower().replace(" ", "")
+        named = _FILE_PART.search(head) is not None  # not filename="file"
         if named and self.found:  # one analysis, one log: a second was silently dropped
             raise BadUpload(
                 "the multipart body has more than one part named 'file': send one log per "

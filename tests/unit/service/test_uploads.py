@@ -223,3 +223,19 @@ def test_a_second_file_part_is_refused_not_dropped() -> None:
         store(splits(second, 3), content_type=ctype)
     data, _ = store(splits(body, 3), content_type=ctype)
     assert data == LOG[:500]
+
+
+def test_a_part_whose_file_name_is_file_is_not_the_file_part() -> None:
+    """``name="note"; filename="file"``: only a part *named* file is the log (its file name
+    had matched ``name="file"``, and such a part beside the log was refused as a second)."""
+    body = multipart(LOG[:300], extra=False)
+    note = (
+        b'--XyZ--b0undary\r\nContent-Disposition: form-data; name="note"; filename="file"'
+        b"\r\n\r\nhello\r\n"
+    )
+    with_note = body.replace(b"--XyZ--b0undary\r\n", note + b"--XyZ--b0undary\r\n", 1)
+    assert with_note != body
+    data, got = store(
+        splits(with_note, 2), content_type="multipart/form-data; boundary=XyZ--b0undary"
+    )
+    assert data == LOG[:300] and got.filename == "a.log"
