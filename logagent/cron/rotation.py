@@ -34,11 +34,13 @@ from __future__ import annotations
 import glob
 import hashlib
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 from logagent.cron.state import FileState
 from logagent.errors import InputError
-from logagent.sources.files import open_source
+from logagent.sources.files import Source, open_source
 
 HEAD_BYTES = 4096
 
@@ -107,20 +109,30 @@ def same_content(path: str, stored: FileState) -> bool:
     return len(head) == stored.head_size and hashlib.sha256(head).hexdigest() == stored.head_hash
 
 
+@contextmanager
+def _opened(path: str) -> Iterator[Source | None]:
+    """``path``'s content, closed after; None when it cannot be opened (gone meanwhile)."""
+    try:
+        source = open_source(path)
+    except (InputError, OSError):
+        yield None
+        return
+    try:
+        yield source
+    finally:
+        source.close()
+
+
 def content_reaches(path: str, offset: int) -> bool:
     """Whether ``path`` holds at least ``offset`` content bytes."""
     if offset == 0:
         return True
-    try:
-        source = open_source(path)
-    except (InputError, OSError):
-        return False
-    try:
+    with _opened(path) as source:
+        if source is None:
+            return False
         if source.seekable:
             return (source.size or 0) >= offset
         return len(source.read_at(offset - 1, 1)) == 1
-    finally:
-        source.close()
 
 
 def siblings(watched: str) -> list[str]:
@@ -318,14 +330,8 @@ def _line_ends_at(path: str, offset: int) -> bool:
     straddles the offset."""
     if offset == 0:
         return True
-    try:
-        source = open_source(path)
-    except (InputError, OSError):
-        return False
-    try:
-        return source.seekable and source.read_at(offset - 1, 1) == b"\n"
-    finally:
-        source.close()
+    with _opened(path) as source:
+        return source is not None and source.seekable and source.read_at(offset - 1, 1) == b"\n"
 
 
 def _became(watched: str, rotation: str) -> str:

@@ -719,18 +719,24 @@ def test_a_line_cut_by_a_rotation_never_stops_the_job(tmp_path: Path, variant: s
     assert counts == {"500": 13, "200": 4} and lines == 10 + 1 + compressed + 4 + 3
 
 
+def _rotated_once(tmp_path: Path, first: bytes) -> tuple[Path, Path, Path]:
+    """``access.log`` of ``first``, counted by a run, then rotated by logrotate's ``create`` +
+    ``delaycompress``: the log, the state and the rotated file."""
+    log, state = tmp_path / "access.log", tmp_path / "s.sqlite"
+    log.write_bytes(first)
+    assert window_counts(cron(state, "--json", "-q", "status", log=log))[1] == first.count(b"\n")
+    logrotate(log, "create-delaycompress", tmp_path)
+    return log, state, tmp_path / "access.log.1"
+
+
 @needs_logrotate
 def test_lines_the_logger_still_writes_to_its_rotated_file_are_read(tmp_path: Path) -> None:
     """logrotate's ``create`` + ``delaycompress`` (Apache's graceful restart): the logger goes
     on writing to the rotated file for a while after the run that finished it. Those lines are
     read by the next run, from the rotated file or, once it is compressed, from the ``.gz``;
     they had been lost, the run "exact"."""
-    log, state = tmp_path / "access.log", tmp_path / "s.sqlite"
-    rotated = tmp_path / "access.log.1"
+    log, state, rotated = _rotated_once(tmp_path, _lines(10, 500))
     status = ("--json", "-q", "status")
-    log.write_bytes(_lines(10, 500))
-    assert window_counts(cron(state, *status, log=log))[1] == 10
-    logrotate(log, "create-delaycompress", tmp_path)
     append(rotated, _lines(2, 502))  # the old file, still open in the logger
     assert window_counts(cron(state, *status, log=log))[1] == 12
     append(rotated, _lines(3, 503))  # after the run that finished it
@@ -962,12 +968,8 @@ def test_a_line_the_logger_finishes_in_its_rotated_file_is_one_record(tmp_path: 
     ``delaycompress``) and finishes it there: one record, not two malformed fragments (a
     review found the 500 lost and 6 lines counted as 7: the rotated file had been read to its
     very end)."""
-    log, state = tmp_path / "access.log", tmp_path / "s.sqlite"
-    rotated = tmp_path / "access.log.1"
+    log, state, rotated = _rotated_once(tmp_path, _lines(3, 200))
     status = ("--json", "-q", "status")
-    log.write_bytes(_lines(3, 200))
-    assert window_counts(cron(state, *status, log=log))[1] == 3
-    logrotate(log, "create-delaycompress", tmp_path)
     line = _lines(1, 500)
     append(rotated, _lines(2, 200) + line[:30])  # still open in the logger: half a line
     assert window_counts(cron(state, *status, log=log))[1] == 5
