@@ -165,6 +165,12 @@ def _within_window(run: Run, fmt: Format, sample: list[str]) -> Format:
         return fmt
     now = run.env.wall_clock()
     since, until = parse_window(q.since, q.until, now=now)
+    if since is not None and since == until:  # "--since D --until D" held midnight only
+        run.warnings.append(
+            f"--since and --until are one instant ({since.isoformat()}): the window holds the "
+            "records of that second only (a date alone is its midnight; for that whole day, "
+            "give the next day as --until)"
+        )
     reference = stamp_reference(run)
     time = time_of(fmt, reference=reference)
     if time is None:

@@ -28,10 +28,11 @@ _LOGGER = r"(?P<component>[A-Za-z_$][A-Za-z0-9_$.\-]*)"
 #: An RFC 3339 stamp ends at its zone: a JVM GC log's ``2016-12-19T16:31:46.725+0100: 1.595:
 #: [GC pause …]`` (its colon after the zone) had been read as syslog at 0.99, the uptime its
 #: program and nine lines in ten continuations.
-_SYSLOG_HEAD = (
+_SYSLOG_STAMP = (
     r"^(?:<(?P<pri>[0-9]{1,3})>)?(?P<ts>" + _BSD + "|" + _D4 + "T" + _HMS
-    + r"(?:[,.][0-9]{1,9})?(?:Z|[+-][0-9]{2}(?::?[0-9]{2})?)?) "
+    + r"(?:[,.][0-9]{1,9})?(?:Z|[+-][0-9]{2}(?::?[0-9]{2})?)?)"
 )  # fmt: skip
+_SYSLOG_HEAD = _SYSLOG_STAMP + " "
 #: An indented line continues the record before it: macOS's syslogd and ASL indent a
 #: message's further lines with tabs ("Configuration Notice:" and its details), which were
 #: malformed records (lnav's macOS samples: 10 of 17 lines). Any other line still starts a
@@ -57,15 +58,7 @@ _SYSLOG_PROGRAMS = tuple(rf"(?:{_NAME} )?" + program for program in _PROGRAMS)
 #: its host is optional but tried first, and a name runs to a blank, ":" or "[", so the host
 #: and program are the same two names; a ":" right after them leaves out launchd's "(...)".
 #: Lines without a host, with several words or a version in the program, are the patterns'.
-_SYSLOG_FAST = (
-    r"^(?:<(?P<pri>[0-9]{1,3})>)?(?P<ts>"
-    + _BSD
-    + "|"
-    + _D4
-    + "T"
-    + _HMS
-    + rf"[^ ]*) {_NAME} (?P<component>{_NAME})(?:\[[0-9]+\])?: ?(?P<message>.*)$"
-)
+_SYSLOG_FAST = _SYSLOG_STAMP + rf" {_NAME} (?P<component>{_NAME})(?:\[[0-9]+\])?: ?(?P<message>.*)$"
 
 
 def syslog3164(year: YearOf = None) -> AppRegexFormat:

@@ -67,11 +67,4 @@ def parse_window(
             f"--since {since!r} ({lo.isoformat()}) is after --until {until!r} ({hi.isoformat()})",
             flag="--since",
         )
-    if lo is not None and lo == hi:  # [lo, hi) holds nothing: "--since D --until D" was empty
-        raise ConfigError(
-            f"--since {since!r} and --until {until!r} are the same time ({lo.isoformat()}): "
-            "the window holds nothing (a date alone is its midnight; for that whole day give "
-            "the next day as --until)",
-            flag="--until",
-        )
     return lo, hi

@@ -304,3 +304,22 @@ def test_haproxy_window_is_filtered_not_bisected_by_the_accept_date(tmp_path: Pa
     assert result.input.format == "haproxy"
     assert sum(e.count for e in result.answer.top) == truth
     assert truth == 6_000  # 12 of them long requests, logged after the window
+
+
+def test_a_window_of_one_instant_is_said(tmp_path: Path) -> None:
+    """``--since D --until D``: bounds are inclusive, so the window holds that second's
+    records; a date alone being its midnight, a warning says so (a probe's "--since
+    2022-07-26 --until 2022-07-26" came back empty without a word)."""
+    from logagent.testing import combined_line
+
+    path = tmp_path / "a.log"
+    stamps = ["26/Jul/2022:00:00:00", "26/Jul/2022:10:00:00", "27/Jul/2022:00:00:00"]
+    path.write_text(
+        "".join(combined_line("/a", 200).replace("28/Nov/2026:13:55:36", t) + "\n" for t in stamps)
+    )
+    now = datetime(2022, 8, 1, tzinfo=UTC)
+    one = ask(path, now, kind=QuestionKind.STATUS, since="2022-07-26", until="2022-07-26")
+    assert {e.key: e.count for e in one.answer.top} == {"200": 1}  # the midnight record
+    assert any("one instant" in w and "next day" in w for w in one.warnings)
+    day = ask(path, now, kind=QuestionKind.STATUS, since="2022-07-26", until="2022-07-27")
+    assert not any("one instant" in w for w in day.warnings)
