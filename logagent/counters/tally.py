@@ -84,6 +84,7 @@ def tally_batch(extracted: Extracted, *, units: int, bytes_read: int, truncated:
     counts_df, units_df, requests_df, timeline_df, unit_buckets_df, valid = pl.collect_all(
         [counts, unit_errors, requests, timeline, unit_buckets, extracted.valid]
     )
+    parsed = extracted.parsed - _count(valid, BLANK)  # a blank line is no line to parse
     return Tally(
         counts=counts_df.cast(COUNTS_SCHEMA),  # type: ignore[arg-type]  # a dict of dtypes is fine
         unit_errors=units_df.cast(UNITS_SCHEMA),  # type: ignore[arg-type]
@@ -93,11 +94,8 @@ def tally_batch(extracted: Extracted, *, units: int, bytes_read: int, truncated:
         units=units,
         bytes_read=bytes_read,
         lines=extracted.lines,
-        parsed=extracted.parsed - _count(valid, BLANK),  # a blank line is no line to parse
-        malformed=extracted.parsed
-        - _count(valid, BLANK)
-        - _count(valid, "valid")
-        - _count(valid, CONTINUATION),
+        parsed=parsed,
+        malformed=parsed - _count(valid, "valid") - _count(valid, CONTINUATION),
         continuation=_count(valid, CONTINUATION),
         outside_window=_count(valid, OUTSIDE),
         invalid_utf8=extracted.invalid_utf8,
