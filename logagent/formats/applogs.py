@@ -97,7 +97,7 @@ _APACHE_TS = r"[A-Z][a-z]{2} [A-Z][a-z]{2} +[0-9]{1,2} " + _HMS + r"(?:\.[0-9]+)
 APACHE_ERROR = AppRegexFormat(
     name="apache_error",
     patterns=(
-        r"^\[(?P<ts>" + _APACHE_TS + r")\] \[(?:(?P<component>[^:\] ]+):)?"
+        r"^\[(?P<ts>" + _APACHE_TS + r")\] \[(?:(?P<component>[^:\] ]*):)?"
         r"(?P<level>[a-z]+[0-9]?)\](?: \[pid [^\]]*\])?(?: \[client [^\]]*\])? ?(?P<message>.*)$",
     ),
     min_line_bytes=30,

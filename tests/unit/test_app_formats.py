@@ -54,6 +54,11 @@ def fields(fmt, lines):  # type: ignore[no-untyped-def]
             "[Wed Oct 11 14:32:52.1 2000] [ssl:warn] [pid 1] AH01909: x",
             ("WARN", "ssl", "AH01909: x"),
         ),
+        (  # Apache 2.4 names no module: "[:emerg]" (a real AH00020 had been malformed)
+            APACHE_ERROR,
+            "[Mon May 26 12:23:07.169739 2025] [:emerg] [pid 5229] AH00020: Configuration Failed",
+            ("FATAL", "AH00020", "AH00020: Configuration Failed"),  # the error kind
+        ),
         (
             LOG4J,
             "2024-01-02 03:04:05,678 ERROR [main] com.foo.Bar - msg",
