@@ -9,6 +9,7 @@ is for stamps written without a year (syslog RFC 3164, glog).
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Sequence
 from datetime import datetime, timedelta
 from itertools import pairwise
@@ -178,9 +179,37 @@ def _zoned(strf: str) -> Callable[[pl.Expr], pl.Expr]:
         zone = text.str.extract(r" ([^ ]+)$", 1)
         local = text.str.extract(r"^(.*) [^ ]+$", 1)
         local = local.str.strptime(UTC, strf, strict=False, cache=_CACHE)
-        return local - pl.duration(seconds=zone_offset_s(zone).fill_null(0))
+        fixed = local - pl.duration(seconds=zone_offset_s(zone).fill_null(0))
+        regional = pl.struct(local=local, zone=zone).map_batches(_regional_utc, return_dtype=UTC)
+        return pl.when(zone.str.contains("/", literal=True)).then(regional).otherwise(fixed)
 
     return zoned
+
+
+def _regional_utc(stamps: pl.Series) -> pl.Series:
+    """UTC times of local times in named regions (``Europe/Berlin``, as PHP writes them): each
+    region's offset on that date, summer time included (a clock set back: the earlier of the
+    two; a time the clock skipped: null). A name the zone database lacks stays null, and is
+    warned of (``unknown_zones``)."""
+    local = stamps.struct.field("local").dt.replace_time_zone(None)
+    zone = stamps.struct.field("zone")
+    out = pl.Series("utc", [None] * len(stamps), dtype=UTC)
+    for name in zone.filter(zone.str.contains("/", literal=True)).unique().to_list():
+        if not known_region(name):
+            continue
+        there = local.dt.replace_time_zone(name, ambiguous="earliest", non_existent="null")
+        out = out.zip_with(zone != name, there.dt.convert_time_zone("UTC"))
+    return out
+
+
+@functools.lru_cache(maxsize=64)
+def known_region(name: str) -> bool:
+    """Whether the zone database (Polars') knows the region ``name``."""
+    try:
+        pl.Series([datetime(2000, 1, 1)]).dt.replace_time_zone(name)
+    except pl.exceptions.PolarsError:
+        return False
+    return True
 
 
 def zone_offset_s(zone: pl.Expr) -> pl.Expr:
@@ -207,6 +236,8 @@ def unknown_zones(stamps: list[str | None], formats: Sequence[str]) -> list[str]
     seen: dict[str, None] = {}
     for stamp in stamps:
         zone = stamp.rsplit(" ", 1)[-1] if stamp and " " in stamp else None
-        if zone and zone[0].isalpha() and zone.upper() not in ZONES:
+        if not zone or not zone[0].isalpha() or zone.upper() in ZONES:
+            continue
+        if "/" not in zone or not known_region(zone):  # a region: placed unless unknown
             seen.setdefault(zone)
     return list(seen)

@@ -38,6 +38,7 @@ stack traces and tracebacks continue the record before them (``record_start``).
 from __future__ import annotations
 
 from logagent.formats.app import AppRegexFormat
+from logagent.formats.apptimes import ZONE
 from logagent.formats.levels import DEBUG, ERROR, FATAL, INFO, TRACE, WARN
 from logagent.formats.serverlogs import ISO_TIMES
 
@@ -148,7 +149,7 @@ PHP_LEVELS = (
 )
 _PHP_KIND = "|".join(sorted((k for ks in _PHP_KINDS.values() for k in ks), key=len, reverse=True))
 _PHP_ZONE = r" [A-Za-z0-9_/+\-]+"
-_PHP_STAMP = r"\[(?P<ts>" + _DMY + " " + _HMS + r")(?:" + _PHP_ZONE + r")?\] "
+_PHP_STAMP = r"\[(?P<ts>" + _DMY + " " + _HMS + r"(?:" + _PHP_ZONE + r")?)\] "
 _PHP_START = r"\[" + _DMY + " " + _HMS + r"(?:" + _PHP_ZONE + r")?\] "
 _FPM_START = r"\[" + _DMY + " " + _HMS + r"\] (?:ALERT|ERROR|WARNING|NOTICE|DEBUG): "
 #: A worker's output php-fpm relays (``catch_workers_output``): ``[pool www] child 12 said into
@@ -204,10 +205,11 @@ PHP = AppRegexFormat(
         "^" + _PHP_STAMP + r"(?P<level>ALERT|ERROR|WARNING|NOTICE|DEBUG): "
         r"(?:\[pool (?P<component>[^\]]+)\] )?(?P<message>.*)$",
         # the application's error_log() (PHP writes the zone; php-fpm does not): no level
-        r"^\[(?P<ts>" + _DMY + " " + _HMS + r")" + _PHP_ZONE + r"\] (?P<message>.*)$",
+        r"^\[(?P<ts>" + _DMY + " " + _HMS + _PHP_ZONE + r")\] (?P<message>.*)$",
     ),
     min_line_bytes=24,
-    time_formats=("%d-%b-%Y %H:%M:%S",),
+    # the zone PHP writes (UTC, Europe/Berlin); php-fpm writes none, its server's local time
+    time_formats=("%d-%b-%Y %H:%M:%S" + ZONE, "%d-%b-%Y %H:%M:%S"),
     record_start=_PHP_RECORD,
     # PHP's own trace lines: with the stamp (5.x), raw (7+: "Stack trace:", "#0 ...", "  thrown
     # in"), or relayed by php-fpm

@@ -443,3 +443,38 @@ def test_uvicorn_needs_its_padding_and_shows_other_loggers_lines() -> None:
         (None, 1, False),  # malformed, and counted so, not folded away
         ("ERROR", 1, True),
     ]
+
+
+def test_php_stamps_in_a_named_region_are_placed_in_utc() -> None:
+    """PHP writes its date.timezone after the stamp: ``Europe/Berlin`` in summer is +2 h and in
+    winter +1 h (a real error_log, probe E: every window and timeline had been shifted by the
+    offset, "exact"). UTC and php-fpm's stamps without a zone stay as written; a region the
+    zone database lacks is null and named for a warning; a time the clock skipped is null."""
+    from datetime import datetime
+
+    from logagent.formats.apptimes import unknown_zones
+
+    stamps = [
+        "25-May-2025 20:06:59 Europe/Berlin",
+        "25-Jan-2025 20:06:59 Europe/Berlin",
+        "04-Jul-2024 08:00:00 America/New_York",
+        "04-Jul-2024 08:00:00 UTC",
+        "31-Dec-2024 23:30:00 Asia/Kolkata",
+        "30-Mar-2025 02:30:00 Europe/Berlin",  # skipped: clocks went 02:00 -> 03:00
+        "04-Jul-2024 08:00:00 Mars/Olympus_Mons",
+    ]
+    lines = [f"[{s}] PHP Warning:  x in /srv/a.php on line 3" for s in stamps]
+    lines.append("[04-Jul-2024 08:00:00] WARNING: [pool www] server reached pm.max_children")
+    got = parse_app(PHP, pl.Series("line", lines))
+    times = [t and t.replace(tzinfo=None) for t in got["time"].to_list()]
+    assert times == [
+        datetime(2025, 5, 25, 18, 6, 59),
+        datetime(2025, 1, 25, 19, 6, 59),
+        datetime(2024, 7, 4, 12, 0, 0),
+        datetime(2024, 7, 4, 8, 0, 0),
+        datetime(2024, 12, 31, 18, 0, 0),
+        None,
+        None,
+        datetime(2024, 7, 4, 8, 0, 0),
+    ]
+    assert unknown_zones(got["ts"].to_list(), PHP.time_formats) == ["Mars/Olympus_Mons"]
