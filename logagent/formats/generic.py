@@ -125,17 +125,22 @@ class GenericFormat:
     description: str
     name: str = NAME
     min_line_bytes: int = 8
+    #: Whether a record's line may start with a blank (``infer_generic``: most sampled lines
+    #: with a stamp do). When not, an indented line is part of the record above it: Fluentd
+    #: writes each backtrace frame as an indented line with its own stamp and level, and
+    #: those 188 frames had been counted as ERROR records.
+    indented: bool = True
 
     @property
     def record_start(self) -> str | None:
         """A line starts a record when the timestamp is in its first bytes (stack traces fold)."""
         if self.ts_pattern is None:
             return None
-        return "[^\\n]{0," + str(TS_WINDOW_BYTES) + "}?" + self.ts_pattern
+        return ts_window(self.indented, newline=False) + self.ts_pattern
 
     def fields(self, line: pl.Expr) -> dict[str, pl.Expr]:
         """Timestamp, level word, component and message of the inferred header."""
-        head = header_regex(self.ts_pattern)
+        head = header_regex(self.ts_pattern, indented=self.indented)
         groups = line.str.extract_groups(head)
         ts, rest = groups.struct.field("ts"), groups.struct.field("rest")
         words = ("bl", "al", "wl") if self.ts_pattern is None else ("bl", "al", "wl", "ll")
@@ -156,7 +161,16 @@ class GenericFormat:
         }
 
 
-def header_regex(ts_pattern: str | None) -> str:
+def ts_window(indented: bool, *, newline: bool = True) -> str:
+    """What may come before the stamp: up to ``TS_WINDOW_BYTES`` bytes, starting with no
+    blank unless ``indented`` (``newline``: ``.`` for a regex run on one line)."""
+    any_byte = "." if newline else "[^\\n]"
+    if indented:
+        return any_byte + "{0," + str(TS_WINDOW_BYTES) + "}?"
+    return "(?:[^ \\t\\n]" + any_byte + "{0," + str(TS_WINDOW_BYTES - 1) + "}?)?"
+
+
+def header_regex(ts_pattern: str | None, *, indented: bool = True) -> str:
     """Timestamp in the first bytes, a few tokens, then the level word and the rest."""
     gap = r"[^A-Za-z]{0,24}?(?:[^ ]+ +){0,6}?[\[(<|]?"  # up to six fields (BGL: five)
     if ts_pattern is None:
@@ -164,9 +178,9 @@ def header_regex(ts_pattern: str | None) -> str:
             r"^(?P<ts>)[^ ]{0,40}?(?:[^ ]+ +){0,2}?" + LEVEL_WORD + _AFTER_LEVEL + r"(?P<rest>.*)$"
         )
     return (
-        r"^.{0,"
-        + str(TS_WINDOW_BYTES)
-        + r"}?(?P<ts>"
+        "^"
+        + ts_window(indented)
+        + r"(?P<ts>"
         + ts_pattern
         + r")(?:[ \t]+"
         + LOWER_LEVEL
@@ -184,8 +198,9 @@ def infer_generic(sample: Sequence[str]) -> GenericFormat:
     lines = pl.Series("line", [x for x in sample if x.strip()], dtype=pl.String)
     n = max(lines.len(), 1)
     ts_name, ts_pattern, ts_share = _best_ts(lines)
+    indented = ts_pattern is not None and _indented(lines, ts_pattern)
     frame = pl.DataFrame({"line": lines}).select(
-        g=pl.col("line").str.extract_groups(header_regex(ts_pattern))
+        g=pl.col("line").str.extract_groups(header_regex(ts_pattern, indented=indented))
     )
     rest = frame["g"].struct.field("rest").drop_nulls()
     level_share = rest.len() / n
@@ -196,7 +211,20 @@ def infer_generic(sample: Sequence[str]) -> GenericFormat:
         f"generic, inferred from the sample: timestamp {where}; level word in {level_share:.0%}; "
         f"component = {comp}"
     )
-    return GenericFormat(ts_name, ts_pattern, comp_name, comp_pattern, description)
+    if ts_pattern is not None and not indented:
+        description += "; an indented line continues the record above"
+    return GenericFormat(
+        ts_name, ts_pattern, comp_name, comp_pattern, description, indented=indented
+    )
+
+
+def _indented(lines: pl.Series, ts_pattern: str) -> bool:
+    """Whether records start with a blank: under a tenth of the sampled lines with a stamp in
+    their first bytes start without one (a log padded throughout). Else the lines that start
+    at the edge are the records, however many indented frames follow each."""
+    window = "^.{0," + str(TS_WINDOW_BYTES) + "}?"
+    stamped, blank = _matches(lines, [window + ts_pattern, "^[ \t]" + window[1:] + ts_pattern])
+    return stamped > 0 and 10 * (stamped - blank) < stamped
 
 
 def _best_ts(lines: pl.Series) -> tuple[str | None, str | None, float]:

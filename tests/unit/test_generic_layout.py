@@ -145,6 +145,26 @@ def test_generic_folds_stack_traces_into_their_record() -> None:
     assert rows.height == 10 and rows["lines"][0] == 2
 
 
+def test_indented_stamped_lines_continue_the_record_above() -> None:
+    """Fluentd writes each backtrace frame indented, with its own stamp and level (a real
+    td-agent.log, probe E: 188 frames had been ERROR records, topping the ranking). Where
+    records start at the line's start, an indented line continues one; a log indented
+    throughout still has its records."""
+    record = "2015-03-31 15:55:25 +0000 [error]: unexpected error error_class=JSON::ParserError"
+    frame = "  2015-03-31 15:55:25 +0000 [error]: /opt/td-agent/lib/json/common.rb:155:in `parse'"
+    info = "2015-03-31 15:55:26 +0000 [info]: adding match pattern=haproxy"
+    lines = [record, *[frame] * 12, info] * 5  # most stamped lines are frames
+    fmt = infer_generic(lines)
+    assert not fmt.indented and "indented" in fmt.description
+    rows = fold_records(pl.Series("line", lines), fmt)
+    assert rows["level"].to_list() == ["ERROR", "INFO"] * 5
+    assert rows["lines"].to_list() == [13, 1] * 5
+    padded = [" " + line.strip() for line in lines]
+    fmt = infer_generic(padded)
+    assert fmt.indented
+    assert fold_records(pl.Series("line", padded), fmt).height == len(padded)
+
+
 def test_replacement_characters_do_not_split_a_template() -> None:
     """Words holding U+FFFD (invalid UTF-8 replaced) mask alike: one template, not four."""
     names = ["J\ufffdr\ufffdme", "\ufffd\ufffd", "Jo\ufffd", "Ren\ufffd"]
