@@ -45,6 +45,9 @@ CLIENT, METHOD, USER_AGENT = "client", "method", "user_agent"
 TOKEN_5XX_PREFILTER = re.compile(rb"(?<![0-9])5[0-9][0-9](?![0-9])")
 #: ``"METHOD URI PROTOCOL"``, or anything else in quotes (then no path and no method).
 _REQUEST = r'"(?:(?P<method>[A-Za-z]+) (?P<path>[^ "]+)(?: [^ "]*)?|[^"]*)"'
+#: HAProxy cuts a request longer than ``tune.http.logurilen`` (1024) at that length and logs
+#: it without its closing quote, as the line's end: a real 503 had been malformed.
+_CUT_REQUEST = _REQUEST.removesuffix('"') + '(?:"|$)'
 
 
 @dataclass(frozen=True)
@@ -92,7 +95,7 @@ HAPROXY = ProxyFormat(
     pattern=(
         rf"^(?:{_SYSLOG})?(?P<client>[^\s\[]+):\d+ \[\d\d/[A-Z][a-z]{{2}}/\d{{4}}:[\d:.]+\] "
         r"\S+ \S+/\S+ (?:\S+ )?-?\d+/-?\d+/-?\d+/-?\d+/\+?-?\d+ (?P<status>-?\d{1,3}) \+?\d+ "
-        r"\S+ \S+ \S{4} \S+ \S+(?: \{[^}]*\})* " + _REQUEST + r"\s*$"
+        r"\S+ \S+ \S{4} \S+ \S+(?: \{[^}]*\})* " + _CUT_REQUEST + r"\s*$"
     ),
     stamp=(r"\[([0-9]{2}/[A-Z][a-z]{2}/[0-9]{4}:[0-9:.]+)\] ", "haproxy"),
     min_line_bytes=60,

@@ -77,6 +77,20 @@ def test_haproxy_without_syslog_header_and_tcp_lines_are_no_records() -> None:
     assert tcp["status"] is None  # a TCP log line has no HTTP status
 
 
+def test_haproxy_reads_a_request_it_cut_at_its_log_length() -> None:
+    """HAProxy cuts a request past ``tune.http.logurilen`` and logs no closing quote
+    (logstash-patterns-core's haproxy spec has such a line): a 503 there had been malformed."""
+    cut = (
+        "Jul 31 22:20:22 loadbalancer haproxy[1190]: 203.0.113.54:59968 [31/Jul/2017:22:20:22.447]"
+        " loadbalancer default/instance8 135/0/1/19/156 503 1015 - - --VR 8/8/0/0/0 0/0 "
+        '"GET /path/to/request/that/exceeds/more/than/1024/charactersss'
+    )
+    (row,) = parse(HAPROXY, [cut])
+    assert (row["status"], row["method"]) == (503, "GET")
+    assert row["path"] == "/path/to/request/that/exceeds/more/than/1024/charactersss"
+    assert parse(HAPROXY, [cut.replace('"GET', "GET")])[0]["status"] is None  # no request
+
+
 def test_a_request_without_a_path_is_still_a_record() -> None:
     (row,) = parse(ALB, [ALB_NO_REQUEST])
     assert row["status"] == 400 and row["path"] is None and row["method"] is None
