@@ -148,14 +148,22 @@ _LOG4J_FAST = (
     + r"(?::(?:[0-9]+ *[-:])?| +[-:])(?: (?P<message>.*))?$"
 )
 
+#: JBoss LogManager's default (WildFly, Quarkus, Keycloak): ``ts %-5p [category] (thread) msg``.
+#: Its padded level and "(thread)" after the category no other pattern reads: Keycloak's logs
+#: had been supervisord's, with no component (probe E).
+_JBOSS = (
+    r"^(?P<ts>" + _ISO + r") +" + _JAVA_LEVEL + r" +\[(?P<component>[^\]]+)\] "
+    r"\((?:[^()]|\([^()]*\))*\) ?(?P<message>.*)$"
+)
+
 LOG4J = AppRegexFormat(
     name="log4j",
-    patterns=(_SPRING_BOOT, r"^" + _LOG4J_TS + _LOG4J_REST),
+    patterns=(_SPRING_BOOT, r"^" + _LOG4J_TS + _LOG4J_REST, _JBOSS),
     fast=(_LOG4J_FAST,),
     min_line_bytes=24,
     time_formats=(*_ISO_TIMES, *_LOCAL_TIMES),
     record_start=_D4 + "[ T]" + _HMS + "|" + _HMS + "[.,][0-9]{3} ",
-    description="log4j/logback/Spring Boot: component = logger; stack traces folded",
+    description="log4j/logback/Spring Boot/JBoss: component = logger; stack traces folded",
     example="2024-01-02 03:04:05,678 ERROR [main] com.foo.Bar - msg",
 )
 
@@ -252,7 +260,8 @@ SUPERVISORD = AppRegexFormat(
     name="supervisord",
     patterns=(
         r"^(?P<ts>" + _D4 + " " + _HMS + r",[0-9]{3}) "
-        r"(?P<level>" + _SUPERVISOR_LEVEL + r") (?P<message>.*)$",
+        # one blank after the level: its levels are all as wide (JBoss pads its own)
+        r"(?P<level>" + _SUPERVISOR_LEVEL + r") (?P<message>(?:[^ ].*)?)$",
     ),
     min_line_bytes=29,
     time_formats=("%Y-%m-%d %H:%M:%S,%3f",),

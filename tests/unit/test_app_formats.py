@@ -83,6 +83,18 @@ def fields(fmt, lines):  # type: ignore[no-untyped-def]
             "o.a.c.c.C.[Tomcat].[localhost].[/]       : Initializing : x",
             ("WARN", "o.a.c.c.C.[Tomcat].[localhost].[/]", "Initializing : x"),
         ),
+        (  # JBoss LogManager (WildFly, Quarkus, Keycloak): padded level, (thread) after
+            LOG4J,
+            "2023-08-23 07:34:19,481 ERROR [org.keycloak.services] (executor-thread-5) "
+            "KC-SERVICES0029: Failed to send email",
+            ("ERROR", "org.keycloak.services", "KC-SERVICES0029: Failed to send email"),
+        ),
+        (
+            LOG4J,
+            "2021-03-01 10:00:00,000 INFO  [org.jboss.as] (ServerService Thread Pool -- 72) "
+            "WFLYSRV0025: started",
+            ("INFO", "org.jboss.as", "WFLYSRV0025: started"),
+        ),
         (PYTHON, "CRITICAL:app.db:gone", ("FATAL", "app.db", "gone")),
         (PYTHON, "2024-01-02 03:04:05,678 - app.web - ERROR - boom", ("ERROR", "app.web", "boom")),
         (
@@ -476,3 +488,23 @@ def test_keys_of_the_records_own_data_are_no_fields() -> None:
     assert auto_app_mapping(requests)["level"] == "level"  # the default: none found
     shadowed = ['{"level": "info", "msg": "a", "fields": {"level": "error"}}'] * 2
     assert auto_app_mapping(shadowed)["level"] == "level"
+
+
+def test_jboss_logs_are_log4j_not_supervisord() -> None:
+    """Keycloak's events log (crowdsec hub's test log, probe E) had been supervisord's at
+    confidence 1.0, its categories lost: supervisord writes one blank after a level of four
+    letters, JBoss pads WARN and INFO with two. supervisord's own lines stay its own."""
+    keycloak = [
+        "2023-05-25 22:24:19,357 WARN  [org.keycloak.events] (executor-thread-3121) "
+        "type=LOGIN_ERROR, realmId=keycloak, error=user_not_found",
+        "2023-05-25 22:24:20,001 INFO  [io.quarkus] (main) Keycloak 21.1.1 started in 9.1s.",
+    ] * 10
+    found = detect_all(keycloak)
+    assert found.best == "log4j" and found.confidence == 1.0
+    assert dict(found.scores)["supervisord"] == 0.0
+    own = [
+        "2022-11-08 11:21:54,066 CRIT Server 'unix_http_server' running without any HTTP auth",
+        "2022-11-08 11:21:54,070 INFO supervisord started with pid 1",
+        "2022-11-08 11:21:55,073 WARN exited: app (exit status 1; not expected)",
+    ] * 10
+    assert detect_all(own).best == "supervisord"
