@@ -171,7 +171,7 @@ _PY_LEVEL = r"(?P<level>CRITICAL|FATAL|ERROR|WARNING|WARN|INFO|DEBUG|NOTSET)"
 PYTHON = AppRegexFormat(
     name="python",
     patterns=(
-        r"^" + _PY_LEVEL + r":(?P<component>[^:]*):(?P<message>.*)$",
+        r"^" + _PY_LEVEL + r":(?P<component>[^:\s\[\]]*):(?P<message>.*)$",  # a logger name
         r"^(?P<ts>"
         + _D4
         + " "

@@ -508,3 +508,15 @@ def test_jboss_logs_are_log4j_not_supervisord() -> None:
         "2022-11-08 11:21:55,073 WARN exited: app (exit status 1; not expected)",
     ] * 10
     assert detect_all(own).best == "supervisord"
+
+
+def test_python_logger_names_hold_no_blank_or_bracket() -> None:
+    """Pterodactyl Wings' ``WARN: [Jul  2 05:05:24.643] msg`` had been Python's layout at 1.0
+    with the logger ``[Jul  2 05`` (probe E): a logger name is a dotted word."""
+    wings = "WARN: [Jul  2 05:05:24.643] failed to validate user credentials ip=10.56.3.156"
+    assert fields(PYTHON, [wings, "WARNING:app.db:slow", "ERROR::root of nothing"]) == [
+        (None, None, None),
+        ("WARN", "app.db", "slow"),
+        ("ERROR", "-", "root of nothing"),  # no name
+    ]
+    assert detect_all([wings] * 10).best != "python"
