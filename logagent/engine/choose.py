@@ -22,8 +22,8 @@ import polars as pl
 from logagent.engine.run import Run
 from logagent.engine.views import stamp_reference
 from logagent.errors import ConfigError
-from logagent.formats.app import TIME
-from logagent.formats.apptimes import year_reference, yearless
+from logagent.formats.app import TIME, TS
+from logagent.formats.apptimes import YEAR, parse_times, year_reference, yearless
 from logagent.formats.catalog import ACCESS_NAMES, APP_NAMES, AnyFormat, build_any_format, is_app
 from logagent.formats.custom import load_custom_formats
 from logagent.formats.detect import LAST_RESORT, Detection, app_share, detect_all
@@ -90,14 +90,19 @@ def _last_stamp(run: Run, fmt: AnyFormat, samples: list[list[str]]) -> datetime.
     files = all(s.seekable and s.size is not None for s in run.sources)
     if not files or len(samples) != len(run.sources):
         return None
-    time = fmt.fields(pl.col("line"))[TIME]  # an AppFormat (is_app)
-    lasts = []
+    cols = fmt.fields(pl.col("line"))  # an AppFormat (is_app)
+    dated = [f for f in getattr(fmt, "time_formats", ()) if not f.startswith(YEAR)]
+    lasts, undated = [], 0
     for lines in samples:
-        stamps = pl.DataFrame({"line": lines}, schema={"line": pl.String}).select(time.alias("t"))
+        stamps = pl.DataFrame({"line": lines}, schema={"line": pl.String}).select(
+            t=cols[TIME], dated=parse_times(cols[TS], dated).is_not_null()
+        )
+        undated += stamps.filter(pl.col("t").is_not_null() & ~pl.col("dated")).height
         last = year_reference(stamps["t"].drop_nulls().to_list())
         if last is not None:
             lasts.append(last)
-    return max(lasts, default=None)
+    # a layout with stamps of both kinds (logcat: threadtime's MM-DD, Android Studio's date)
+    return max(lasts, default=None) if undated else None
 
 
 def _chosen(run: Run, sample: list[str], samples: list[list[str]]) -> tuple[Detection, AnyFormat]:

@@ -282,7 +282,8 @@ _MD_STAMP = r"[0-9]{2}-[0-9]{2} " + _HMS + r"\.[0-9]{3}"
 
 def logcat(year: YearOf = None) -> AppRegexFormat:
     """Android's ``logcat -v threadtime`` (the default of ``adb logcat`` and bug reports; with
-    ``-v uid`` a user before the process id) and ``-v time`` (``I/Tag( 123): msg``): the
+    ``-v uid`` a user before the process id), ``-v time`` (``I/Tag( 123): msg``) and Android
+    Studio's Logcat window (``2025-01-24 11:39:16.533  1249-1321  Tag  package  E  msg``): a
     year-less ``MM-DD`` stamp takes ``year``, the tag is the component."""
     return AppRegexFormat(
         name="logcat",
@@ -291,9 +292,12 @@ def logcat(year: YearOf = None) -> AppRegexFormat:
             r"(?P<level>[VDIWEFA]) (?P<component>[^:]*?) *: (?P<message>.*)$",
             r"^(?P<ts>" + _MD_STAMP + r") (?P<level>[VDIWEFA])/"
             r"(?P<component>[^(]*?) *\( *[0-9]+\): (?P<message>.*)$",
+            # Android Studio's Logcat window, copied or saved: date, pid-tid, tag, package
+            r"^(?P<ts>" + _D4 + " " + _HMS + r"\.[0-9]{3}) +[0-9]+-[0-9]+ +(?P<component>[^ ]+) +"
+            r"[^ ]+ +(?P<level>[VDIWEFA]) +(?P<message>.*)$",
         ),
         min_line_bytes=30,
-        time_formats=(f"{YEAR}%m-%d %H:%M:%S%.f",),
+        time_formats=(f"{YEAR}%m-%d %H:%M:%S%.f", "%Y-%m-%d %H:%M:%S%.f"),
         year=year,
         description="Android logcat (threadtime): level letter, component = tag",
         example="03-17 16:13:38.811  1702  2395 D WindowManager: printFreezingDisplayLogs",

@@ -54,3 +54,38 @@ def test_squid_5xx_are_ranked_by_site(tmp_path: Path) -> None:
     }
     raw = top(answer(log, "--no-normalize"))
     assert raw["/api.example.org/v1/items/42"] == 2
+
+
+#: Android Studio's Logcat window, saved (AvinSSSS's logcat.txt on GitHub, probe E; it had
+#: been refused as an unknown format), with the window's own separator lines.
+STUDIO_LOGCAT = [
+    "--------- beginning of main",
+    "2025-01-24 11:39:16.533  1249-1321  BufferQueueDebug        surfaceflinger"
+    "                       E  [ActivityRecord{66312ee u0 br.com.ohmybread/.MainActivity}#1603]",
+    "2025-01-24 11:39:17.505  2155-2159  nativeloader            br.com.ohmybread"
+    "                     D  Load libjdwp.so using system ns (caller=<unknown>): ok",
+    "2025-01-24 11:39:17.590  2155-2155  System.out              br.com.ohmybread"
+    "                     I  Debug.suspendAllAndSentVmStart",
+    "2025-01-24 11:39:18.002  2155-2155  AndroidRuntime          br.com.ohmybread"
+    "                     E  FATAL EXCEPTION: main",
+]
+
+
+def test_android_studio_logcat_levels_by_tag_and_its_dates_need_no_year(tmp_path: Path) -> None:
+    """Its stamps carry their year: no warning that a year was guessed (it had said "logcat
+    stamps carry no year ... placed in 2025"), and the records are placed in that year."""
+    log = tmp_path / "logcat.txt"
+    log.write_text("\r\n".join(STUDIO_LOGCAT * 5) + "\r\n")
+    out = answer(log, "--full")
+    assert out["input"]["format"] == "logcat"
+    assert top(out) == {"BufferQueueDebug": 5, "AndroidRuntime": 5}
+    assert not [w for w in out["warnings"] if "no year" in w]
+    status = answer(log, "-q", "status", "--full")
+    assert {e["key"]: e["count"] for e in status["answer"]["top"]} == {
+        "ERROR": 10,
+        "DEBUG": 5,
+        "INFO": 5,
+    }
+    window = answer(log, "-q", "status", "--since", "2025-01-24T11:39:17Z", "--until",
+                    "2025-01-24T11:39:17.999Z")  # fmt: skip
+    assert {e["key"]: e["count"] for e in window["answer"]["top"]} == {"DEBUG": 5, "INFO": 5}
