@@ -40,6 +40,7 @@ from __future__ import annotations
 from logagent.formats.app import AppRegexFormat
 from logagent.formats.apptimes import ZONE
 from logagent.formats.levels import DEBUG, ERROR, FATAL, INFO, TRACE, WARN
+from logagent.formats.selfhosted import GITEA, VAULTWARDEN
 from logagent.formats.serverlogs import ISO_TIMES
 
 _D4 = r"[0-9]{4}-[0-9]{2}-[0-9]{2}"
@@ -365,4 +366,6 @@ PLATFORM_LAYOUTS = (
     CLICKHOUSE,
     UVICORN,
     SERILOG,
+    GITEA,
+    VAULTWARDEN,
 )
