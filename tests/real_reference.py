@@ -38,6 +38,8 @@ def kind(message: str) -> str:
     """Up to four leading words made of letters and a few signs (no digits first)."""
     while message.startswith("[") and "] " in message:
         message = message.split("] ", 1)[1]
+    errno = re.match(r"\([0-9]+\)", message)  # Apache's "(13)Permission denied"
+    message = message[errno.end() :] if errno else message
     words: list[str] = []
     for word in message.split(" "):
         if len(words) == 4 or not word or not (word[0].isalpha() or word[0] == "_"):

@@ -239,8 +239,8 @@ LEVEL_WORD_ALONE = r"(?i)^(?:" + LEVEL_WORDS + r")$"
 _KIND_WORD = r"[A-Za-z_][A-Za-z0-9_./()'-]*(?:::[A-Za-z0-9_./()'-]+)*"
 #: The error kind of a message: up to four whole leading words, the last perhaps ending in a
 #: colon (``plugin/hosts: File does not exist``, ``java.lang.IllegalStateException: boom``
-#: had no kind at all: "-").
-HEAD = rf"^(?:\[[^\]]*\] )*({_KIND_WORD}(?: {_KIND_WORD}){{0,3}}):?(?: |$)"
+#: had no kind at all: "-"); Apache's errno before it (``(13)Permission denied: ...``) is not.
+HEAD = rf"^(?:\[[^\]]*\] )*(?:\([0-9]+\))?({_KIND_WORD}(?: {_KIND_WORD}){{0,3}}):?(?: |$)"
 
 
 def message_head(message: pl.Expr) -> pl.Expr:

@@ -520,3 +520,30 @@ def test_python_logger_names_hold_no_blank_or_bracket() -> None:
         ("ERROR", "-", "root of nothing"),  # no name
     ]
     assert detect_all([wings] * 10).best != "python"
+
+
+def test_mod_wsgi_tracebacks_fold_into_their_apache_error_record() -> None:
+    """mod_wsgi writes each line of a Python traceback as an Apache error line of its own
+    (a real Django error log, probe F: 3,312 frames had been ranked as one component, "-").
+    The frames and "Traceback (most recent call last):" continue the record above; the
+    exception's own line is a record, and so is a message that starts with a bracket field.
+    Apache's errno is no part of an error kind."""
+    head = "[Mon Sep 11 12:34:31.9118{} 2017] [:error] [pid 17344:tid 1403] "
+    lines = [
+        head.format(56) + "Internal Server Error: /bank/reports/mark_inactive/",
+        head.format(57) + "Traceback (most recent call last):",
+        head.format(58) + '  File "/srv/django/core/handlers/exception.py", line 41, in inner',
+        head.format(59) + "    response = get_response(request)",
+        head.format(60) + "AssertionError: Expected a `Response` to be returned from the view",
+        "[Mon Sep 11 12:34:32 2017] [error] [client 1.2.3.4] (13)Permission denied: access to /",
+        head.format(61) + "Traceback mentioned first is still a record",
+    ]
+    rows = fold_records(pl.Series("line", lines), APACHE_ERROR)
+    assert rows.select("component", "lines").rows() == [
+        ("Internal Server Error", 4),
+        ("AssertionError", 1),
+        ("Permission denied", 1),
+        ("Traceback mentioned first is", 1),
+    ]
+    assert detect_all(lines * 3).best == "apache_error"
+    assert detect_all(lines * 3).confidence == 1.0  # the frames count as explained
