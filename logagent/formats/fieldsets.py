@@ -38,7 +38,7 @@ _Q = r'(?:[^"\\]|\\.)*'
 #: one address spans what ``\S+`` would: the same lines match, with the same other groups.
 _CLF_HEAD = (
     rf'^(?:(?P<listed>{ADDRESS})(?:, {ADDRESS})+|"(?P<quoted>{ADDRESS})(?:, {ADDRESS})*"'
-    r"|(?P<first>\S+)) (?:(?P<second>\S+) )?(?P<ident>\S+) (?P<user>\S+) \[(?P<ts>[^\]]+)\] "
+    r"|(?P<first>\S*)) (?:(?P<second>\S+) )?(?P<ident>\S+) (?P<user>\S+) \[(?P<ts>[^\]]+)\] "
 )
 _CLF = (
     _CLF_HEAD

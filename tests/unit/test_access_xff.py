@@ -40,6 +40,9 @@ HEADS: list[tuple[str, str]] = [
     ("203.0.113.7", "203.0.113.7"),  # one address: as before
     ("10.0.0.2,10.0.0.1", "10.0.0.2,10.0.0.1"),  # no blank: one token, as before
     ('"-" 10.2.1.185', "10.2.1.185"),
+    # nginx's "$host $remote_addr ..." when the request named no host: an empty first field
+    # (a real honeypot log, probe F: 3,739 of 3,888 lines had been malformed)
+    (" 111.75.193.96", "111.75.193.96"),
 ]
 #: First fields that are no address list, on lines refused before and still: a trailing
 #: comma, an unclosed or unopened quote, a comma without its blank, two blanks, a list
