@@ -42,6 +42,7 @@ _SYSLOG_HEAD = _SYSLOG_STAMP + " "
 #: bytes, where a blank line's first byte is one; the parser sees no such byte.)
 _SYSLOG_START = r"[^ \t\r\n]"
 _NAME = r"[^ :\[\]]+"
+_SEVERITY = "emerg|alert|crit|err|error|warn|warning|notice|info|debug|panic"
 _DETAIL = r"(?: \([^()]*\))?: ?(?P<message>.*)$"  # launchd's "(...)" after the pid, the colon
 #: The program, tried in order: one word (an optional [pid]); up to three words when a [pid]
 #: follows (macOS "Microsoft Word[96]:"); a word and its version ("syslogd 1.4.1:"). Several
@@ -54,7 +55,14 @@ _PROGRAMS = (
     # ProFTPD 1.2's "proftpd[25530] host (192.168.2.10[192.168.2.10]): USER a (Login failed)"
     rf"(?P<component>{_NAME})\[[0-9]+\] {_NAME}" + _DETAIL,
 )
-_SYSLOG_PROGRAMS = tuple(rf"(?:{_NAME} )?" + program for program in _PROGRAMS)
+_SYSLOG_PROGRAMS = (
+    *(rf"(?:{_NAME} )?" + program for program in _PROGRAMS),
+    # BusyBox syslogd (OpenWrt, embedded Linux) writes the facility and severity before the
+    # program, and may name none: "3dr_solo user.err kernel: ..." (a real device's logs had
+    # been refused)
+    rf"{_NAME} [a-z0-9]+\.(?P<level>{_SEVERITY}) "
+    rf"(?:(?P<component>{_NAME})(?:\[[0-9]+\])?(?: \([^()]*\))?:)? ?(?P<message>.*)$",
+)
 #: The common shape, one-pass (``AppRegexFormat.fast``; a line's captures 880 -> 310 ns):
 #: ``stamp host program[pid]: message``. Where it matches, the first pattern reads the same:
 #: its host is optional but tried first, and a name runs to a blank, ":" or "[", so the host

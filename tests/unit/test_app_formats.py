@@ -44,6 +44,16 @@ def fields(fmt, lines):  # type: ignore[no-untyped-def]
             "<30>Oct 11 22:14:15 h systemd[1]: Started x",
             ("INFO", "systemd", "Started x"),
         ),
+        (  # BusyBox syslogd: facility.severity before the program (a drone's real logs)
+            syslog3164(2024),
+            "Jan  1 00:00:06 3dr_solo user.err kernel: imx-ipuv3 2400000.ipu: failed",
+            ("ERROR", "kernel", "imx-ipuv3 2400000.ipu: failed"),
+        ),
+        (
+            syslog3164(2024),
+            "Feb 26 10:04:02 3dr_solo user.notice  px4=",
+            ("INFO", "-", "px4="),  # no program named
+        ),
         (
             SYSLOG5424,
             "<11>1 2024-01-02T03:04:05Z h billing 812 - - declined",
