@@ -15,7 +15,13 @@ TEXT_MARKS = (
     (b"\xfe\xff", "utf-16"),
 )
 #: The first that starts an input names it.
-MAGIC = {b"\x1f\x8b": "gzip", b"\x28\xb5\x2f\xfd": "zstd", b"BZh": "bzip2", **dict(TEXT_MARKS)}
+MAGIC = {
+    b"\x1f\x8b": "gzip",
+    b"\x28\xb5\x2f\xfd": "zstd",
+    b"BZh": "bzip2",
+    b"\xfd7zX": "xz",  # of its 6 bytes, the 4 an input's head holds
+    **dict(TEXT_MARKS),
+}
 
 
 def kind_of(head: bytes) -> str | None:

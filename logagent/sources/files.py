@@ -1,7 +1,7 @@
 """Open log inputs: plain files, compressed files and stdin (EDGE).
 
 A plain file is *seekable*: it is read with positional reads (``os.pread``),
-in any unit order. Compressed files (gzip, zstd, bzip2, found by magic bytes),
+in any unit order. Compressed files (gzip, zstd, bzip2, xz, found by magic bytes),
 UTF-16 and UTF-32 text (found by its byte-order mark, read as UTF-8) and stdin
 are *streams*: they are read forwards only, through ``ForwardReader``, which
 offers the same ``read_at`` as a file but refuses to go back. Third-party

@@ -19,6 +19,7 @@ from __future__ import annotations
 import bz2
 import codecs
 import gzip
+import lzma
 import zlib
 from collections.abc import Callable
 from typing import IO, TYPE_CHECKING, Any
@@ -48,7 +49,7 @@ TEXT_ENCODINGS = frozenset({"utf-16", "utf-32", *BYTE_ORDER_CODECS})
 
 
 def decompressing(kind: str | None, raw: IO[bytes], text: str | None = None) -> Opened:
-    """``raw`` decompressed as ``kind`` (gzip, bzip2, zstd), or decoded (``TEXT_ENCODINGS``);
+    """``raw`` decompressed as ``kind`` (gzip, bzip2, xz, zstd), or decoded (``TEXT_ENCODINGS``);
     None: as it is. ``text``: the codec of a decompressed content without a mark of its own
     (``Sniffed``)."""
     stream: Any
@@ -58,6 +59,8 @@ def decompressing(kind: str | None, raw: IO[bytes], text: str | None = None) -> 
         stream = Sniffed(gzip.GzipFile(fileobj=raw, mode="rb"), text)
     elif kind == "bzip2":
         stream = Sniffed(bz2.BZ2File(raw, mode="rb"), text)
+    elif kind == "xz":
+        stream = Sniffed(lzma.LZMAFile(raw, mode="rb"), text)  # noqa: SIM115 - closed by its closers
     elif kind == "zstd":
         stream = Sniffed(ZstdFrames(raw), text)
     else:
@@ -178,7 +181,7 @@ class ForwardReader:
         )  # read1: what is there, no waiting for more
         try:
             chunk = read(n)
-        except (EOFError, OSError, zlib.error, ValueError) as exc:
+        except (EOFError, OSError, zlib.error, lzma.LZMAError, ValueError) as exc:
             self._stopped_raw()  # an end the decoder saw because its pipe was stopped
             return self._fail(exc)
         except Exception as exc:  # zstandard raises its own ZstdError

@@ -5,6 +5,7 @@ from __future__ import annotations
 import bz2
 import gzip
 import json
+import lzma
 import shutil
 import subprocess
 import sys
@@ -39,10 +40,15 @@ def _bz2_ref(packed: bytes) -> bytes:
     return bz2.BZ2Decompressor().decompress(packed)
 
 
+def _xz_ref(packed: bytes) -> bytes:
+    return lzma.LZMADecompressor().decompress(packed)
+
+
 CODECS: dict[str, tuple[Callable[[bytes], bytes], Callable[[bytes], bytes], str]] = {
     "zst": (lambda d: zstandard.ZstdCompressor().compress(d), _zstd_ref, "zstd"),
     "gz": (gzip.compress, _gzip_ref, "gzip"),
     "bz2": (bz2.compress, _bz2_ref, "bzip2"),
+    "xz": (lzma.compress, _xz_ref, "xz"),
 }
 
 

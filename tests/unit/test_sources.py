@@ -5,6 +5,7 @@ from __future__ import annotations
 import bz2
 import gzip
 import io
+import lzma
 import os
 from pathlib import Path
 
@@ -25,6 +26,7 @@ DATA = b"".join(b"line %d\n" % i for i in range(5000))
     [
         ("a.log.gz", gzip.compress, "gzip"),
         ("a.log.bz2", bz2.compress, "bzip2"),
+        ("a.log.xz", lzma.compress, "xz"),  # had been read as binary text (a real rotated log)
         ("a.log.zst", lambda d: zstandard.ZstdCompressor().compress(d), "zstd"),
         ("misnamed.log", gzip.compress, "gzip"),  # magic bytes win over the name
     ],
