@@ -161,7 +161,6 @@ def check_fits(kind: QuestionKind, *, fmt_name: str, app: bool) -> None:
     """Raise ConfigError when ``kind`` cannot be asked of a log in format ``fmt_name``
     (a ``top`` question is checked against the format's fields instead)."""
     if app and kind in ACCESS_KINDS:
-        # its ERROR+ records over time are the timeline of top-error-components' answer
         over_time = " (its answer's timeline holds ERROR+ records over time)"
         raise ConfigError(
             f"--question {kind.value} needs an access log (HTTP status per route), but the "

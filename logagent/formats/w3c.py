@@ -106,10 +106,10 @@ MAX_SETS = 16
 #: ``530``), no HTTP requests, though they share the W3C layout and its ``sc-status``.
 FTP_FIELDS = frozenset({"x-session", "x-fullpath"})
 _FIELDS = re.compile(r"^#Fields:\s*(.*?)\s*$")
-#: An FTP entry's ``cs-method``: IIS 4/5's FTP log writes its session first (``[2]USER``),
-#: later ones the command or ``sent``/``created``/``deleted``; no HTTP method is one of them.
 #: A value of a line whose values may be quoted (``""`` is a quote inside a string).
 QUOTED_VALUE = r'"(?:[^"]|"")*"|[^ ]+'
+#: An FTP entry's ``cs-method``: IIS 4/5's FTP log writes its session first (``[2]USER``),
+#: later ones the command or ``sent``/``created``/``deleted``; no HTTP method is one of them.
 FTP_METHOD = (
     r"^(?:\[[0-9]+\].*|USER|PASS|ACCT|QUIT|CWD|CDUP|XCWD|PWD|XPWD|PORT|PASV|EPRT|EPSV|TYPE"
     r"|STRU|MODE|RETR|STOR|STOU|APPE|ALLO|REST|RNFR|RNTO|ABOR|DELE|RMD|XRMD|MKD|XMKD|LIST"
