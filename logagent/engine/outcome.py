@@ -179,8 +179,9 @@ def finish(run: Run, detection: Detection, unit_size: int, units_total: int | No
             bound=run.event_bound,
         )
         ans = ans.model_copy(update={"timeline": line})
-        if line is not None and line.bucket_s != run.bucket_s:  # said: --bucket 1m had been
-            run.warnings.append(  # drawn in 15 min buckets without a word
+        asked = run.settings.analysis.bucket != "auto"  # an automatic width is no promise
+        if asked and line is not None and line.bucket_s != run.bucket_s:  # said: --bucket 1m
+            run.warnings.append(  # had been drawn in 15 min buckets without a word
                 f"the timeline is drawn in buckets of {line.bucket_s:,} s, not {run.bucket_s:,} s: "
                 f"its range holds more than {MAX_DRAWN_BUCKETS:,} of those (ask a window, "
                 "--since/--until, for finer buckets)"

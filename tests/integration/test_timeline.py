@@ -125,6 +125,30 @@ def test_buckets_widened_to_be_drawn_are_said(tmp_path: Path) -> None:
     assert not any("the timeline is drawn in" in w for w in fits.warnings)
 
 
+def test_an_automatic_width_widened_to_be_drawn_is_not_warned_of(tmp_path: Path) -> None:
+    """A .gz is detected on its head: its automatic width, from minutes of stamps there, is
+    widened for days of them, and no warning says a width "was not" kept that nobody asked
+    for (probe F: "drawn in buckets of 10,800 s, not 300 s" on a gzip copy only)."""
+    import gzip
+    from datetime import datetime, timedelta
+
+    from logagent.testing import combined_line
+
+    start = datetime(2026, 11, 1)
+    stamps = [start + timedelta(seconds=s) for s in range(3000)]
+    stamps += [start + timedelta(hours=h) for h in range(1, 24 * 20)]
+    lines = [
+        combined_line("/a", 500).replace("28/Nov/2026:13:55:36", t.strftime("%d/%b/%Y:%H:%M:%S"))
+        for t in stamps
+    ]
+    path = tmp_path / "a.log.gz"
+    path.write_bytes(gzip.compress(("\n".join(lines) + "\n").encode()))
+    settings = load_settings(analysis={"seed": 1, "full": True})
+    got = analyze([str(path)], Question(top=5), settings, fake_env())
+    assert got.answer.timeline is not None and got.answer.timeline.bucket_s >= 3600
+    assert not any("the timeline is drawn in buckets of" in w for w in got.warnings), got.warnings
+
+
 def test_one_stamp_far_from_the_rest_does_not_stretch_the_timeline(tmp_path: Path) -> None:
     """A 01/Jan/1970 line among 3,000 of one day: the timeline's width and range come from
     the sampled stamps without their outliers (a review: 99 buckets of 210 days)."""
