@@ -276,7 +276,14 @@ def _analyze(run: Run) -> Result:
         )
     fmt = counted_format(run, found, sample)
     best = GENERIC_DISCOUNT if fmt.name in LAST_RESORT else 1.0  # what a clean log scores
-    if detection.confidence < UNPARSED_WARNING * best:
+    if detection.confidence < UNPARSED_WARNING * best and getattr(found, "record_start", None):
+        run.warnings.append(  # a multi-line layout: such lines are folded, not dropped
+            f"only {detection.confidence:.1%} of sampled lines parse as {fmt.name} or look like "
+            "a stack trace: a line that starts no record of it is read as part of the record "
+            "above (a multi-line record; before the first record, not counted), one that "
+            "starts a record but does not parse is malformed"
+        )
+    elif detection.confidence < UNPARSED_WARNING * best:
         run.warnings.append(
             f"only {detection.confidence:.1%} of sampled lines parse as {fmt.name}; the other "
             "lines are no records of it and are not counted (a question that parses only "
