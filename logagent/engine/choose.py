@@ -230,6 +230,8 @@ def _per_input(
         (own,) = owns
         share = _share(chosen[own], [line for each in samples for line in each])
         return Detection(((own, share), *detection.scores), detection.sample_lines), chosen[own]
+    if guessed:  # the last resort read no input on its own: it is no part of the reading
+        chosen = {name: f for name, f in chosen.items() if name in owns}
     if len(chosen) == 1:
         return None
     kinds = {is_app(f) for f in chosen.values()}

@@ -218,6 +218,22 @@ def test_inputs_of_different_formats_are_each_read(
     assert r["input"]["format"].startswith("mixed(")
 
 
+def test_inputs_read_each_by_its_own_name_only_their_formats(tmp_path: Path) -> None:
+    """A common log and a combined one: the last resort reads both best, yet each is read
+    by its own, and the format's name lists those two only (probe F: it had been
+    ``mixed(generic_access+common+combined)`` beside a warning naming common and combined)."""
+    from logagent.testing import combined_line, common_line
+
+    common, combined = tmp_path / "a.log", tmp_path / "b.log"
+    common.write_text("".join(common_line(f"/c/{i}", 503) + "\n" for i in range(300)))
+    combined.write_text("".join(combined_line(f"/d/{i}", 200) + "\n" for i in range(300)))
+    proc = cli("analyze", str(common), str(combined), "--json", "--full", "-q", "status")
+    clean(proc)
+    r = result(proc)
+    assert r["input"]["format"] == "mixed(common+combined)"
+    assert r["answer"]["classes"] == {"5xx": 300, "2xx": 300}
+
+
 def test_a_file_with_other_format_lines_counts_them_malformed(tmp_path: Path) -> None:
     """Lines of no format of the run are malformed, counted truly, and a share over 1 % is
     said in a warning."""
