@@ -224,6 +224,15 @@ PYTHON = AppRegexFormat(
         + r"(?:,[0-9]{3})?) - (?P<component>.+?) - "
         + _PY_LEVEL
         + r" - (?P<message>.*)$",
+        # Home Assistant's "%(asctime)s %(levelname)s (%(threadName)s) [%(name)s] %(message)s"
+        # (its logger had been lost under generic: "-")
+        r"^(?P<ts>"
+        + _D4
+        + " "
+        + _HMS
+        + r"(?:[.,][0-9]{3,6})?) "
+        + _PY_LEVEL
+        + r" \((?:[^()]|\([^()]*\))*\) \[(?P<component>[^\]]+)\] (?P<message>.*)$",
     ),
     min_line_bytes=8,
     time_formats=_LOCAL_TIMES,
@@ -231,8 +240,11 @@ PYTHON = AppRegexFormat(
     + _D4
     + " "
     + _HMS
-    + "(?:,[0-9]{3})? - ",
-    description="Python logging (default and asctime - name - level): component = logger name",
+    + r"(?:(?:,[0-9]{3})? - |(?:[.,][0-9]{3,6})? (?:"
+    + _PY_LEVEL.removeprefix("(?P<level>")
+    + r" \()",
+    description="Python logging (default, asctime - name - level, Home Assistant's): component = "
+    "logger name",
     example="ERROR:app.db:connection lost",
 )
 

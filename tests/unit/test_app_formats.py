@@ -106,6 +106,16 @@ def fields(fmt, lines):  # type: ignore[no-untyped-def]
             ("INFO", "org.jboss.as", "WFLYSRV0025: started"),
         ),
         (PYTHON, "CRITICAL:app.db:gone", ("FATAL", "app.db", "gone")),
+        (  # Home Assistant (crowdsec hub's test log, probe E): its logger had been "-"
+            PYTHON,
+            "2021-12-12 12:32:19 WARNING (MainThread) [homeassistant.components.http.ban] "
+            "Login attempt or request with invalid authentication from localhost (127.0.0.1)",
+            (
+                "WARN",
+                "homeassistant.components.http.ban",
+                "Login attempt or request with invalid authentication from localhost (127.0.0.1)",
+            ),
+        ),
         (PYTHON, "2024-01-02 03:04:05,678 - app.web - ERROR - boom", ("ERROR", "app.web", "boom")),
         (
             golog(2024),
@@ -557,3 +567,23 @@ def test_mod_wsgi_tracebacks_fold_into_their_apache_error_record() -> None:
     ]
     assert detect_all(lines * 3).best == "apache_error"
     assert detect_all(lines * 3).confidence == 1.0  # the frames count as explained
+
+
+def test_home_assistant_stamps_and_tracebacks() -> None:
+    """Home Assistant's stamps (with or without milliseconds) are read, and a traceback below
+    a record folds into it."""
+    lines = [
+        "2021-12-12 12:32:19 ERROR (MainThread) [homeassistant.core] Error doing job: x",
+        "Traceback (most recent call last):",
+        '  File "/usr/src/homeassistant/homeassistant/core.py", line 1, in x',
+        "2021-12-12 12:32:20.123 INFO (SyncWorker_3) [homeassistant.loader] Loaded hue",
+    ]
+    rows = fold_records(pl.Series("line", lines), PYTHON)
+    assert rows.select("level", "component", "lines").rows() == [
+        ("ERROR", "homeassistant.core", 3),
+        ("INFO", "homeassistant.loader", 1),
+    ]
+    assert [str(t) for t in rows["time"]] == [
+        "2021-12-12 12:32:19+00:00",
+        "2021-12-12 12:32:20.123000+00:00",
+    ]
