@@ -124,19 +124,13 @@ def _not_starting(literal: str, *, also: str = "") -> str:
 #: line of its own, its frames indented after the head; "Traceback (most recent call
 #: last):" and the frames continue the record above ("Internal Server Error: /path"). A
 #: real Django error log had 3,312 frames ranked as one component, "-" (probe F).
-_APACHE_RECORD = (
-    # every bracketed field, then a message that starts with neither a blank nor a bracket (a
-    # regex without possessive groups: one field fewer must not let a frame's blank pass)
-    r"\["
-    + _APACHE_TS
-    + r"\] \[[^\]]*\](?: \[[^\]]*\])* ?"
-    + _not_starting("Traceback (", also=" [")
-)
+_APACHE_FIELDS = r"\[" + _APACHE_TS + r"\] \[[^\]]*\](?: \[[^\]]*\])* ?"
+# every bracketed field, then a message that starts with neither a blank nor a bracket (a
+# regex without possessive groups: one field fewer must not let a frame's blank pass)
+_APACHE_RECORD = _APACHE_FIELDS + _not_starting("Traceback (", also=" [")
 #: The traceback's own lines (detection counts them explained, as it does other layouts'
 #: stack traces).
-_APACHE_TRACEBACK = (
-    r"\[" + _APACHE_TS + r"\] \[[^\]]*\](?: \[[^\]]*\])* ?(?: |Traceback \(most recent)"
-)
+_APACHE_TRACEBACK = _APACHE_FIELDS + r"(?: |Traceback \(most recent)"
 APACHE_ERROR = AppRegexFormat(
     name="apache_error",
     patterns=(
@@ -212,7 +206,8 @@ LOG4J = AppRegexFormat(
     example="2024-01-02 03:04:05,678 ERROR [main] com.foo.Bar - msg",
 )
 
-_PY_LEVEL = r"(?P<level>CRITICAL|FATAL|ERROR|WARNING|WARN|INFO|DEBUG|NOTSET)"
+_PY_LEVELS = "CRITICAL|FATAL|ERROR|WARNING|WARN|INFO|DEBUG|NOTSET"
+_PY_LEVEL = rf"(?P<level>{_PY_LEVELS})"
 PYTHON = AppRegexFormat(
     name="python",
     patterns=(
@@ -236,13 +231,8 @@ PYTHON = AppRegexFormat(
     ),
     min_line_bytes=8,
     time_formats=_LOCAL_TIMES,
-    record_start=r"(?:CRITICAL|FATAL|ERROR|WARNING|WARN|INFO|DEBUG|NOTSET):|"
-    + _D4
-    + " "
-    + _HMS
-    + r"(?:(?:,[0-9]{3})? - |(?:[.,][0-9]{3,6})? (?:"
-    + _PY_LEVEL.removeprefix("(?P<level>")
-    + r" \()",
+    record_start=rf"(?:{_PY_LEVELS}):|{_D4} {_HMS}"
+    + rf"(?:(?:,[0-9]{{3}})? - |(?:[.,][0-9]{{3,6}})? (?:{_PY_LEVELS}) \()",
     description="Python logging (default, asctime - name - level, Home Assistant's): component = "
     "logger name",
     example="ERROR:app.db:connection lost",

@@ -193,7 +193,7 @@ def _regional_utc(stamps: pl.Series) -> pl.Series:
     warned of (``unknown_zones``)."""
     local = stamps.struct.field("local").dt.replace_time_zone(None)
     zone = stamps.struct.field("zone")
-    out = pl.Series("utc", [None] * len(stamps), dtype=UTC)
+    out = pl.repeat(None, len(stamps), dtype=UTC, eager=True)
     for name in zone.filter(zone.str.contains("/", literal=True)).unique().to_list():
         if not known_region(name):
             continue

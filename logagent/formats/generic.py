@@ -198,7 +198,7 @@ def infer_generic(sample: Sequence[str]) -> GenericFormat:
     lines = pl.Series("line", [x for x in sample if x.strip()], dtype=pl.String)
     n = max(lines.len(), 1)
     ts_name, ts_pattern, ts_share = _best_ts(lines)
-    indented = ts_pattern is not None and _indented(lines, ts_pattern)
+    indented = ts_pattern is not None and _indented(lines, ts_pattern, round(ts_share * n))
     frame = pl.DataFrame({"line": lines}).select(
         g=pl.col("line").str.extract_groups(header_regex(ts_pattern, indented=indented))
     )
@@ -218,12 +218,12 @@ def infer_generic(sample: Sequence[str]) -> GenericFormat:
     )
 
 
-def _indented(lines: pl.Series, ts_pattern: str) -> bool:
-    """Whether records start with a blank: under a tenth of the sampled lines with a stamp in
-    their first bytes start without one (a log padded throughout). Else the lines that start
-    at the edge are the records, however many indented frames follow each."""
-    window = "^.{0," + str(TS_WINDOW_BYTES) + "}?"
-    stamped, blank = _matches(lines, [window + ts_pattern, "^[ \t]" + window[1:] + ts_pattern])
+def _indented(lines: pl.Series, ts_pattern: str, stamped: int) -> bool:
+    """Whether records start with a blank: under a tenth of the ``stamped`` sampled lines (a
+    stamp in their first bytes, ``_best_ts``) start without one (a log padded throughout).
+    Else the lines that start at the edge are the records, however many indented frames
+    follow each."""
+    (blank,) = _matches(lines, ["^[ \t].{0," + str(TS_WINDOW_BYTES) + "}?" + ts_pattern])
     return stamped > 0 and 10 * (stamped - blank) < stamped
 
 
