@@ -8,6 +8,7 @@ named (``byte_order``; the state keeps it).
 from __future__ import annotations
 
 import os
+import re
 import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -85,6 +86,10 @@ def byte_order(path: str) -> str | None:
 FINAL_ROLES = ("rotated", "unseen", "late")
 
 
+#: A whole line of blanks only (``bytes.strip``'s): no line to parse (``extract.BLANK``).
+_BLANK_LINE = re.compile(rb"(?m)^[ \t\r\x0b\x0c]*\n")
+
+
 def malformed_rest(piece: Slice, text: str | None) -> tuple[Tally, int]:
     """A finished slice no line of which is a record: its lines, all malformed, and its end."""
     from logagent.counters import Tally
@@ -96,9 +101,11 @@ def malformed_rest(piece: Slice, text: str | None) -> tuple[Tally, int]:
     try:
         while chunk := source.read_at(nbytes, 1 << 20):
             nbytes += len(chunk)
-            *whole, rest = (rest + chunk).split(b"\n")
-            lines += len(whole)
-            blank += sum(not line.strip() for line in whole)
+            held = rest + chunk
+            cut = held.rfind(b"\n") + 1  # the whole lines, counted in C
+            lines += held.count(b"\n", 0, cut)
+            blank += len(_BLANK_LINE.findall(held, 0, cut))
+            rest = held[cut:]
             if len(rest) > 1 << 16:  # a line longer than that: only whether it is blank
                 rest = b"x" if rest.strip() else b" "
     finally:

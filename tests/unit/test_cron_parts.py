@@ -345,3 +345,36 @@ def test_a_state_of_another_schema_is_refused_with_the_way_out(tmp_path: Path) -
     with pytest.raises(StateError, match=r"schema 1 is not 2.*--reset"), open_state(str(path)):
         pass
     assert path.read_bytes() == before
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_a_finished_rest_counts_its_lines_and_no_blank_one_as_malformed(
+    tmp_path: Path, seed: int
+) -> None:
+    """``reads.malformed_rest`` on random text (blank and whitespace-only lines, CRLF, lines
+    across its 1 MiB reads, a last line without its newline) against a plain split: every
+    line counted, the blank ones neither parsed nor malformed."""
+    import random
+
+    from logagent.cron.reads import malformed_rest
+    from logagent.cron.rotation import Slice
+
+    rng = random.Random(seed)
+    pieces = [b"x", b" ", b"\t", b"\r", b"\n", b"\n", b"abc def", b"y" * rng.randint(1, 5000)]
+    data = b"".join(rng.choice(pieces) for _ in range(rng.randint(0, 3000)))
+    if seed % 3 == 0:
+        data += b"z" * (3 << 20)  # a line longer than the reads, then maybe a newline
+        data += b"\n" if seed % 2 else b""
+    path = tmp_path / "rest.log"
+    path.write_bytes(data)
+    tally, end = malformed_rest(Slice(str(path), 0, True, "rotated"), None)
+    lines = data.split(b"\n")
+    if lines and lines[-1] == b"":
+        lines.pop()  # the text ends with a newline: no line after it
+    blank = sum(not line.strip() for line in lines)
+    assert (tally.lines, tally.parsed, tally.malformed) == (
+        len(lines),
+        len(lines) - blank,
+        len(lines) - blank,
+    )
+    assert end == len(data) and tally.bytes_read == len(data)
