@@ -68,6 +68,9 @@ class Plan:
     rotation: str | None = None  # rename | copytruncate | replaced | vanished
     old_found: str | None = None  # where the old file was found
     warnings: list[str] = field(default_factory=list)
+    #: The warnings that say lines may be missing from the counts (a subset of ``warnings``):
+    #: the window's answer is then no longer exact (``window.window_result``).
+    gaps: list[str] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -282,11 +285,13 @@ def plan_path(
         plan.slices.append(Slice(old, stored.offset, False, "rotated"))
     elif stored.head_size > 0:
         became = _became(watched, plan.rotation)
-        plan.warnings.append(
+        gap = (  # a possible loss, which no run can tell from none
             f"{watched}: the file read up to byte {stored.offset:,} {became} and is not found "
             "among its rotated names (PATH.*, PATH-*): lines appended to it after the last "
             "run, if any, were not counted"
         )
+        plan.warnings.append(gap)  # "if any": a file read to its end and then overwritten by
+        # logrotate's own rename (no ``create``) says it too, with nothing lost: not a gap
     for path in unseen(watched, stored, old, known or []):
         plan.slices.append(Slice(path, 0, False, "unseen"))
     if exists:

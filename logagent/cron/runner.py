@@ -21,7 +21,7 @@ from logagent.cron.reads import FINAL_ROLES, Reads, byte_order, check_paths, mal
 from logagent.cron.rotation import Identity, Plan, Slice, identify, is_known, plan_path
 from logagent.cron.state import FileState, RunRecord, State, open_state
 from logagent.cron.tallies import UNTIMED, BucketTap, bucket_of
-from logagent.cron.window import DEFAULT_BUCKET, prune, store_bucket_s, window_result
+from logagent.cron.window import DEFAULT_BUCKET, GAPS, prune, store_bucket_s, window_result
 from logagent.errors import ConfigError, LogagentError
 
 if TYPE_CHECKING:
@@ -70,13 +70,15 @@ class FileReport:
     rotated_from: str | None = None
     slices: list[dict[str, Any]] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    #: The warnings that say lines may be missing or counted twice (``rotation.Plan.gaps``).
+    gaps: list[str] = field(default_factory=list)
     heads: list[Identity] = field(default_factory=list)  # of the files read (state.known)
     #: The codec of the path's text when a file read had a byte-order mark (``TEXT_KEY``).
     text: str | None = None
 
     def as_dict(self) -> dict[str, Any]:
         """The ``incremental.files`` entry."""
-        return {k: v for k, v in self.__dict__.items() if k not in ("heads", "text")}
+        return {k: v for k, v in self.__dict__.items() if k not in ("heads", "text", "gaps")}
 
 
 @dataclass(frozen=True)
@@ -222,6 +224,7 @@ def _record(
             "bytes_new": sum(r.bytes_new for r in reports),
             "lines_new": sum(r.lines_new for r in reports),
             "rotations": [r.rotation for r in reports if r.rotation],
+            **({GAPS: gaps} if (gaps := [g for r in reports for g in r.gaps]) else {}),
         },
         buckets=rows,
         scalars={**scalars, UNTIMED: untimed},
@@ -273,17 +276,20 @@ def _read_path(
     plan: Plan = plan_path(watched, stored, known, reads.ends)
     report.rotation, report.rotated_from = plan.rotation, plan.old_found
     report.warnings.extend(plan.warnings)
+    report.gaps.extend(plan.gaps)
     tallies, fmt, ends = [], None, {}
     newest: FileState | None = None
     for piece in plan.slices:
         report.text = byte_order(piece.path) or report.text or text
         start, key = reads.start(piece, watched)
         if piece.role == "new" and start == 0 and is_known(piece.path, known):
-            report.warnings.append(
+            twice = (
                 f"{piece.path}: the file now at this path was read before (its head is known: "
                 "a symlink switched back, a file moved back); it is read again from its start, "
                 "so its lines read before are counted twice in the window"
             )
+            report.warnings.append(twice)
+            report.gaps.append(twice)
         piece = replace(piece, start=start)
         try:
             tally, end, found = _count_slice(piece, question, settings, env, report.text)

@@ -27,6 +27,10 @@ KEEP_ALL = "all"
 #: ``meta``: the start (epoch s) of what the state still holds, once a prune dropped counts.
 KEPT_FROM = "kept_from"
 DEFAULT_BUCKET = "1h"  # every run must cut the timeline alike: "auto" would vary by slice
+#: A run record's list of warnings that said lines may be missing or counted twice.
+GAPS = "gaps"
+#: The decision reason of a window answer that is partial for that (``report.sections``).
+GAP_REASON = "cron_gap"
 
 
 def store_bucket_s(settings: Settings) -> int:
@@ -82,7 +86,8 @@ def window_result(
 
     width = store_bucket_s(settings)
     lo, hi = (None, None) if window_s is None else window_bounds(now_s, window_s, width)
-    ids = [run_id for run_id, _, _ in state.runs(lo)]
+    runs = state.runs(lo)
+    ids = [run_id for run_id, _, _ in runs]
     scalars = state.scalars(ids)
     tally = window_tally(state.window_rows(lo, hi), scalars)
     bucket = settings.analysis.bucket
@@ -104,19 +109,24 @@ def window_result(
         result = result.model_copy(update={"recuse": recuse})
     kept = state.meta(KEPT_FROM)
     start = lo
+    missing = [g for _, _, summary in runs for g in summary.get(GAPS, ())]
+    if missing:
+        ended = "--reset starts the job over" if lo is None else "until they leave the window"
+        missing = [
+            f"{len(missing)} warning(s) of the runs in the window said lines may be missing or "
+            f"counted twice (a rotation or a path change the job could not follow; the first: "
+            f"{missing[0]}), so the counts are not exact ({ended})"
+        ]
     if kept is not None and (lo is None or lo < int(kept)):  # pruned by a shorter window
         start = int(kept)
         asked = "since the first run" if lo is None else f"from {_iso(lo)}"
-        result = result.model_copy(
-            update={
-                "warnings": [
-                    f"the window asked ({asked}) reaches before what this state keeps: runs "
-                    f"with a shorter --window pruned the counts before {_iso(start)}, so the "
-                    f"answer covers {_iso(start)} on only (--reset starts the job over)",
-                    *result.warnings,
-                ]
-            }
+        missing.append(
+            f"the window asked ({asked}) reaches before what this state keeps: runs "
+            f"with a shorter --window pruned the counts before {_iso(start)}, so the "
+            f"answer covers {_iso(start)} on only (--reset starts the job over)"
         )
+    if missing:
+        result = _not_exact(result, missing)
     window = {
         "by": "record time",
         "anchored_at": _iso(now_s),
@@ -127,6 +137,30 @@ def window_result(
         "untimed_records": scalars.get(UNTIMED, 0),
     }
     return result, len(ids), window
+
+
+def _not_exact(result: Result, why: list[str]) -> Result:
+    """``result`` said partial for ``why`` (each a warning), when it is an answer at all: the
+    window's counts miss lines, or hold some twice, so the answer is not exact."""
+    from logagent.result import DecisionRecord, Status
+
+    if result.recuse is not None:  # no answer to call partial: the reasons are warnings
+        return result.model_copy(update={"warnings": [*why, *result.warnings]})
+    progress = result.progress
+    stop = DecisionRecord(
+        units_read=progress.units_read,
+        fraction_read=progress.fraction_read,
+        action="STOP_PARTIAL",
+        reason=GAP_REASON,
+        detail="the window's counts may miss lines or hold some twice (see the warnings)",
+    )
+    return result.model_copy(
+        update={
+            "status": Status.PARTIAL,
+            "decisions": [*result.decisions, stop],
+            "warnings": [f"partial answer: {w}" for w in why] + result.warnings,
+        }
+    )
 
 
 def _iso(time_s: float) -> str:

@@ -345,6 +345,7 @@ PARTIAL_WHY = {
     "fraction_budget": "--max-fraction was read before the answer settled",
     "interrupted": "the run was interrupted before the answer settled",
     "memory_forecast": "the memory budget ran out before the answer settled",
+    "cron_gap": "{detail}",  # a cron window's (cron.window): its counts miss lines, or double some
 }
 
 SECTIONS: list[Callable[[Result], Section | None]] = [

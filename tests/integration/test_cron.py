@@ -282,9 +282,13 @@ def test_a_longer_copy_moved_into_place_is_read_on_from_the_offset(tmp_path: Pat
     edited.write_bytes(first[:cut] + b"X" + first[cut:] + more)
     edited.rename(log2)
     proc = cron(state2, "--json", log=log2)
-    assert window_counts(proc)[1] == 30 + 30 + 20  # a new file: read whole
-    said = json.loads(proc.stdout)["warnings"]
+    data = json.loads(proc.stdout)
+    assert data["progress"]["lines_read"] == 30 + 30 + 20  # a new file: read whole
+    said = data["warnings"]
     assert not any("replaced by a file that begins" in w for w in said)
+    # its first lines were read before (its head is known): counted twice, so not exact
+    assert any("counted twice" in w for w in said), said
+    assert (proc.returncode, data["status"]) == (4, "partial"), proc.stdout
 
 
 def test_same_inode_new_head_is_a_new_file(tmp_path: Path) -> None:
@@ -614,8 +618,10 @@ def test_a_longer_window_than_the_state_keeps_says_what_it_covers(tmp_path: Path
     cron(state, "--json", "--window", "1h", "--now", "2026-01-01T05:30:00", log=log)
     for wide in (["--window", "48h"], []):
         proc = cron(state, "--json", *wide, "--now", "2026-01-01T05:40:00", log=log)
-        assert sum(window_counts(proc)[0].values()) == 4
         data = json.loads(proc.stdout)
+        assert sum(e["count"] for e in data["answer"]["top"]) == 4
+        # the window asked is not all counted: a partial answer (exit 4), not "exact"
+        assert (proc.returncode, data["status"]) == (4, "partial"), proc.stdout
         window = data["incremental"]["window"]
         assert window["from"] == "2026-01-01T05:00:00Z"
         assert window["asked_from"] == ("2025-12-30T06:00:00Z" if wide else None)
@@ -623,6 +629,7 @@ def test_a_longer_window_than_the_state_keeps_says_what_it_covers(tmp_path: Path
         assert said and "2026-01-01T05:00:00Z" in said[0], data["warnings"]
     within = cron(state, "--json", "--window", "1h", "--now", "2026-01-01T05:40:00", log=log)
     assert not any("reaches before" in w for w in json.loads(within.stdout)["warnings"])
+    assert (within.returncode, json.loads(within.stdout)["status"]) == (0, "exact")
 
 
 def test_records_without_a_time_are_counted_at_the_run_and_said(tmp_path: Path) -> None:
@@ -920,8 +927,9 @@ def test_a_window_that_buckets_cannot_cut_is_said(
 
 def test_a_file_that_comes_back_to_its_path_is_said_to_be_counted_twice(tmp_path: Path) -> None:
     """A symlink switched back to a file read before: the state keeps no offset for it, so
-    it is read again from its start, and the result says its lines count twice (it said
-    nothing). Offsets per known file would need a new state schema (left)."""
+    it is read again from its start, and the result says its lines count twice, and is
+    partial (it said nothing, "exact"). Offsets per known file would need a new state schema
+    (left)."""
     a, b, link, state = tmp_path / "A.log", tmp_path / "B.log", tmp_path / "cur", tmp_path / "s"
     a.write_bytes(_lines(5, 500))
     b.write_bytes(_lines(3, 502))
@@ -929,8 +937,36 @@ def test_a_file_that_comes_back_to_its_path_is_said_to_be_counted_twice(tmp_path
         link.unlink(missing_ok=True)
         link.symlink_to(target)
         proc = cron(state, "--json", log=link)
-        said = [w for w in json.loads(proc.stdout)["warnings"] if "counted twice" in w]
+        data = json.loads(proc.stdout)
+        said = [w for w in data["warnings"] if "counted twice" in w]
         assert bool(said) == twice, proc.stdout
+        # lines counted twice: the answer is not exact (exit 4, the report says why)
+        status = (4, "partial") if twice else (0, "exact")
+        assert (proc.returncode, data["status"]) == status, proc.stdout
+        assert ("may miss lines or hold some twice" in data["report"]["markdown"]) == twice
+
+
+def test_a_window_is_partial_while_a_run_that_counted_lines_twice_is_in_it(
+    tmp_path: Path,
+) -> None:
+    """The run that read a known file again holds lines counted twice: every window that
+    merges it is partial (exit 4); once it is older than the window, the answer is exact."""
+    a, b, link, state = tmp_path / "A.log", tmp_path / "B.log", tmp_path / "cur", tmp_path / "s"
+    a.write_bytes(_at(_lines(5, 500), "01/Jan/2026:00:05:00"))
+    b.write_bytes(_at(_lines(3, 502), "01/Jan/2026:00:15:00"))
+    runs = ((a, "00:10"), (b, "00:20"), (a, "00:30"), (a, "00:50"), (a, "02:40"))
+    got = []
+    for target, at in runs:
+        if at == "02:40":  # lines stamped in the last window, so that it has records
+            append(a, _at(_lines(2, 500, start=5), "01/Jan/2026:02:30:00"))
+        if link.is_symlink() and link.resolve() != target:
+            link.unlink()
+        if not link.is_symlink():
+            link.symlink_to(target)
+        proc = cron(state, "--json", "--window", "1h", "--now", f"2026-01-01T{at}:00", log=link)
+        got.append((proc.returncode, json.loads(proc.stdout)["status"]))
+    # 00:30 read A again; 00:50 merges that run; at 02:40 the window (02:00-03:00) does not
+    assert got == [(0, "exact"), (0, "exact"), (4, "partial"), (4, "partial"), (0, "exact")]
 
 
 @pytest.mark.parametrize("copy", ["copytruncate", "gzip"])
