@@ -89,14 +89,16 @@ CASSANDRA = AppRegexFormat(
     example="ERROR [CompactionExecutor:1] 2026-12-06 02:40:38,456 CassandraDaemon.java:228 - boom",
 )
 
-#: MongoDB's severities: F E W I, and D1-D5 for its debug verbosities.
+#: MongoDB's severities: F E W I, and D1-D5 for its debug verbosities, all DEBUG as MongoDB
+#: names them and as ``mongodb_json`` reads them (D2-D5 had been TRACE here: one server's
+#: verbosity counted under two levels by its two log formats).
 MONGODB_LEVELS = (
     ("F", FATAL),
     ("E", ERROR),
     ("W", WARN),
     ("I", INFO),
     ("D", DEBUG),
-    *((f"D{i}", DEBUG if i == 1 else TRACE) for i in range(1, 6)),
+    *((f"D{i}", DEBUG) for i in range(1, 6)),
 )
 MONGODB = AppRegexFormat(
     name="mongodb",
@@ -296,7 +298,8 @@ CLICKHOUSE = AppRegexFormat(
     patterns=(
         r"^(?P<ts>" + _CH_STAMP + r") \[ *[0-9]+ *\] \{[^}]*\} "
         r"<(?P<level>Trace|Test|Debug|Information|Notice|Warning|Error|Critical|Fatal)> "
-        r"(?P<component>(?:[^:]|::)+?): (?P<message>.*)$",
+        # ClickHouse's own start-up line names no logger: "<Information> : Starting ..."
+        r"(?P<component>(?:[^:]|::)*?): (?P<message>.*)$",
     ),
     min_line_bytes=40,
     time_formats=("%Y.%m.%d %H:%M:%S%.f",),

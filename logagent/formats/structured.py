@@ -87,8 +87,12 @@ _MEMBER = rf"{_STRING}{_WS}:{_WS}{_SCALAR}{_WS}"
 FLAT_OBJECT = rf"^\{{{_WS}(?:{_MEMBER}(?:,{_WS}{_MEMBER})*)?\}}{_WS}$"
 Reader = Callable[[pl.Expr], dict[str, pl.Expr]]
 _VALUE = r'(?:"((?:[^"\\]|\\.)*)"|([^ \t"]*))'
-_PAIR = r'[A-Za-z0-9_.@/\-]+=(?:"(?:[^"\\]|\\.)*"|[^ \t"]*)'
-LOGFMT_LINE = r"^[ \t]*" + _PAIR + r"(?:[ \t]+" + _PAIR + r")*[ \t]*$"
+_KEY = r"[A-Za-z0-9_.@/\-]+"
+_PAIR = _KEY + r'=(?:"(?:[^"\\]|\\.)*"|[^ \t"]*)'
+#: A line of pairs; after the first, a key may stand alone (go-logfmt reads ``key`` as a key
+#: with no value: Traefik writes ``ACME CA="https://..."``). A line that opens with a bare
+#: word is no logfmt (a text log with a ``key=value`` in it).
+LOGFMT_LINE = r"^[ \t]*" + _PAIR + r"(?:[ \t]+(?:" + _PAIR + "|" + _KEY + r"))*[ \t]*$"
 
 
 class KeyedFields:

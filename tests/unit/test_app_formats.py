@@ -152,6 +152,18 @@ def test_json_and_logfmt_keys_are_found() -> None:
         ("INFO", "api", "ok"),
         (None, None, None),
     ]
+    # a key alone after the first pair is a key with no value (go-logfmt; Traefik writes
+    # ``ACME CA="..."``); a line that opens with a bare word stays no record
+    bare = [
+        'level=error msg="acme failed" name=le.acme ACME CA="https://ca" component=tls',
+        "level=warn msg=retry flag component=db",
+        "ACME level=error msg=x component=tls",
+    ]
+    assert fields(fmt, bare) == [
+        ("ERROR", "tls", "acme failed"),
+        ("WARN", "db", "retry"),
+        (None, None, None),
+    ]
 
 
 def test_stack_traces_fold_into_their_record() -> None:
