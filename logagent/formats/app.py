@@ -233,6 +233,9 @@ LEVEL_WORDS = (
 #: A component that is a level word alone, in any case (``AppRegexFormat.refused_components``):
 #: where a layout finds one in its component's place, the line is another layout's.
 LEVEL_WORD_ALONE = r"(?i)^(?:" + LEVEL_WORDS + r")$"
+#: Terminal colour codes (``ESC[31m``, any number of them): containers, ``docker compose`` and
+#: RabbitMQ's console handler write them around a line or a level.
+ANSI = r"(?:\x1b\[[0-9;?]*[A-Za-z])*"
 
 
 #: A word of an error kind: no digit first, no quote or colon but Ruby's and C++'s ``::``.

@@ -37,7 +37,7 @@ stack traces and tracebacks continue the record before them (``record_start``).
 
 from __future__ import annotations
 
-from logagent.formats.app import AppRegexFormat
+from logagent.formats.app import ANSI, AppRegexFormat
 from logagent.formats.apptimes import ZONE
 from logagent.formats.levels import DEBUG, ERROR, FATAL, INFO, TRACE, WARN
 from logagent.formats.selfhosted import GITEA, VAULTWARDEN
@@ -248,13 +248,14 @@ AIRFLOW = AppRegexFormat(
 RABBITMQ = AppRegexFormat(
     name="rabbitmq",
     patterns=(
-        r"^(?P<ts>" + _D4 + " " + _HMS + r"\.[0-9]{3,6}[+-][0-9]{2}:[0-9]{2}) "
+        # its console handler colours a line: ESC[38;5;87m before it, ESC[0m after it
+        r"^" + ANSI + r"(?P<ts>" + _D4 + " " + _HMS + r"\.[0-9]{3,6}[+-][0-9]{2}:[0-9]{2}) "
         r"\[(?P<level>debug|info|notice|warning|error|critical|alert|emergency)\] <[0-9.]+>"
-        r" ?(?P<message>.*)$",
+        r" ?(?P<message>.*?)" + ANSI + "$",
     ),
     min_line_bytes=40,
     time_formats=ISO_TIMES,
-    record_start=_D4 + " " + _HMS + r"\.[0-9]{3,6}[+-][0-9]{2}:[0-9]{2} \[",
+    record_start=ANSI + _D4 + " " + _HMS + r"\.[0-9]{3,6}[+-][0-9]{2}:[0-9]{2} \[",
     head_component=True,
     description="RabbitMQ 3.9+ (ts [level] <erlang pid> msg): component = error kind",
     example="2026-12-06 02:40:38.223456+00:00 [error] <0.456.0> Error on AMQP connection",

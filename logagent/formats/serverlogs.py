@@ -11,7 +11,7 @@ component question still ranks something meaningful; their descriptions say so.
 
 from __future__ import annotations
 
-from logagent.formats.app import LEVEL_WORDS, AppRegexFormat
+from logagent.formats.app import ANSI, LEVEL_WORDS, AppRegexFormat
 from logagent.formats.apptimes import ZONE
 from logagent.formats.levels import INNER_BRACKET, INNER_ELASTIC, INNER_LEVEL_WORDS
 
@@ -234,8 +234,7 @@ ZAP = AppRegexFormat(
     example="2024-01-01T00:00:00.000Z\tERROR\tpkg/file.go:12\tmsg",
 )
 
-#: Terminal colour codes (``ESC[31m``): containers and ``docker compose`` write them.
-_ANSI = r"(?:\x1b\[[0-9;?]*[A-Za-z])*"
+_ANSI = ANSI
 #: A container's own message: klog's letter, or a level word among its first words (perhaps
 #: coloured: Flask's red ``WARNING:``; or a JSON line's ``{"level":"warn"``, zap's and Caddy's).
 _INNER_KLOG = r"(?P<level>[IWEF])[0-9]{4} "

@@ -349,6 +349,20 @@ def test_airflow_source_files_and_rabbitmq_error_kinds() -> None:
         ("ERROR", "PLAIN login refused"),  # the words before the colon, all of them
         ("WARN", "closing AMQP connection"),
     ]
+    # the console handler's colours (psravya-10/flightApp...'s rabbitmq.log: every coloured
+    # [notice] and [warning] line had been folded as a continuation, the warnings lost)
+    coloured = [
+        "\x1b[38;5;87m2025-12-08 15:39:40.026062+00:00 [notice] <0.254.0> Logging: handlers "
+        "are now ACTIVE\x1b[0m",
+        "\x1b[38;5;214m2025-12-08 15:39:41.100+00:00 [warning] <0.9.0> closing AMQP "
+        "connection\x1b[0m",
+    ]
+    out = fold_records(pl.Series("line", coloured), RABBITMQ)
+    assert out.select("level", "component", "lines").rows() == [
+        ("INFO", "Logging", 1),
+        ("WARN", "closing AMQP connection", 1),
+    ]
+    assert not any("\x1b" in m for m in out["message"].to_list())
 
 
 def test_dotnet_console_messages_below_their_category() -> None:
