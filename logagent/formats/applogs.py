@@ -195,13 +195,31 @@ _JBOSS = (
     r"\((?:[^()]|\([^()]*\))*\) ?(?P<message>.*)$"
 )
 
+#: logback's ``[%p] %d [%t] %logger - %msg`` (OpenVidu's): the level first, in brackets (its
+#: records had been folded into the lines above them, or refused alone).
+_LEVEL_FIRST = (
+    r"^\["
+    + _JAVA_LEVEL
+    + r"\] +"
+    + _LOG4J_TS
+    # the logger up to the blank before its "-": Tomcat's ``ContainerBase.[Tomcat].[/]`` too
+    + r" +(?:\[[^\]]*\] +)*(?P<component>[A-Za-z_$][^ ]*) +-(?: (?P<message>.*))?$"
+)
+
 LOG4J = AppRegexFormat(
     name="log4j",
-    patterns=(_SPRING_BOOT, r"^" + _LOG4J_TS + _LOG4J_REST, _JBOSS),
+    patterns=(_SPRING_BOOT, r"^" + _LOG4J_TS + _LOG4J_REST, _JBOSS, _LEVEL_FIRST),
     fast=(_LOG4J_FAST,),
     min_line_bytes=24,
     time_formats=(*_ISO_TIMES, *_LOCAL_TIMES),
-    record_start=_D4 + "[ T]" + _HMS + "|" + _HMS + "[.,][0-9]{3} ",
+    record_start=_D4
+    + "[ T]"
+    + _HMS
+    + "|"
+    + _HMS
+    + "[.,][0-9]{3} |"
+    + _JAVA_LEVEL.replace("(?P<level>", r"\[(?:")
+    + r"\] +[0-9]",
     description="log4j/logback/Spring Boot/JBoss: component = logger; stack traces folded",
     example="2024-01-02 03:04:05,678 ERROR [main] com.foo.Bar - msg",
 )

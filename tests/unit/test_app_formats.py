@@ -542,6 +542,33 @@ def test_jboss_logs_are_log4j_not_supervisord() -> None:
     assert detect_all(own).best == "supervisord"
 
 
+def test_logback_with_the_level_first_is_log4j() -> None:
+    """OpenVidu's logback ``[%p] %d [%t] %logger - %msg`` (gr8den/openvidu_concurrent_error,
+    probe G) had been refused alone, and folded into supervisord's records in its container's
+    log: its ERROR records lost. A stack trace folds into the record above it."""
+    lines = [
+        "[INFO] 2021-10-17 14:08:40,200 [main] io.openvidu.server.OpenViduServer - Starting",
+        "[ERROR] 2021-10-17 14:08:40,461 [main] io.openvidu.server.config.OpenviduConfig - "
+        ".env file not found at /.env",
+        "java.io.FileNotFoundException: /.env",
+        "\tat io.openvidu.server.config.OpenviduConfig.load(OpenviduConfig.java:88)",
+        "[INFO] 2021-10-17 14:08:42,866 [main] org.apache.catalina.core.ContainerBase.[Tomcat]"
+        ".[localhost].[/] - Initializing Spring embedded WebApplicationContext",
+        "[WARN] 2021-10-17 14:08:43,001 [https-jsse-nio-4443-exec-5] io.openvidu.Kms -",
+    ]
+    out = fold_records(pl.Series(lines), LOG4J)
+    assert out.select("level", "component", "lines").rows() == [
+        ("INFO", "io.openvidu.server.OpenViduServer", 1),
+        ("ERROR", "io.openvidu.server.config.OpenviduConfig", 3),
+        ("INFO", "org.apache.catalina.core.ContainerBase.[Tomcat].[localhost].[/]", 1),
+        ("WARN", "io.openvidu.Kms", 1),
+    ]
+    assert (
+        str(parse_app(LOG4J, pl.Series(lines[:1]))["time"][0]) == "2021-10-17 14:08:40.200000+00:00"
+    )
+    assert detect_all(lines * 5).best == "log4j"
+
+
 def test_python_logger_names_hold_no_blank_or_bracket() -> None:
     """Pterodactyl Wings' ``WARN: [Jul  2 05:05:24.643] msg`` had been Python's layout at 1.0
     with the logger ``[Jul  2 05`` (probe E): a logger name is a dotted word."""
