@@ -140,27 +140,12 @@ def window_result(
 
 
 def _not_exact(result: Result, why: list[str]) -> Result:
-    """``result`` said partial for ``why`` (each a warning), when it is an answer at all: the
-    window's counts miss lines, or hold some twice, so the answer is not exact."""
-    from logagent.result import DecisionRecord, Status
+    """``result`` said partial for ``why`` (each a warning): the window's counts miss lines,
+    or hold some twice, so the answer is not exact."""
+    from logagent.engine.resultparts import made_partial
 
-    if result.recuse is not None:  # no answer to call partial: the reasons are warnings
-        return result.model_copy(update={"warnings": [*why, *result.warnings]})
-    progress = result.progress
-    stop = DecisionRecord(
-        units_read=progress.units_read,
-        fraction_read=progress.fraction_read,
-        action="STOP_PARTIAL",
-        reason=GAP_REASON,
-        detail="the window's counts may miss lines or hold some twice (see the warnings)",
-    )
-    return result.model_copy(
-        update={
-            "status": Status.PARTIAL,
-            "decisions": [*result.decisions, stop],
-            "warnings": [f"partial answer: {w}" for w in why] + result.warnings,
-        }
-    )
+    detail = "the window's counts may miss lines or hold some twice (see the warnings)"
+    return made_partial(result, GAP_REASON, detail, [f"partial answer: {w}" for w in why])
 
 
 def _iso(time_s: float) -> str:

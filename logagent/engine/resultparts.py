@@ -11,7 +11,7 @@ from logagent.counters import Tally
 from logagent.engine.run import Run
 from logagent.formats.detect import Detection
 from logagent.report.markdown import render
-from logagent.result import InputInfo, Progress, Report, Result
+from logagent.result import DecisionRecord, InputInfo, Progress, Report, Result, Status
 
 
 def input_info(run: Run, detection: Detection | None, unit_size: int | None) -> InputInfo:
@@ -63,3 +63,25 @@ def progress_of(run: Run, tally: Tally, units_total: int | None) -> Progress:
 def with_report(result: Result) -> Result:
     """The result with its template report (Markdown rendered from the result alone)."""
     return result.model_copy(update={"report": Report(source="template", markdown=render(result))})
+
+
+def made_partial(result: Result, reason: str, detail: str, warnings: list[str]) -> Result:
+    """``result`` said partial (a STOP_PARTIAL of ``reason`` and ``detail`` in its trace,
+    ``warnings`` first) by what a front door knows and its run did not: a cron window whose
+    counts miss lines or hold some twice, an upload decoded only up to its damage. A recused
+    result stays recused, the warnings added. The report is rendered again."""
+    if result.recuse is not None:
+        return with_report(result.model_copy(update={"warnings": [*warnings, *result.warnings]}))
+    stop = DecisionRecord(
+        units_read=result.progress.units_read,
+        fraction_read=result.progress.fraction_read,
+        action="STOP_PARTIAL",
+        reason=reason,
+        detail=detail,
+    )
+    update = {
+        "status": Status.PARTIAL,
+        "decisions": [*result.decisions, stop],
+        "warnings": [*warnings, *result.warnings],
+    }
+    return with_report(result.model_copy(update=update))

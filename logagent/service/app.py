@@ -203,6 +203,7 @@ async def _upload_job(request: Request, service: Service, job_id: str, req: Any)
         "compression": got.kind,
         "received": got.received,
         "filename": got.filename,  # what the result calls the input (else upload:<id>)
+        **({"damaged": got.damaged} if got.damaged else {}),  # the answer is then partial
     }
     return _new_job(service, job_id, params, upload=path, size=got.stored)
 

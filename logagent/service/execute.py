@@ -155,11 +155,23 @@ def run_job(job: Job, cfg: ServiceConfig, env: RunEnv, *, batch_bytes: int) -> R
     else:
         target = job.upload or job.params["path"]  # an upload, or a file under an allowed root
         result = analyze([target], question_from(settings), settings, env)
+    if job.params.get("damaged"):  # stored up to its damage (``uploads.Decoder``)
+        result = _damaged(result, str(job.params["damaged"]))
     if job.upload:
         result = renamed(result, job.upload, upload_name(job))
     elif job.params.get("given_path"):  # the path as the client gave it, not as resolved
         result = renamed(result, job.params["path"], job.params["given_path"])
     return write_with_deadline(result, settings.llm, seconds_left=None)
+
+
+def _damaged(result: Result, why: str) -> Result:
+    """The answer over an upload whose compressed log ended early: partial, as ``logagent
+    analyze`` says of such a ``.gz`` (``input_damaged``: what came before the damage counted)."""
+    from logagent.engine.resultparts import made_partial
+    from logagent.routermem.router import Reason
+
+    warning = f"partial answer: {why}; counts cover only what was decompressed before it"
+    return made_partial(result, Reason.INPUT_DAMAGED.value, why, [warning])
 
 
 def upload_name(job: Job) -> str:

@@ -93,14 +93,25 @@ class Decoder:
     Gzip is decoded when the request says ``Content-Encoding: gzip`` or the
     body starts with its magic; zstd by its magic. Output comes in steps of at
     most ``OUT_CHUNK`` bytes, so a highly compressed chunk never expands in memory.
+
+    ``lenient``: a gzip log cut short or damaged is kept up to its damage, and ``damaged``
+    says where (the job's answer is then partial, as ``logagent analyze`` answers of such a
+    ``.gz``: it had been a 400 and nothing analyzed); a body whose Content-Encoding is cut
+    is a broken request, ``BadUpload``.
     """
 
-    def __init__(self, out: LimitedFile | _Into, *, gzip: bool = False) -> None:
+    def __init__(
+        self, out: LimitedFile | _Into, *, gzip: bool = False, lenient: bool = False
+    ) -> None:
         self._out = out
         self._head = b""
         self._kind: str | None = "gzip" if gzip else None
         self._zlib: Any = None
         self._zstd: Any = None
+        self._lenient = lenient
+        self._produced = 0
+        #: Why the log ends before its compressed stream does (``lenient``), else None.
+        self.damaged: str | None = None
         if gzip:
             self._start(b"")
 
@@ -125,8 +136,12 @@ class Decoder:
             data, self._head = self._head, b""
             self._start(data)
             self._write(data)
-        if self._zlib is not None and not self._zlib.eof:
-            raise BadUpload("the gzip body is truncated")
+        if self._zlib is not None and not self._zlib.eof and self.damaged is None:
+            if not self._lenient:
+                raise BadUpload("the gzip body is truncated")
+            self.damaged = (
+                f"the gzip log is truncated after {self._produced:,} bytes of decompressed data"
+            )
         if self._zstd is not None:
             self._zstd.flush()
 
@@ -164,17 +179,27 @@ class Decoder:
 
     def _gunzip(self, data: bytes) -> None:
         """Inflate ``data`` in bounded steps, member after member (concatenated gzip)."""
-        while data:
+        while data and self.damaged is None:  # after the damage, nothing more is decoded
             d = self._zlib
             try:
-                self._out.write(d.decompress(data, OUT_CHUNK))
+                self._put(d.decompress(data, OUT_CHUNK))
                 while d.unconsumed_tail:
-                    self._out.write(d.decompress(d.unconsumed_tail, OUT_CHUNK))
+                    self._put(d.decompress(d.unconsumed_tail, OUT_CHUNK))
             except zlib.error as exc:
-                raise BadUpload(f"the gzip body is damaged ({exc})") from exc
+                if not self._lenient:
+                    raise BadUpload(f"the gzip body is damaged ({exc})") from exc
+                self.damaged = (
+                    f"the gzip log is damaged after {self._produced:,} bytes of decompressed "
+                    f"data ({exc})"
+                )
+                return
             data = d.unused_data
             if d.eof and data:
                 self._zlib = zlib.decompressobj(wbits=31)
+
+    def _put(self, data: bytes) -> None:
+        self._out.write(data)
+        self._produced += len(data)
 
 
 class MultipartFile:
@@ -288,6 +313,8 @@ class Received(NamedTuple):
     stored: int
     kind: str
     filename: str | None
+    #: Where a compressed log ends early (cut short or damaged), else None (``Decoder``).
+    damaged: str | None = None
 
 
 def boundary_of(content_type: str) -> str | None:
@@ -329,7 +356,7 @@ async def receive(
     if encoding not in ("", "identity", "gzip"):
         raise BadUpload(f"Content-Encoding {content_encoding!r} is not supported (use gzip)")
     out = LimitedFile(file, max_bytes)
-    decoder = Decoder(out)  # the log itself may be .gz or .zst (by magic)
+    decoder = Decoder(out, lenient=True)  # the log itself may be .gz or .zst (by magic)
     boundary = boundary_of(content_type)
     parts = MultipartFile(boundary, decoder.feed) if boundary else None
     stage: Callable[[bytes], None] = parts.feed if parts is not None else decoder.feed
@@ -354,4 +381,10 @@ async def receive(
         parts.finish()
     decoder.finish()
     name = parts.filename if parts is not None else None
-    return Received(received, out.written, decoder.kind, name or filename_of(content_disposition))
+    return Received(
+        received,
+        out.written,
+        decoder.kind,
+        name or filename_of(content_disposition),
+        decoder.damaged,
+    )

@@ -193,6 +193,46 @@ def test_raw_gzip_zstd_multipart_give_the_cli_result(server: Server, logs: dict[
     assert uploads_left(Path(server.stderr.parent / "data")) == []
 
 
+def test_a_truncated_gzip_log_is_answered_partial_as_the_cli_answers_it(
+    server: Server, logs: dict[str, Path], tmp_path: Path
+) -> None:
+    """A ``.gz`` log cut short is decoded up to the cut and answered *partial*
+    (``input_damaged``), with the counts ``logagent analyze`` gives of the same cut file (exit
+    4); it had been a 400 and nothing analyzed. A body whose Content-Encoding is cut stays 400.
+    """
+    packed = gzip.compress(logs["small"].read_bytes(), 6)
+    cut = packed[: len(packed) * 2 // 3]
+    gz = tmp_path / "cut.log.gz"
+    gz.write_bytes(cut)
+    proc = subprocess.run(
+        [
+            *(sys.executable, "-m", "logagent", "analyze", str(gz), "--json", "--quiet"),
+            *("--seed", SEED, "--llm", "off", "--memory-budget", "1GiB", "--full"),
+        ],
+        capture_output=True,
+        check=False,
+    )
+    assert proc.returncode == 4, proc.stderr.decode()
+    cli = json.loads(proc.stdout)
+    url = f"{server.url}/v1/analyses?seed={SEED}&wait=120&full=true"
+    with httpx.Client(headers=AUTH, timeout=180) as client:
+        r = client.post(url, content=cut)
+        assert r.status_code == 200, r.text
+        result = r.json()["result"]
+        assert result["status"] == "partial" == cli["status"]
+        assert result["answer"]["top"] == cli["answer"]["top"]
+        assert result["progress"]["lines_read"] == cli["progress"]["lines_read"]
+        stops = [d for d in result["decisions"] if d["action"] == "STOP_PARTIAL"]
+        assert stops[-1]["reason"] == "input_damaged" and "truncated" in stops[-1]["detail"]
+        assert "ended early" in result["report"]["markdown"]
+        cut_body = gzip.compress(logs["small"].read_bytes(), 1)
+        r = client.post(
+            url, content=cut_body[: len(cut_body) // 2], headers={"Content-Encoding": "gzip"}
+        )
+        assert r.status_code == 400 and "truncated" in r.text
+    assert uploads_left(Path(server.stderr.parent / "data")) == []
+
+
 def test_by_and_where_give_the_cli_result(server: Server, logs: dict[str, Path]) -> None:
     """by= and where= (repeatable) ask what --by/--where ask of the CLI."""
     path = logs["small"]

@@ -7,6 +7,7 @@ import errno
 import gzip
 import io
 import random
+import zlib
 from collections.abc import AsyncIterator
 
 import pytest
@@ -62,7 +63,7 @@ def multipart(content: bytes, boundary: str = "XyZ--b0undary", extra: bool = Tru
 @pytest.mark.parametrize("seed", range(5))
 def test_plain_body_is_stored_unchanged(seed: int) -> None:
     """A plain body is written byte for byte, whatever the chunking."""
-    data, (received, stored, kind, _) = store(splits(LOG, seed))
+    data, (received, stored, kind, _, _) = store(splits(LOG, seed))
     assert data == LOG and received == stored == len(LOG) and kind == "plain"
 
 
@@ -70,7 +71,7 @@ def test_plain_body_is_stored_unchanged(seed: int) -> None:
 def test_gzip_by_magic_and_by_header_is_decoded(seed: int) -> None:
     """gzip is undone whether the header says so or only its magic does; members concatenate."""
     body = gzip.compress(LOG[:40_000]) + gzip.compress(LOG[40_000:])
-    data, (_, stored, kind, _) = store(splits(body, seed))
+    data, (_, stored, kind, _, _) = store(splits(body, seed))
     assert data == LOG and stored == len(LOG) and kind == "gzip"
     data, _ = store(splits(body, seed), content_encoding="gzip")
     assert data == LOG
@@ -80,7 +81,7 @@ def test_gzip_by_magic_and_by_header_is_decoded(seed: int) -> None:
 def test_zstd_by_magic_is_decoded(seed: int) -> None:
     """A zstd body is recognized by its magic and stored plain."""
     body = zstandard.ZstdCompressor().compress(LOG)
-    data, (_, _, kind, _) = store(splits(body, seed))
+    data, (_, _, kind, _, _) = store(splits(body, seed))
     assert data == LOG and kind == "zstd"
 
 
@@ -130,13 +131,31 @@ def test_gzip_bomb_is_cut_by_the_stored_size() -> None:
         store([body], max_bytes=1_000_000)
 
 
-def test_damaged_and_truncated_gzip_are_bad_uploads() -> None:
-    """A gzip body cut short or damaged is a 400, not a crash."""
+@pytest.mark.parametrize("seed", range(3))
+def test_a_gzip_log_cut_short_or_damaged_is_kept_up_to_its_damage(seed: int) -> None:
+    """A ``.gz`` log cut short or damaged is stored as far as it decodes, and ``damaged`` says
+    where (the job is answered partial, as the CLI answers such a file); it had been a 400."""
+    body = gzip.compress(LOG)
+    cut = body[: len(body) // 2]
+    data, got = store(splits(cut, seed))
+    prefix = zlib.decompressobj(wbits=31).decompress(cut)
+    assert data == prefix and got.stored == len(prefix) > 0
+    said = f"the gzip log is truncated after {len(prefix):,} bytes of decompressed data"
+    assert got.damaged == said
+    data, got = store(splits(body[:20] + b"\xff" * 200 + body[220:], seed))
+    assert got.damaged is not None and "damaged after" in got.damaged
+    assert LOG.startswith(data)
+    whole, got = store(splits(body, seed))
+    assert whole == LOG and got.damaged is None
+
+
+def test_a_gzip_body_cut_short_or_damaged_is_a_bad_upload() -> None:
+    """The body's own Content-Encoding cut short or damaged: the request is broken (400)."""
     body = gzip.compress(LOG)
     with pytest.raises(BadUpload):
-        store([body[: len(body) // 2]])
+        store([body[: len(body) // 2]], content_encoding="gzip")
     with pytest.raises(BadUpload):
-        store([body[:20] + b"\xff" * 200 + body[220:]])
+        store([body[:20] + b"\xff" * 200 + body[220:]], content_encoding="gzip")
 
 
 def test_unknown_content_encoding_is_refused() -> None:
