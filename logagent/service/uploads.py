@@ -27,6 +27,7 @@ from typing import IO, Any, NamedTuple
 GZIP_MAGIC = b"\x1f\x8b"
 ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
 OUT_CHUNK = 1 << 20  # decompressed bytes produced per step: bounds what one chunk can expand to
+ZSTD_FEED = 16 << 10  # compressed bytes fed to zstd at a time (``sources.streams.FEED_BYTES``)
 MAX_PART_HEADERS = 16 << 10
 MAX_NAME = 255  # longest client-given file name kept (the result shows it as the input's path)
 _FILE_PART = re.compile(r'(?:^|[;\s])name\s*=\s*"file"', re.IGNORECASE)
@@ -94,7 +95,7 @@ class Decoder:
     body starts with its magic; zstd by its magic. Output comes in steps of at
     most ``OUT_CHUNK`` bytes, so a highly compressed chunk never expands in memory.
 
-    ``lenient``: a gzip log cut short or damaged is kept up to its damage, and ``damaged``
+    ``lenient``: a gzip or zstd log cut short or damaged is kept up to its damage, and ``damaged``
     says where (the job's answer is then partial, as ``logagent analyze`` answers of such a
     ``.gz``: it had been a 400 and nothing analyzed); a body whose Content-Encoding is cut
     is a broken request, ``BadUpload``.
@@ -110,6 +111,9 @@ class Decoder:
         self._zstd: Any = None
         self._lenient = lenient
         self._produced = 0
+        self._zstd_ctx: Any = None
+        self._zstd_error: Any = Exception
+        self._zstd_inside = False  # bytes of an unfinished zstd frame were fed
         #: Why the log ends before its compressed stream does (``lenient``), else None.
         self.damaged: str | None = None
         if gzip:
@@ -142,8 +146,12 @@ class Decoder:
             self.damaged = (
                 f"the gzip log is truncated after {self._produced:,} bytes of decompressed data"
             )
-        if self._zstd is not None:
-            self._zstd.flush()
+        if self._zstd is not None and self._zstd_inside and self.damaged is None:
+            if not self._lenient:
+                raise BadUpload("the zstd body is truncated")
+            self.damaged = (
+                f"the zstd log is truncated after {self._produced:,} bytes of decompressed data"
+            )
 
     def _start(self, head: bytes) -> None:
         if self._kind is None:
@@ -158,22 +166,17 @@ class Decoder:
         elif self._kind == "zstd":
             import zstandard
 
-            self._zstd = zstandard.ZstdDecompressor().stream_writer(
-                self._out,  # type: ignore[arg-type]  # it only calls write()
-                write_size=OUT_CHUNK,
-                closefd=False,
-            )
+            # frame by frame, as ``sources.streams.ZstdFrames`` reads a .zst: its stream_writer
+            # took a cut frame for a whole one (a truncated upload stored a prefix, "exact")
+            self._zstd_ctx = zstandard.ZstdDecompressor()
+            self._zstd = self._zstd_ctx.decompressobj()
+            self._zstd_error = zstandard.ZstdError
 
     def _write(self, data: bytes) -> None:
         if self._kind == "plain":
             self._out.write(data)
         elif self._kind == "zstd":
-            try:
-                self._zstd.write(data)
-            except UploadError:
-                raise
-            except Exception as exc:  # zstandard.ZstdError: a damaged frame
-                raise BadUpload(f"the zstd body is damaged ({exc})") from exc
+            self._unzstd(data)
         else:
             self._gunzip(data)
 
@@ -196,6 +199,27 @@ class Decoder:
             data = d.unused_data
             if d.eof and data:
                 self._zlib = zlib.decompressobj(wbits=31)
+
+    def _unzstd(self, data: bytes) -> None:
+        """Decompress ``data`` fed ``ZSTD_FEED`` bytes at a time (what one call can expand to
+        stays bounded), frame after frame; a damaged frame as ``_gunzip``'s damage."""
+        for at in range(0, len(data), ZSTD_FEED):
+            piece = data[at : at + ZSTD_FEED]
+            while piece and self.damaged is None:
+                if self._zstd.eof:
+                    self._zstd = self._zstd_ctx.decompressobj()
+                try:
+                    self._put(self._zstd.decompress(piece))
+                except self._zstd_error as exc:
+                    if not self._lenient:
+                        raise BadUpload(f"the zstd body is damaged ({exc})") from exc
+                    self.damaged = (
+                        f"the zstd log is damaged after {self._produced:,} bytes of "
+                        f"decompressed data ({exc})"
+                    )
+                    return
+                self._zstd_inside = not self._zstd.eof
+                piece = self._zstd.unused_data if self._zstd.eof else b""
 
     def _put(self, data: bytes) -> None:
         self._out.write(data)

@@ -149,6 +149,23 @@ def test_a_gzip_log_cut_short_or_damaged_is_kept_up_to_its_damage(seed: int) -> 
     assert whole == LOG and got.damaged is None
 
 
+@pytest.mark.parametrize("seed", range(3))
+def test_a_zstd_log_cut_short_is_kept_up_to_its_cut_and_said(seed: int) -> None:
+    """zstd's stream writer took a cut frame for a whole one: a truncated ``.zst`` upload was
+    stored as a prefix and answered "exact". The cut is said now, as for gzip; concatenated
+    frames still decode whole."""
+    body = zstandard.ZstdCompressor().compress(LOG)
+    data, got = store(splits(body[: len(body) // 2], seed))
+    assert LOG.startswith(data) and len(data) < len(LOG)
+    assert got.damaged == (
+        f"the zstd log is truncated after {len(data):,} bytes of decompressed data"
+    )
+    whole, got = store(splits(body + body, seed))
+    assert whole == LOG + LOG and got.damaged is None
+    damaged, got = store(splits(body[:40] + b"\xff" * 64 + body[104:], seed))
+    assert got.damaged is not None and LOG.startswith(damaged)
+
+
 def test_a_gzip_body_cut_short_or_damaged_is_a_bad_upload() -> None:
     """The body's own Content-Encoding cut short or damaged: the request is broken (400)."""
     body = gzip.compress(LOG)
