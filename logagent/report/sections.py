@@ -26,6 +26,7 @@ from logagent.report.words import (
     reading,
     size,
     status_mix,
+    window_bytes,
 )
 from logagent.result import MAX_TIE_PAIRS, QuestionKind, Result, Status, TopEntry
 
@@ -76,8 +77,9 @@ def _selection_note(result: Result) -> list[str]:
 def headline(result: Result) -> str:
     """The answer in plain words, then how much was read."""
     top = result.answer.top[0] if result.answer.top else None
+    read = "every line of the time window" if window_bytes(result) else "the whole input"
     how = {
-        Status.EXACT: "Exact answer (the whole input was read)",
+        Status.EXACT: f"Exact answer ({read} was read)",
         Status.PARTIAL: f"Partial answer ({partial_why(result)}; what is known so far)",
         Status.SETTLED: f"With {confidence(result)} confidence",
     }.get(result.status, "")
@@ -306,8 +308,9 @@ def saving(result: Result) -> Section:
     """What was read, what it cost, and what stopping early saved."""
     p = result.progress
     what = f"{size(p.bytes_read)}, {p.lines_read:,} lines"
+    of = "the time window's part of the input" if window_bytes(result) else "the input"
     read = (
-        f"Read {pct(p.fraction_read)} of the input ({what})"
+        f"Read {pct(p.fraction_read)} of {of} ({what})"
         if result.input.bytes_total is not None
         else f"Read {p.bytes_read:,} bytes of decompressed data or stream ({what}; whole size "
         "unknown)"

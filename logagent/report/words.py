@@ -52,10 +52,25 @@ def rate(entry: TopEntry) -> str:
     return f"{text} ({pct_range(entry.rate_low, entry.rate_high, 2)})"
 
 
+def window_bytes(result: Result) -> tuple[int, int] | None:
+    """The byte range of the input a time window's bisection found (what a run then reads:
+    ``input.bytes_total`` is its size), or None when no window narrowed the input."""
+    window = result.input.window or {}
+    span = window.get("byte_range")
+    return (int(span[0]), int(span[1])) if span else None
+
+
 def reading(result: Result) -> str:
-    """``"Read 2.1 % of 10.4 GB in 0.84 s."`` (a stream has no known size)."""
+    """``"Read 2.1 % of 10.4 GB in 0.84 s."`` (a stream has no known size); of a time window's
+    byte range, where one was found ("of 1.2 MB" had read as the whole file)."""
     p = result.progress
     total = result.input.bytes_total
+    span = window_bytes(result)
+    if total and span:
+        return (
+            f"Read {pct(p.fraction_read)} of the time window's {size(total)} (bytes "
+            f"{span[0]:,} to {span[1]:,} of the input, found by bisection) in {p.elapsed_s:.2f} s."
+        )
     if total:
         return f"Read {pct(p.fraction_read)} of {size(total)} in {p.elapsed_s:.2f} s."
     return f"Read {size(p.bytes_read)} of a stream (whole size unknown) in {p.elapsed_s:.2f} s."

@@ -18,6 +18,8 @@ import pytest
 
 from logagent import Question, analyze, load_settings
 from logagent.engine.run import RunEnv
+from logagent.report.markdown import render
+from logagent.report.words import size
 from logagent.result import QuestionKind, Status
 from logagent.samples.timespread import generate
 from logagent.testing import fake_env
@@ -70,6 +72,14 @@ def test_since_24h_is_bisected_and_exact(month: tuple[Path, dict[str, Any]]) -> 
     assert result.answer.total == own == sum(truth["window"]["errors_5xx"].values())
     assert {e.key: e.count for e in result.answer.top} == _nonzero(truth["window"]["errors_5xx"])
     assert result.progress.bytes_read <= 1.2 * truth["window"]["bytes"]
+    # the report says the window's part was read, not the whole input ("Read 100 % of
+    # 0.4 MB", "the whole input was read", of a 3 MB file: probe G)
+    lo, hi = window["byte_range"]
+    md = render(result)
+    assert "Exact answer (every line of the time window was read)" in md
+    assert f"of the time window's {size(hi - lo)} (bytes {lo:,} to {hi:,} of the input" in md
+    assert "the whole input was read" not in md
+    assert "Exact answer (the whole input was read)" in render(ask(path, now))  # no window
 
 
 def test_stream_is_filtered_to_the_same_answer(
