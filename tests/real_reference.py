@@ -296,11 +296,13 @@ def logfmt_pairs(line: str) -> dict[str, str]:
 
 
 def slog_text(line: str) -> Reading:
-    """Go slog TextHandler: ``time=… level=WARN msg=…``; component = source (AddSource) or -."""
+    """Go slog TextHandler: ``time=… level=WARN msg=…``; component = source (AddSource), else
+    the message's error kind (the log names no component: logagent ranks kinds then; the one
+    such log here writes no ``source`` on any line)."""
     pairs = logfmt_pairs(line)
     if "level" not in pairs or "msg" not in pairs:
         return None
-    return level(pairs["level"]), pairs.get("source", "-")
+    return level(pairs["level"]), pairs.get("source") or kind(pairs["msg"])
 
 
 def log4j(line: str) -> Reading:

@@ -253,7 +253,7 @@ MALFORMED_WARN_SHARE = 0.01  # more malformed lines than this is always said, wi
 
 def _warn_layout(run: Run, detection: Detection) -> None:
     """Say what the layout could only infer (levels from words, components from kinds)."""
-    note = FORMAT_NOTES.get(detection.best)
+    note = FORMAT_NOTES.get(detection.best) or run.layout_note
     if note and note not in run.warnings:
         run.warnings.append(note)
 

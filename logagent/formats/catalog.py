@@ -53,7 +53,12 @@ from logagent.formats.serverlogs import (
     ZAP,
     ZOOKEEPER,
 )
-from logagent.formats.structured import JsonAppFormat, LogfmtFormat, auto_app_mapping
+from logagent.formats.structured import (
+    JsonAppFormat,
+    LogfmtFormat,
+    auto_app_mapping,
+    names_component,
+)
 from logagent.formats.w3c import W3C_LAYOUTS
 from logagent.formats.zeektsv import ZEEK_TSV
 
@@ -118,9 +123,10 @@ NESTED = frozenset(
 #: Layouts whose records carry no level at all: a level condition cannot hold on them.
 NO_LEVEL = frozenset({"zeek", ZEEK_TSV.name})
 #: What a result on each layout must say (levels or components it could only infer).
-_KIND_NOTE = (
+KIND_NOTE = (
     "lines that name no component are ranked by their error kind (the head of the message) instead"
 )
+
 _WORDS_NOTE = "levels were inferred from words in the message (error, failed, warning...)"
 FORMAT_NOTES: dict[str, str] = {
     "syslog3164": f"{_WORDS_NOTE} on lines without a <PRI>: syslog wrote no severity there",
@@ -136,7 +142,7 @@ FORMAT_NOTES: dict[str, str] = {
         "the status after it (generic_access); a custom format in configs/formats/ reads it exactly"
     ),
     **{
-        n: _KIND_NOTE
+        n: KIND_NOTE
         for n in (
             "apache_error",
             "nginx_error",
@@ -168,6 +174,19 @@ DESCRIPTIONS: dict[str, str] = {
     ZEEK_TSV.name: ZEEK_TSV.description,
     GENERIC: describe_generic(),
 }
+
+
+def _keyed(
+    kind: type[JsonAppFormat] | type[LogfmtFormat],
+    mapping: dict[str, str],
+    sample: Sequence[str],
+    *,
+    logfmt: bool = False,
+) -> JsonAppFormat | LogfmtFormat:
+    """A JSON or logfmt app format of ``mapping``; one whose sampled records name no component
+    ranks them by their error kind (``KeyedFields.head_component``)."""
+    named = names_component(sample, mapping, logfmt=logfmt) or not sample
+    return kind(mapping=mapping, head_component=not named)
 
 
 def is_app(fmt: AnyFormat) -> bool:
@@ -213,8 +232,10 @@ def build_any_format(
         "golog": lambda: golog(year),
         "logcat": lambda: logcat(year),
         "redis": lambda: redis(year),
-        "jsonapp": lambda: JsonAppFormat(mapping=auto_app_mapping(sample, json_keys)),
-        "logfmt": lambda: LogfmtFormat(mapping=auto_app_mapping(sample, json_keys, logfmt=True)),
+        "jsonapp": lambda: _keyed(JsonAppFormat, auto_app_mapping(sample, json_keys), sample),
+        "logfmt": lambda: _keyed(
+            LogfmtFormat, auto_app_mapping(sample, json_keys, logfmt=True), sample, logfmt=True
+        ),
         ZEEK_TSV.name: lambda: ZEEK_TSV.fit(sample),
         GENERIC: lambda: infer_generic(sample),
     }

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 
 import polars as pl
 
-from logagent.formats.app import COMPONENT, LEVEL, MESSAGE, TS, message_head
+from logagent.formats.app import COMPONENT, LEVEL, MESSAGE, TS
 from logagent.formats.jsonl import OBJECT_FIRST, jsonpath
 from logagent.formats.levels import (
     DEBUG,
@@ -71,8 +71,7 @@ class JsonLayout(KeyedFields):
         message = get.get(MESSAGE)
         if self.level_from_message and message is not None:
             get[LEVEL] = _inner_level(message)
-        if self.head_component and message is not None:
-            get[COMPONENT] = message_head(message)
+        # head_component: the error kind is read by ``fields_of`` (KeyedFields)
         signed = [line.str.json_path_match(_path(k)).is_not_null() for k in self.signature]
         return get, line.str.starts_with("{") & pl.all_horizontal(signed)
 

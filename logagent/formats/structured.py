@@ -26,6 +26,7 @@ from logagent.formats.app import (
     NO_COMPONENT,
     TIME,
     TS,
+    message_head,
 )
 from logagent.formats.apptimes import parse_times, staged_times
 from logagent.formats.base import Stages
@@ -106,6 +107,10 @@ class KeyedFields:
     #: Raw level values (stripped, upper case) and their levels: the shared ``LEVEL_MAP``
     #: unless a layout writes a vocabulary of its own (``JsonLayout.level_map``).
     level_map: Mapping[str, str] = LEVEL_MAP
+    #: A record that names no component gets its error kind (``app.message_head``), as the
+    #: regex layouts' ``head_component`` does: set where no sampled record names one
+    #: (``names_component``; Traefik's and Authelia's logs had every record under "-").
+    head_component: bool = False
 
     def raw(self, line: pl.Expr) -> tuple[dict[str, pl.Expr], pl.Expr]:
         """Each mapped field's value as written, and whether the line can be a record."""
@@ -113,7 +118,7 @@ class KeyedFields:
 
     def fields(self, line: pl.Expr) -> dict[str, pl.Expr]:
         """The mapped keys of each line that is a record (see ``raw``)."""
-        return fields_of(*self.raw(line), level_map=self.level_map)
+        return fields_of(*self.raw(line), level_map=self.level_map, head=self.head_component)
 
     def staged_raw(
         self, line: pl.Expr, *, rare: Collection[str] = ()
@@ -136,10 +141,13 @@ class KeyedFields:
         """
         names = self.raw(line)[0]
         lean = not message_text and self.own_level_keys and LEVEL in names and MESSAGE in names
+        lean = lean and not self.head_component  # the kind is read from every message
         first, read, is_record = self.staged_raw(line, rare=(MESSAGE,) if lean else ())
         get = read(line)
         if not lean:
-            stages, cols = staged_of(self.name, get, is_record, level_map=self.level_map)
+            stages, cols = staged_of(
+                self.name, get, is_record, level_map=self.level_map, head=self.head_component
+            )
             return [*first, *stages], cols
 
         def message(level: pl.Expr) -> pl.Expr:  # read on the lines without a level only
@@ -163,6 +171,7 @@ class JsonAppFormat(KeyedFields):
     description: str = "JSON lines app log: level/logger/message keys found automatically"
     record_needs = OBJECT_FIRST
     own_level_keys = True
+    head_component: bool = False  # KeyedFields.head_component
 
     def raw(self, line: pl.Expr) -> tuple[dict[str, pl.Expr], pl.Expr]:
         """Each mapped key's value as written; a line that is no JSON object is no record."""
@@ -236,6 +245,7 @@ class LogfmtFormat(KeyedFields):
     record_start: str | None = None
     description: str = "logfmt (logrus/slog text, key=value): level/component/msg keys found"
     own_level_keys = True
+    head_component: bool = False  # KeyedFields.head_component
 
     def raw(self, line: pl.Expr) -> tuple[dict[str, pl.Expr], pl.Expr]:
         """Each mapped key's value as written; only a line of key=value pairs is a record."""
@@ -257,6 +267,7 @@ def staged_of(
     message: Callable[[pl.Expr], pl.Expr] | None = None,
     *,
     level_map: Mapping[str, str] = LEVEL_MAP,
+    head: bool = False,
 ) -> tuple[Stages, dict[str, pl.Expr]]:
     """``fields_of`` over helper columns (``base.staged_fields``): each raw value, and whether
     the line can be a record, computed once a line. In one expression tree Polars read the
@@ -274,7 +285,9 @@ def staged_of(
     time = None
     if TS in get:  # the formats in turn, each on the stamps the ones before it left
         times, time = staged_times(pl.col(held[TS]), TIME_FORMATS, f"_app_{name}")
-    cols = fields_of({k: pl.col(h) for k, h in held.items()}, pl.col(record), time, level_map)
+    cols = fields_of(
+        {k: pl.col(h) for k, h in held.items()}, pl.col(record), time, level_map, head=head
+    )
     done = {k: f"_app_{name}_col_{k}" for k in cols}
     last = {done[k]: e for k, e in cols.items()}  # each column once (Polars repeats shared
     return [stage, *late, *times, last], {k: pl.col(done[k]) for k in cols}  # of an expression)
@@ -285,15 +298,21 @@ def fields_of(
     is_record: pl.Expr,
     time: pl.Expr | None = None,
     level_map: Mapping[str, str] = LEVEL_MAP,
+    *,
+    head: bool = False,
 ) -> dict[str, pl.Expr]:
     """The app columns from the extracted raw fields of the lines that are records;
     ``time``: the stamps already parsed (``app.staged_times``), else parsed here;
-    ``level_map``: how raw levels read (``levels.normalize_level``)."""
+    ``level_map``: how raw levels read (``levels.normalize_level``); ``head``: a record that
+    names no component gets its message's error kind (``KeyedFields.head_component``)."""
     level, message = get.get(LEVEL), get.get(MESSAGE)
     present = [e.is_not_null() for e in (level, message) if e is not None]
     ok = is_record & pl.any_horizontal(present) if present else pl.lit(False)
     ts = get.get(TS, pl.lit(None, dtype=pl.String))
     component = get.get(COMPONENT, pl.lit(None, dtype=pl.String)).str.strip_chars()
+    if head and message is not None:
+        named = pl.when(component.str.len_bytes() > 0).then(component)
+        component = pl.coalesce(named, message_head(message.fill_null("")))
     return {
         TS: pl.when(ok).then(ts),
         TIME: pl.when(ok).then(parse_times(ts, TIME_FORMATS) if time is None else time),
@@ -320,6 +339,16 @@ def default_mapping(*, logfmt: bool = False) -> dict[str, str]:
         COMPONENT: "component" if logfmt else "logger",
         MESSAGE: "msg" if logfmt else "message",
     }
+
+
+def names_component(sample: Iterable[str], mapping: Mapping[str, str], *, logfmt: bool) -> bool:
+    """Whether a sampled record holds ``mapping``'s component key (else the format ranks
+    records by their error kind: ``KeyedFields.head_component``)."""
+    key = mapping.get(COMPONENT)
+    if not key:
+        return False
+    loads: Callable[[str], dict[str, Any] | None] = _logfmt_loads if logfmt else object_of
+    return any(_has(obj, key) for obj in map(loads, sample) if obj)
 
 
 def auto_app_mapping(

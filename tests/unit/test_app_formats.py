@@ -7,6 +7,7 @@ from pathlib import Path
 import polars as pl
 import pytest
 
+from logagent import Question, analyze, load_settings
 from logagent.errors import FormatError
 from logagent.formats.app import parse_app
 from logagent.formats.applogs import (
@@ -18,10 +19,14 @@ from logagent.formats.applogs import (
     golog,
     syslog3164,
 )
+from logagent.formats.base import staged_fields
+from logagent.formats.catalog import build_any_format
 from logagent.formats.custom import build_custom_format, load_custom_formats
 from logagent.formats.detect import detect_all
 from logagent.formats.records import fold_records
 from logagent.formats.structured import JsonAppFormat, LogfmtFormat, auto_app_mapping
+from logagent.result import QuestionKind
+from logagent.testing import fake_env
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -164,6 +169,47 @@ def test_json_and_logfmt_keys_are_found() -> None:
         ("WARN", "db", "retry"),
         (None, None, None),
     ]
+
+
+def test_structured_logs_that_name_no_component_rank_error_kinds(tmp_path: Path) -> None:
+    """A JSON or logfmt log whose sampled records hold no component key ranks its records by
+    their error kind, as the regex layouts do (Traefik's logfmt and Miniflux's slog had every
+    record under "-"); a log that names components keeps them, "-" where a record names none."""
+    logfmt = [
+        'time=t level=error msg="Error while starting server: listen tcp :80" entryPoint=web',
+        'time=t level=warn msg="the router web uses a non-existent service"',
+    ]
+    fmt = build_any_format("logfmt", logfmt)
+    assert isinstance(fmt, LogfmtFormat) and fmt.head_component
+    assert fields(fmt, logfmt) == [
+        ("ERROR", "Error while starting server", "Error while starting server: listen tcp :80"),
+        ("WARN", "the router web uses", "the router web uses a non-existent service"),
+    ]
+    named = ['{"level":"error","logger":"db","msg":"down 3"}', '{"level":"error","msg":"x 1"}']
+    fmt = build_any_format("jsonapp", named)
+    assert isinstance(fmt, JsonAppFormat) and not fmt.head_component
+    assert [c for _, c, _ in fields(fmt, named)] == ["db", "-"]
+    bare = ['{"level":"error","msg":"Connection refused by 10.0.0.1"}'] * 3
+    fmt = build_any_format("jsonapp", bare)
+    assert isinstance(fmt, JsonAppFormat) and fmt.head_component
+    assert [c for _, c, _ in fields(fmt, bare)] == ["Connection refused by"] * 3
+    stages, staged = staged_fields(fmt, pl.col("line"))  # the staged parse reads the same
+    plan = pl.LazyFrame({"line": bare})
+    for stage in stages:
+        plan = plan.with_columns(**stage)
+    assert (
+        plan.select(staged["component"]).collect().to_series().to_list()
+        == ["Connection refused by"] * 3
+    )
+    log = tmp_path / "traefik.log"
+    log.write_text("\n".join(logfmt * 20) + "\n")
+    question = Question(kind=QuestionKind.TOP_ERROR_COMPONENTS, level="warn")
+    result = analyze([str(log)], question, load_settings(analysis={"full": True}), fake_env())
+    assert {e.key: e.count for e in result.answer.top} == {
+        "Error while starting server": 20,
+        "the router web uses": 20,
+    }
+    assert any("ranked by their error kind" in w for w in result.warnings)  # said
 
 
 def test_stack_traces_fold_into_their_record() -> None:
