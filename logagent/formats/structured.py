@@ -64,6 +64,7 @@ APP_KEYS: dict[str, tuple[str, ...]] = {
         "app",
         "SourceContext",
         "Properties.SourceContext",
+        "caller",  # zap's and go-kit's file:line, where no logger is named (as the zap layout)
     ),
     MESSAGE: (
         *("message", "msg", "@m", "@mt", "event", "log", "text", "error"),

@@ -157,6 +157,12 @@ def test_json_and_logfmt_keys_are_found() -> None:
         ("INFO", "api", "ok"),
         (None, None, None),
     ]
+    # zap's and go-kit's "caller" names the component where no logger is (LiU-SeeGoals'
+    # zap JSON, probe H: every record had been "-"); a logger, where named, comes first
+    zap = ['{"level":"warn","timestamp":"t","caller":"ai/brain.go:78","msg":"slow"}'] * 2
+    assert auto_app_mapping(zap)["component"] == "caller"
+    both = ['{"level":"warn","logger":"ai","caller":"ai/brain.go:78","msg":"slow"}'] * 2
+    assert auto_app_mapping(both)["component"] == "logger"
     # a key alone after the first pair is a key with no value (go-logfmt; Traefik writes
     # ``ACME CA="..."``); a line that opens with a bare word stays no record
     bare = [
