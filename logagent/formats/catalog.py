@@ -131,6 +131,7 @@ _WORDS_NOTE = "levels were inferred from words in the message (error, failed, wa
 FORMAT_NOTES: dict[str, str] = {
     "syslog3164": f"{_WORDS_NOTE} on lines without a <PRI>: syslog wrote no severity there",
     THUNDERBIRD.name: f"{_WORDS_NOTE}: Thunderbird's syslog lines carry no severity",
+    "lighttpd": f"{_WORDS_NOTE}: lighttpd's error log carries no level",
     "zeek": "Zeek logs carry no level: level questions do not apply to them",
     ZEEK_TSV.name: "Zeek logs carry no level: level questions do not apply to them",
     GENERIC: (
@@ -154,6 +155,7 @@ FORMAT_NOTES: dict[str, str] = {
             "rabbitmq",
             SUPERVISORD.name,
             "serilog",
+            "gunicorn",
         )
     },
 }

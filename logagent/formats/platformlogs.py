@@ -42,6 +42,7 @@ from logagent.formats.apptimes import ZONE
 from logagent.formats.levels import DEBUG, ERROR, FATAL, INFO, TRACE, WARN
 from logagent.formats.selfhosted import GITEA, VAULTWARDEN
 from logagent.formats.serverlogs import ISO_TIMES
+from logagent.formats.webservers import GUNICORN, LIGHTTPD
 
 _D4 = r"[0-9]{4}-[0-9]{2}-[0-9]{2}"
 _HMS = r"[0-9]{2}:[0-9]{2}:[0-9]{2}"
@@ -372,4 +373,6 @@ PLATFORM_LAYOUTS = (
     SERILOG,
     GITEA,
     VAULTWARDEN,
+    GUNICORN,
+    LIGHTTPD,
 )

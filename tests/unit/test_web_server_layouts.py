@@ -1,0 +1,59 @@
+"""Gunicorn's and lighttpd's error logs (probe H: one read by ``generic`` as its traceback
+tails, "exact"; one refused; lighttpd's 95 % malformed under ``generic``)."""
+
+from __future__ import annotations
+
+import polars as pl
+
+from logagent.formats.app import parse_app
+from logagent.formats.detect import detect_all
+from logagent.formats.records import fold_records
+from logagent.formats.webservers import GUNICORN, LIGHTTPD
+
+GUNICORN_LINES = [
+    "[2021-04-27 23:21:05 +0000] [297750] [DEBUG] Current configuration:",
+    "  config: ./gunicorn.conf.py",
+    "  bind: ['unix:/home/app/gunicorn.sock']",
+    "[2021-04-28 02:54:19 +0200] [330114] [INFO] Starting gunicorn 20.1.0",
+    "[2021-04-28 02:54:20 +0000] [330120] [ERROR] Exception in worker process",
+    "Traceback (most recent call last):",
+    '  File "/usr/lib/python3/site-packages/gunicorn/arbiter.py", line 589, in spawn_worker',
+    "ValueError: Empty module name",
+    "[2021-04-28 02:54:21 +0000] [330114] [WARNING] Worker with pid 330120 was terminated",
+    "[2021-04-28 02:54:22 +0000] [330114] [CRITICAL] WORKER TIMEOUT (pid:330121)",
+]
+LIGHTTPD_LINES = [
+    "2014-03-24 10:51:28: (server.c.1558) server stopped by UID = 0 PID = 5750 ",
+    "2014-03-24 10:51:28: (log.c.166) server started ",
+    "2014-03-24 10:52:01: (mod_fastcgi.c.1103) the fastcgi-backend /usr/bin/php-cgi failed "
+    "to start: ",
+    "2014-03-24 10:52:01: (server.c.964) Configuration of plugins failed. Going down. ",
+]
+
+
+def test_gunicorn_levels_zones_and_folded_tracebacks() -> None:
+    out = fold_records(pl.Series("line", GUNICORN_LINES), GUNICORN)
+    assert out.select("level", "component", "lines").rows() == [
+        ("DEBUG", "Current configuration", 3),  # its configuration dump folded
+        ("INFO", "Starting gunicorn", 1),
+        ("ERROR", "Exception in worker process", 4),  # the traceback folded
+        ("WARN", "Worker with pid", 1),
+        ("FATAL", "WORKER TIMEOUT", 1),
+    ]
+    got = parse_app(GUNICORN, pl.Series("line", GUNICORN_LINES[3:4]))
+    assert str(got["time"][0]) == "2021-04-28 00:54:19+00:00"  # +0200 placed in UTC
+    assert detect_all(GUNICORN_LINES * 5).best == "gunicorn"
+
+
+def test_lighttpd_source_files_and_levels_from_words() -> None:
+    got = parse_app(LIGHTTPD, pl.Series("line", LIGHTTPD_LINES))
+    assert got.select("component").to_series().to_list() == [
+        "server.c",
+        "log.c",
+        "mod_fastcgi.c",
+        "server.c",
+    ]
+    levels = got["level"].to_list()
+    assert levels[0] == levels[1] == "INFO" and levels[2] in ("ERROR", "FATAL")
+    assert levels[3] in ("ERROR", "FATAL")  # "failed": no level is written, words tell
+    assert detect_all(LIGHTTPD_LINES * 5).best == "lighttpd"
