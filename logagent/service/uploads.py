@@ -27,7 +27,6 @@ from typing import IO, Any, NamedTuple
 GZIP_MAGIC = b"\x1f\x8b"
 ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
 OUT_CHUNK = 1 << 20  # decompressed bytes produced per step: bounds what one chunk can expand to
-ZSTD_FEED = 16 << 10  # compressed bytes fed to zstd at a time (``sources.streams.FEED_BYTES``)
 MAX_PART_HEADERS = 16 << 10
 MAX_NAME = 255  # longest client-given file name kept (the result shows it as the input's path)
 _FILE_PART = re.compile(r'(?:^|[;\s])name\s*=\s*"file"', re.IGNORECASE)
@@ -111,9 +110,8 @@ class Decoder:
         self._zstd: Any = None
         self._lenient = lenient
         self._produced = 0
-        self._zstd_ctx: Any = None
         self._zstd_error: Any = Exception
-        self._zstd_inside = False  # bytes of an unfinished zstd frame were fed
+        self._frames: Any = None  # where the zstd frames fed so far end (``FrameEnds``)
         #: Why the log ends before its compressed stream does (``lenient``), else None.
         self.damaged: str | None = None
         if gzip:
@@ -146,7 +144,7 @@ class Decoder:
             self.damaged = (
                 f"the gzip log is truncated after {self._produced:,} bytes of decompressed data"
             )
-        if self._zstd is not None and self._zstd_inside and self.damaged is None:
+        if self._zstd is not None and self.damaged is None and not self._frames.at_boundary:
             if not self._lenient:
                 raise BadUpload("the zstd body is truncated")
             self.damaged = (
@@ -166,10 +164,17 @@ class Decoder:
         elif self._kind == "zstd":
             import zstandard
 
-            # frame by frame, as ``sources.streams.ZstdFrames`` reads a .zst: its stream_writer
-            # took a cut frame for a whole one (a truncated upload stored a prefix, "exact")
-            self._zstd_ctx = zstandard.ZstdDecompressor()
-            self._zstd = self._zstd_ctx.decompressobj()
+            from logagent.sources.zstdframes import FrameEnds  # (imports the sources package)
+
+            self._frames = FrameEnds()
+            # its writer bounds what one call expands to (OUT_CHUNK at a time: decompressobj
+            # returned a whole feed's output, 512 MiB of 16 KiB of a zstd "bomb"); it takes
+            # a cut frame for a whole one, so the frames' ends are followed by their headers
+            self._zstd = zstandard.ZstdDecompressor().stream_writer(
+                _Into(self._put),  # type: ignore[arg-type]  # it only calls write()
+                write_size=OUT_CHUNK,
+                closefd=False,
+            )
             self._zstd_error = zstandard.ZstdError
 
     def _write(self, data: bytes) -> None:
@@ -181,9 +186,11 @@ class Decoder:
             self._gunzip(data)
 
     def _gunzip(self, data: bytes) -> None:
-        """Inflate ``data`` in bounded steps, member after member (concatenated gzip)."""
+        """Inflate ``data`` in bounded steps, member after member (concatenated gzip; zeros
+        after a member are padding, as ``gzip`` reads them)."""
         while data and self.damaged is None:  # after the damage, nothing more is decoded
             d = self._zlib
+            saved, before = d.copy(), self._produced
             try:
                 self._put(d.decompress(data, OUT_CHUNK))
                 while d.unconsumed_tail:
@@ -191,35 +198,64 @@ class Decoder:
             except zlib.error as exc:
                 if not self._lenient:
                     raise BadUpload(f"the gzip body is damaged ({exc})") from exc
+                # the failing call's output was lost with it (a wrong CRC after a whole
+                # member: all of it): the same bytes again, in small pieces, up to the damage
+                self._salvage(saved, data, self._produced - before)
                 self.damaged = (
                     f"the gzip log is damaged after {self._produced:,} bytes of decompressed "
                     f"data ({exc})"
                 )
                 return
-            data = d.unused_data
-            if d.eof and data:
+            data = d.unused_data.lstrip(b"\0") if d.eof else b""
+            if data:
                 self._zlib = zlib.decompressobj(wbits=31)
 
-    def _unzstd(self, data: bytes) -> None:
-        """Decompress ``data`` fed ``ZSTD_FEED`` bytes at a time (what one call can expand to
-        stays bounded), frame after frame; a damaged frame as ``_gunzip``'s damage."""
-        for at in range(0, len(data), ZSTD_FEED):
-            piece = data[at : at + ZSTD_FEED]
-            while piece and self.damaged is None:
-                if self._zstd.eof:
-                    self._zstd = self._zstd_ctx.decompressobj()
-                try:
-                    self._put(self._zstd.decompress(piece))
-                except self._zstd_error as exc:
-                    if not self._lenient:
-                        raise BadUpload(f"the zstd body is damaged ({exc})") from exc
-                    self.damaged = (
-                        f"the zstd log is damaged after {self._produced:,} bytes of "
-                        f"decompressed data ({exc})"
-                    )
+    def _salvage(self, d: Any, data: bytes, stored: int) -> None:
+        """Decode ``data`` again with ``d`` (the decompressor as it was before it failed on
+        them), 256 bytes at a time and the failing piece byte by byte, storing what comes
+        before the damage beyond the ``stored`` bytes of that output already written."""
+        skip = stored
+
+        def keep(piece: bytes) -> None:
+            nonlocal skip
+            if skip >= len(piece):
+                skip -= len(piece)
+                return
+            self._put(piece[skip:])
+            skip = 0
+
+        step = 256
+        at = 0
+        while at < len(data) and not d.eof:
+            saved = d.copy()
+            try:
+                out = [d.decompress(data[at : at + step], OUT_CHUNK)]
+                while d.unconsumed_tail:
+                    out.append(d.decompress(d.unconsumed_tail, OUT_CHUNK))
+            except zlib.error:
+                if step == 1:
                     return
-                self._zstd_inside = not self._zstd.eof
-                piece = self._zstd.unused_data if self._zstd.eof else b""
+                d, step = saved, 1  # the damage is in this piece: byte by byte
+                continue
+            for piece in out:
+                keep(piece)
+            at += step
+
+    def _unzstd(self, data: bytes) -> None:
+        """Decompress ``data`` (its output written ``OUT_CHUNK`` at a time); a damaged frame
+        as ``_gunzip``'s damage."""
+        if self.damaged is not None:  # after the damage, nothing more is decoded
+            return
+        self._frames.feed(data)
+        try:
+            self._zstd.write(data)
+        except self._zstd_error as exc:
+            if not self._lenient:
+                raise BadUpload(f"the zstd body is damaged ({exc})") from exc
+            self.damaged = (
+                f"the zstd log is damaged after {self._produced:,} bytes of decompressed "
+                f"data ({exc})"
+            )
 
     def _put(self, data: bytes) -> None:
         self._out.write(data)

@@ -14,6 +14,7 @@ import pytest
 import zstandard
 
 from logagent.service.uploads import (
+    OUT_CHUNK,
     BadUpload,
     DiskFull,
     LimitedFile,
@@ -142,11 +143,51 @@ def test_a_gzip_log_cut_short_or_damaged_is_kept_up_to_its_damage(seed: int) -> 
     assert data == prefix and got.stored == len(prefix) > 0
     said = f"the gzip log is truncated after {len(prefix):,} bytes of decompressed data"
     assert got.damaged == said
-    data, got = store(splits(body[:20] + b"\xff" * 200 + body[220:], seed))
-    assert got.damaged is not None and "damaged after" in got.damaged
-    assert LOG.startswith(data)
     whole, got = store(splits(body, seed))
     assert whole == LOG and got.damaged is None
+    crc = bytearray(body)
+    crc[-6] ^= 1  # the trailer's CRC only: every byte of the log decodes
+    mid = bytearray(body)
+    mid[len(mid) * 3 // 4] ^= 0x55  # a damaged block three quarters in
+    for damaged in (bytes(crc), bytes(mid)):
+        data, got = store(splits(damaged, seed))
+        assert got.damaged is not None and "damaged after" in got.damaged
+        assert data == _decodable(damaged) and len(data) > len(LOG) // 2  # all before it
+
+
+def _decodable(body: bytes) -> bytes:
+    """What a gzip stream decodes to before its damage, fed byte by byte (the most there is)."""
+    d, out = zlib.decompressobj(wbits=31), b""
+    try:
+        for i in range(len(body)):
+            out += d.decompress(body[i : i + 1])
+    except zlib.error:
+        pass
+    return out
+
+
+def test_zeros_after_a_gzip_member_are_padding() -> None:
+    """``gzip`` (and the CLI) read zeros after a member as padding; they were "damage"."""
+    body = gzip.compress(LOG) + b"\0" * 5000 + gzip.compress(LOG) + b"\0" * 300
+    data, got = store(splits(body, 3))
+    assert data == LOG + LOG and got.damaged is None
+
+
+def test_a_zstd_bomb_is_written_in_bounded_pieces() -> None:
+    """One call of the zstd decoder writes at most OUT_CHUNK bytes: 16 KiB of a stream of
+    zeros had expanded to 512 MiB at once (a review measured +510 MiB of RSS)."""
+    body = zstandard.ZstdCompressor(level=3).compress(b"\0" * (64 << 20))
+    assert len(body) < 8192
+    sizes: list[int] = []
+
+    class Sink(io.BytesIO):
+        def write(self, data: object) -> int:
+            sizes.append(len(data))  # type: ignore[arg-type]
+            return len(data)  # type: ignore[arg-type]
+
+    got = asyncio.run(receive(_chunks([body]), Sink(), max_bytes=1 << 30))
+    assert got.stored == 64 << 20 and got.damaged is None
+    assert max(sizes) <= OUT_CHUNK
 
 
 @pytest.mark.parametrize("seed", range(3))
