@@ -30,6 +30,8 @@ from logagent.magic import BYTE_ORDER_CODECS, pinned_codec, text_kind
 if TYPE_CHECKING:
     from logagent.sources.polled import Eager
 
+MAX_READ = 1 << 20  # decompressed bytes a ``read()`` of everything asks at a time
+STEP = 64 << 10  # decompressed bytes a zstd read takes at a time (``ZstdFrames.read``)
 FEED_BYTES = 16 << 10  # compressed bytes fed to zstd at a time: a damaged feed yields nothing
 #: The last bytes of a stream let go that must come out the same when it is opened again.
 TAIL_CHECK = 4096
@@ -242,53 +244,67 @@ class ForwardReader:
 class ZstdFrames:
     """Decompress concatenated zstd frames; input that ends inside a frame is an error.
 
-    (``zstandard``'s ``stream_reader`` reports a cut file as a clean end of stream.)
-    The raw input is fed in small chunks, and everything decoded before a cut or
-    a damaged block is handed out before the error is raised, so a truncated
-    file yields what ``zstd -dc`` recovers from it.
+    ``zstandard``'s ``stream_reader`` bounds each read (``decompressobj`` returned all a
+    16 KiB feed expands to: 512 MiB of a stream of zeros) but reports a cut file as a clean
+    end of stream, so the raw bytes it reads are followed by ``zstdframes.FrameEnds``,
+    which says whether they end at a frame's end. The bytes decoded before a cut are
+    handed out before the error is raised (what ``zstd -dc`` recovers); a damaged block
+    raises the decoder's own error, after the reads before it.
     """
 
     def __init__(self, raw: IO[bytes]) -> None:
         import zstandard
 
-        self._raw = raw
-        self._dctx = zstandard.ZstdDecompressor()
+        from logagent.sources.zstdframes import FrameEnds
+
+        self._frames = FrameEnds()
+        self._reader = zstandard.ZstdDecompressor().stream_reader(
+            _Followed(raw, self._frames),  # type: ignore[arg-type]  # it only calls read()
+            read_size=FEED_BYTES,
+            read_across_frames=True,
+        )
         self._damage = zstandard.ZstdError
-        self._obj = self._dctx.decompressobj()
-        self._buf = b""
-        self._inside = False  # bytes of an unfinished frame were fed
         self._done = False
         self._error: Exception | None = None  # raised once the bytes before it are out
 
     def read(self, n: int = -1) -> bytes:
-        """Up to ``n`` decompressed bytes (b"" at the end)."""
-        while (n < 0 or len(self._buf) < n) and not self._done:
-            chunk = self._raw.read(FEED_BYTES)
-            if not chunk:
-                self._done = True
-                if self._inside:
-                    self._error = EOFError("zstd input ends inside a frame (truncated)")
-                break
+        """Up to ``n`` decompressed bytes (b"" at the end), read ``STEP`` at a time: a damaged
+        block loses at most a step of what decodes before it."""
+        if n < 0:  # everything, as asked
+            return b"".join(iter(lambda: self.read(MAX_READ), b""))
+        out = bytearray()
+        while len(out) < n and not self._done:
             try:
-                self._feed(chunk)
+                piece: bytes = self._reader.read(min(n - len(out), STEP))
             except self._damage as exc:  # the bytes decoded before the damage stay
                 self._done, self._error = True, exc
-        if not self._buf and self._error is not None:
-            raise self._error
-        size = len(self._buf) if n < 0 else n
-        out, self._buf = self._buf[:size], self._buf[size:]
-        return out
-
-    def _feed(self, data: bytes) -> None:
-        while data:
-            if self._obj.eof:
-                self._obj = self._dctx.decompressobj()
-            self._buf += self._obj.decompress(data)
-            self._inside = not self._obj.eof
-            data = self._obj.unused_data if self._obj.eof else b""
+                break
+            if not piece:
+                self._done = True
+                if self._frames.broken is not None or not self._frames.at_boundary:
+                    why = self._frames.broken or "zstd input ends inside a frame (truncated)"
+                    self._error = EOFError(why)
+                break
+            out += piece
+        if not out and self._error is not None:
+            error, self._error = self._error, None
+            raise error
+        return bytes(out)
 
     def close(self) -> None:
         """Nothing of its own to release (the raw file is closed by its owner)."""
+
+
+class _Followed:
+    """A raw file whose bytes, as they are read, are fed to ``frames`` too."""
+
+    def __init__(self, raw: IO[bytes], frames: Any) -> None:
+        self._raw, self._frames = raw, frames
+
+    def read(self, n: int = -1) -> bytes:
+        data = self._raw.read(n)
+        self._frames.feed(data)
+        return data
 
 
 class Transcoded:
