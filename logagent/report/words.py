@@ -56,8 +56,8 @@ def window_bytes(result: Result) -> tuple[int, int] | None:
     """The byte range of the input a time window's bisection found (what a run then reads:
     ``input.bytes_total`` is its size), or None when no window narrowed the input."""
     window = result.input.window or {}
-    span = window.get("byte_range")
-    return (int(span[0]), int(span[1])) if span else None
+    span = window.get("byte_range")  # a filtered window has one too: the whole input
+    return (int(span[0]), int(span[1])) if span and window.get("method") == "bisection" else None
 
 
 def reading(result: Result) -> str:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import random
 import re
 import shutil
 import subprocess
@@ -95,6 +96,15 @@ def test_stream_is_filtered_to_the_same_answer(
     assert result.input.window is not None and result.input.window["method"] == "filter"
     assert any("filtering every line" in w for w in result.warnings)
     assert {e.key: e.count for e in result.answer.top} == _nonzero(truth["window"]["errors_5xx"])
+    # a plain file out of time order is filtered too, all of it read: said so, not "bisection"
+    lines = path.read_bytes().splitlines(keepends=True)
+    random.Random(4).shuffle(lines)
+    shuffled = tmp_path / "shuffled.log"
+    shuffled.write_bytes(b"".join(lines))
+    result = ask(shuffled, now, since="24h")
+    assert result.input.window is not None and result.input.window["method"] == "filter"
+    md = render(result)
+    assert "found by bisection" not in md and "Exact answer (the whole input was read)" in md
 
 
 def test_app_log_window_counts_only_its_records() -> None:
