@@ -91,10 +91,11 @@ Reader = Callable[[pl.Expr], dict[str, pl.Expr]]
 _VALUE = r'(?:"((?:[^"\\]|\\.)*)"|([^ \t"]*))'
 _KEY = r"[A-Za-z0-9_.@/\-]+"
 _PAIR = _KEY + r'=(?:"(?:[^"\\]|\\.)*"|[^ \t"]*)'
-#: A line of pairs; after the first, a key may stand alone (go-logfmt reads ``key`` as a key
-#: with no value: Traefik writes ``ACME CA="https://..."``). A line that opens with a bare
-#: word is no logfmt (a text log with a ``key=value`` in it).
-LOGFMT_LINE = r"^[ \t]*" + _PAIR + r"(?:[ \t]+(?:" + _PAIR + "|" + _KEY + r"))*[ \t]*$"
+#: A line of pairs; after the first, a key may stand alone before a pair (go-logfmt reads
+#: ``key`` as a key with no value: Traefik writes ``ACME CA="https://..."``). A line that
+#: opens with a bare word is no logfmt (a text log with a ``key=value`` in it), nor one that
+#: ends with bare words (``msg=disk full on /var``: an unquoted message, which would be cut).
+LOGFMT_LINE = r"^[ \t]*" + _PAIR + r"(?:[ \t]+(?:" + _KEY + r"[ \t]+)*" + _PAIR + r")*[ \t]*$"
 
 
 class KeyedFields:

@@ -169,10 +169,12 @@ def test_json_and_logfmt_keys_are_found() -> None:
         'level=error msg="acme failed" name=le.acme ACME CA="https://ca" component=tls',
         "level=warn msg=retry flag component=db",
         "ACME level=error msg=x component=tls",
+        "level=error msg=disk full on /var",  # an unquoted message: not cut into bare keys
     ]
     assert fields(fmt, bare) == [
         ("ERROR", "tls", "acme failed"),
         ("WARN", "db", "retry"),
+        (None, None, None),
         (None, None, None),
     ]
 
