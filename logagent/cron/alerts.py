@@ -119,6 +119,9 @@ def nagios(alerts: list[Alert], fired: list[Fired], result: Result) -> tuple[int
     what = "; ".join(describe(f) for f in fired) or (
         f"{values['count']:g} {result.answer.metric or 'events'} in the window"
     )
+    if result.status.value == "partial":  # counts not exact: no OK on them (cron.window)
+        level = max(level, WARNING)
+        what += " (partial: the window's counts hold some lines twice or not all it asked)"
     perf = []
     for metric in METRICS:
         limits = [a for a in alerts if a.metric == metric]

@@ -68,9 +68,6 @@ class Plan:
     rotation: str | None = None  # rename | copytruncate | replaced | vanished
     old_found: str | None = None  # where the old file was found
     warnings: list[str] = field(default_factory=list)
-    #: The warnings that say lines may be missing from the counts (a subset of ``warnings``):
-    #: the window's answer is then no longer exact (``window.window_result``).
-    gaps: list[str] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -188,18 +185,24 @@ def find_old(watched: str, stored: FileState) -> str | None:
 
 def is_known(path: str, known: list[tuple[str, int]]) -> bool:
     """Whether ``path`` begins with the head of a file read before."""
+    return known_head(path, known) > 0
+
+
+def known_head(path: str, known: list[tuple[str, int]]) -> int:
+    """The size of the longest head of a file read before that ``path`` begins with, else 0."""
     heads: dict[int, str] = {}
+    longest = 0
     for head_hash, size in known:
-        if size <= 0:
+        if size <= longest:
             continue  # an empty head matches every file: it tells nothing
         if size not in heads:
             try:
                 heads[size] = hashlib.sha256(content_head(path, size)).hexdigest()
             except (InputError, OSError):
-                return False
+                return 0
         if heads[size] == head_hash:
-            return True
-    return False
+            longest = size
+    return longest
 
 
 def unseen(

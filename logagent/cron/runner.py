@@ -18,10 +18,17 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from logagent.cron.reads import FINAL_ROLES, Reads, byte_order, check_paths, malformed_rest
-from logagent.cron.rotation import Identity, Plan, Slice, identify, is_known, plan_path
+from logagent.cron.rotation import Identity, Plan, Slice, identify, known_head, plan_path
 from logagent.cron.state import FileState, RunRecord, State, open_state
 from logagent.cron.tallies import UNTIMED, BucketTap, bucket_of
-from logagent.cron.window import DEFAULT_BUCKET, GAPS, prune, store_bucket_s, window_result
+from logagent.cron.window import (
+    DEFAULT_BUCKET,
+    GAP_HEAD_BYTES,
+    GAPS,
+    prune,
+    store_bucket_s,
+    window_result,
+)
 from logagent.errors import ConfigError, LogagentError
 
 if TYPE_CHECKING:
@@ -70,7 +77,8 @@ class FileReport:
     rotated_from: str | None = None
     slices: list[dict[str, Any]] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
-    #: The warnings that say lines may be missing or counted twice (``rotation.Plan.gaps``).
+    #: The warnings that say lines are counted twice (a known file read again from 0): the
+    #: window's answer is then partial while it holds this run's records (``window``).
     gaps: list[str] = field(default_factory=list)
     heads: list[Identity] = field(default_factory=list)  # of the files read (state.known)
     #: The codec of the path's text when a file read had a byte-order mark (``TEXT_KEY``).
@@ -224,11 +232,22 @@ def _record(
             "bytes_new": sum(r.bytes_new for r in reports),
             "lines_new": sum(r.lines_new for r in reports),
             "rotations": [r.rotation for r in reports if r.rotation],
-            **({GAPS: gaps} if (gaps := [g for r in reports for g in r.gaps]) else {}),
+            **({GAPS: _gaps(reports, rows)} if any(r.gaps for r in reports) else {}),
         },
         buckets=rows,
         scalars={**scalars, UNTIMED: untimed},
     )
+
+
+def _gaps(reports: list[FileReport], rows: list[tuple[int, str, int, int]]) -> dict[str, Any]:
+    """The run's warnings of lines counted twice, and the record time its records span (the
+    window holds them by their own time, which may lie after the run's)."""
+    buckets = [row[0] for row in rows]
+    return {
+        "warnings": [g for r in reports for g in r.gaps],
+        "records_from": min(buckets, default=None),
+        "records_to": max(buckets, default=None),
+    }
 
 
 def _commit(
@@ -276,20 +295,26 @@ def _read_path(
     plan: Plan = plan_path(watched, stored, known, reads.ends)
     report.rotation, report.rotated_from = plan.rotation, plan.old_found
     report.warnings.extend(plan.warnings)
-    report.gaps.extend(plan.gaps)
     tallies, fmt, ends = [], None, {}
     newest: FileState | None = None
     for piece in plan.slices:
         report.text = byte_order(piece.path) or report.text or text
         start, key = reads.start(piece, watched)
-        if piece.role == "new" and start == 0 and is_known(piece.path, known):
+        head = known_head(piece.path, known) if piece.role == "new" and start == 0 else 0
+        if head:
             twice = (
                 f"{piece.path}: the file now at this path was read before (its head is known: "
                 "a symlink switched back, a file moved back); it is read again from its start, "
                 "so its lines read before are counted twice in the window"
             )
+            if head < GAP_HEAD_BYTES:  # a banner line: a new file may well begin alike
+                twice += (
+                    f" (if it is that file: the {head:,} bytes known of its head, a line or "
+                    "two, may begin a new file too)"
+                )
+            else:
+                report.gaps.append(twice)
             report.warnings.append(twice)
-            report.gaps.append(twice)
         piece = replace(piece, start=start)
         try:
             tally, end, found = _count_slice(piece, question, settings, env, report.text)

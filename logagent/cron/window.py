@@ -27,8 +27,12 @@ KEEP_ALL = "all"
 #: ``meta``: the start (epoch s) of what the state still holds, once a prune dropped counts.
 KEPT_FROM = "kept_from"
 DEFAULT_BUCKET = "1h"  # every run must cut the timeline alike: "auto" would vary by slice
-#: A run record's list of warnings that said lines may be missing or counted twice.
+#: A run record's warnings of lines counted twice, with the record time they span.
 GAPS = "gaps"
+#: The least head (bytes) a file must share with one read before to be called that file read
+#: again, and the window partial for it: a line or two (a banner: "INFO:root:Starting
+#: server") may begin a new file too, and only the warning says so.
+GAP_HEAD_BYTES = 256
 #: The decision reason of a window answer that is partial for that (``report.sections``).
 GAP_REASON = "cron_gap"
 
@@ -109,14 +113,14 @@ def window_result(
         result = result.model_copy(update={"recuse": recuse})
     kept = state.meta(KEPT_FROM)
     start = lo
-    missing = [g for _, _, summary in runs for g in summary.get(GAPS, ())]
-    if missing:
+    doubled = _doubled(state, lo, hi, width)
+    missing = []
+    if doubled:
         ended = "--reset starts the job over" if lo is None else "until they leave the window"
-        missing = [
-            f"{len(missing)} warning(s) of the runs in the window said lines may be missing or "
-            f"counted twice (a rotation or a path change the job could not follow; the first: "
-            f"{missing[0]}), so the counts are not exact ({ended})"
-        ]
+        missing.append(
+            f"{doubled} run(s) whose records the window holds read a file again from its start "
+            f"(each said so when it ran), so some lines are counted twice ({ended})"
+        )
     if kept is not None and (lo is None or lo < int(kept)):  # pruned by a shorter window
         start = int(kept)
         asked = "since the first run" if lo is None else f"from {_iso(lo)}"
@@ -139,12 +143,29 @@ def window_result(
     return result, len(ids), window
 
 
+def _doubled(state: State, lo: int | None, hi: int | None, width: int) -> int:
+    """How many runs that counted lines twice (``GAPS``) the window holds: made in it, or
+    whose records' time reaches into it (a record may be stamped after its run: clock skew,
+    local stamps read as UTC)."""
+    count = 0
+    for _, time_s, summary in state.runs(None):
+        gap = summary.get(GAPS)
+        if not gap:
+            continue
+        first, last = gap.get("records_from"), gap.get("records_to")
+        made_in = lo is None or time_s >= lo
+        held = first is not None and last is not None
+        held = held and (lo is None or last + width > lo) and (hi is None or first < hi)
+        count += made_in or held
+    return count
+
+
 def _not_exact(result: Result, why: list[str]) -> Result:
     """``result`` said partial for ``why`` (each a warning): the window's counts miss lines,
     or hold some twice, so the answer is not exact."""
     from logagent.engine.resultparts import made_partial
 
-    detail = "the window's counts may miss lines or hold some twice (see the warnings)"
+    detail = "the window's counts hold some lines twice, or not all it asked (see the warnings)"
     return made_partial(result, GAP_REASON, detail, [f"partial answer: {w}" for w in why])
 
 

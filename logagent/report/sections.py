@@ -95,8 +95,8 @@ def headline(result: Result) -> str:
         total = result.answer.total
         what, noun = ("level", "records") if _by_level(result) else ("status", "lines")
         claim = f"{what} {top.key} is the most common, {pct(top.share)} of {total:,} {noun}"
-        if result.status is Status.PARTIAL and top.estimate == top.count:  # a prefix's counts
-            claim += " in the part read"
+        if result.status is Status.PARTIAL and top.estimate == top.count and not _whole(result):
+            claim += " in the part read"  # a prefix's counts
     elif kind is QuestionKind.ERROR_RATE:
         seen = "" if result.status is Status.EXACT else " seen"
         claim = (
@@ -107,6 +107,11 @@ def headline(result: Result) -> str:
         claim = (
             f"`{top.key}` has the most {ev}: {top.count:,} of {result.answer.total:,} "
             f"({pct(top.share)}){_tail(top)}"
+        )
+    elif result.status is Status.PARTIAL and _whole(result):  # a cron window's, all read
+        claim = (
+            f"`{top.key}` has the most {ev} in the window's counts: {top.count:,} of "
+            f"{result.answer.total:,} ({pct(top.share)}){_tail(top)}"
         )
     elif result.status is Status.PARTIAL and top.estimate == top.count == top.low:  # counted
         rest = "the rest was not read"
@@ -332,6 +337,13 @@ def saving(result: Result) -> Section:
             f"more. Evidence and Router-Mem took {pct(s.evidence_share)} of the wall time."
         )
     return Section("Reading and saving", paragraphs)
+
+
+def _whole(result: Result) -> bool:
+    """A partial answer whose input was all read: a cron window whose counts hold lines twice
+    or not all it asked (``cron.window``), not a read that stopped."""
+    last = next((d for d in reversed(result.decisions) if d.action == "STOP_PARTIAL"), None)
+    return last is not None and last.reason == "cron_gap"
 
 
 def damaged(result: Result) -> bool:
