@@ -43,6 +43,12 @@ CASES = [
     ("errors: 0, warnings: 3", "INFO"),
     ("[x:y:info] connection failed", "INFO"),  # a tag after two colons in the bracket
     ("[a b:info] x failed", "ERROR"),  # a blank before the colon: no Chromium bracket
+    # an address or URL names no failure (kdent/postfix_log_analysis' mail logs, probe H)
+    ("3B2C1: from=<High.Power.Emergency.Flashlight@ftsmt.top>, size=1234, nrcpt=1", "INFO"),
+    ("7F0A2: from=<Heart-Attack-Warning@vixds.pw>, size=99, nrcpt=1 (queue active)", "INFO"),
+    ("GET https://example.org/error/failed.html", "INFO"),
+    ("delivery to bob@example.org failed: mailbox full", "ERROR"),  # a word outside them
+    ("fatal: open database /etc/postfix/x.db: No such file or directory", "FATAL"),
 ]
 
 
