@@ -83,7 +83,7 @@ ELASTICSEARCH = AppRegexFormat(
     patterns=(
         r"^\[(?P<ts>"
         + _D4
-        + "T"
+        + "[ T]"  # 1.x and 2.x (log4j 1's ISO8601) write a blank: "[2015-09-10 00:31:04,552]"
         + _HMS
         + _MS
         + r"(?:Z|[+-][0-9]{2}:?[0-9]{2})?)\]\["
@@ -92,8 +92,9 @@ ELASTICSEARCH = AppRegexFormat(
     ),
     min_line_bytes=30,
     time_formats=ISO_TIMES,
-    record_start=r"\[" + _D4 + "T" + _HMS,
-    description="Elasticsearch (log4j2 '[ts][LEVEL][logger] [node] msg'): component = logger",
+    record_start=r"\[" + _D4 + "[ T]" + _HMS + _MS + r"(?:Z|[+-][0-9]{2}:?[0-9]{2})?\]\[",
+    description="Elasticsearch (log4j2 '[ts][LEVEL][logger] [node] msg', 1.x/2.x too): "
+    "component = logger",
     example="[2018-05-17T08:20:18,871][WARN ][o.e.c.r.a.DiskThresholdMonitor] [node-1] msg",
 )
 

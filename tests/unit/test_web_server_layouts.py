@@ -57,3 +57,28 @@ def test_lighttpd_source_files_and_levels_from_words() -> None:
     assert levels[0] == levels[1] == "INFO" and levels[2] in ("ERROR", "FATAL")
     assert levels[3] in ("ERROR", "FATAL")  # "failed": no level is written, words tell
     assert detect_all(LIGHTTPD_LINES * 5).best == "lighttpd"
+
+
+def test_elasticsearch_1_and_2_stamps_with_a_blank() -> None:
+    """Elasticsearch before 5 (log4j 1's ISO8601: a blank, not a "T") was refused (probe H,
+    yangcvo/ELK_config: 75 records, 660 trace lines); its stack traces fold."""
+    from logagent.formats.serverlogs import ELASTICSEARCH
+
+    lines = [
+        "[2015-09-10 00:31:04,552][DEBUG][action.bulk              ] [es-node1] "
+        "[access-log-2015-09-10][0] failed to execute bulk item (index)",
+        "org.elasticsearch.index.mapper.MapperParsingException: failed to parse",
+        "\tat org.elasticsearch.index.mapper.DocumentMapper.parse(DocumentMapper.java:560)",
+        "[2015-09-10 00:32:01,001][WARN ][monitor.jvm              ] [es-node1] [gc][old][1] "
+        "duration [12s]",
+        "[2018-05-17T08:20:18,871][WARN ][o.e.c.r.a.DiskThresholdMonitor] [node-1] low disk",
+    ]
+    out = fold_records(pl.Series("line", lines), ELASTICSEARCH)
+    assert out.select("level", "component", "lines").rows() == [
+        ("DEBUG", "action.bulk", 3),
+        ("WARN", "monitor.jvm", 1),
+        ("WARN", "o.e.c.r.a.DiskThresholdMonitor", 1),
+    ]
+    got = parse_app(ELASTICSEARCH, pl.Series("line", lines[:1]))
+    assert str(got["time"][0]) == "2015-09-10 00:31:04.552000+00:00"
+    assert detect_all(lines * 5).best == "elasticsearch"
