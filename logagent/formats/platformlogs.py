@@ -160,9 +160,12 @@ _FPM_START = r"\[" + _DMY + " " + _HMS + r"\] (?:ALERT|ERROR|WARNING|NOTICE|DEBU
 #: stderr: "NOTICE: PHP message: PHP Fatal error:  ..."``, one relayed line each.
 _FPM_SAID = r"\[pool [^\]\n]*\] child [0-9]+ said into std(?:err|out): "
 _FPM_PHP = _FPM_SAID + r'"(?:[A-Z]+: )?PHP message: PHP '
-#: Where a script's path sits in a PHP message (``in /srv/a.php:3``, ``on line 3``).
+#: Where a script's path sits in a PHP message (``in /srv/a.php:3``, ``on line 3``), or a
+#: Windows host's (``in F:\\OpenServer\\...\\single-post.php on line 125``: a WordPress
+#: debug.log, probe H, had its records ranked by error kind).
 _PHP_FILE = (
-    r"(?P<message>.*? in (?P<component>/[^ :]+?\.(?:php|inc|phtml))(?::[0-9]+| on line [0-9]+).*)"
+    r"(?P<message>.*? in (?P<component>(?:/|[A-Za-z]:\\)[^ :]+?\.(?:php|inc|phtml))"
+    r"(?::[0-9]+| on line [0-9]+).*)"
 )
 #: The start of every record: a PHP error, an application's error_log() line (PHP writes the
 #: zone; anything but another "PHP " line: "PHP Stack trace:", "PHP   1. {main}()" continue),

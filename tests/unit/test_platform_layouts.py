@@ -196,6 +196,16 @@ def test_php_error_kinds_script_files_and_stack_traces() -> None:
         ("INFO", "/var/www/html/b.php", 1),
         (None, "payment gateway answered", 1),  # the application's error_log(): no level
     ]
+    # a Windows host's paths (a WordPress debug.log, probe H: ranked by error kind before)
+    windows = [
+        "[30-Mar-2017 08:51:49 UTC] PHP Warning:  fwrite() expects parameter 2 to be string, "
+        "object given in F:\\OpenServer\\wp\\functions.php on line 18",
+        "[30-Mar-2017 08:52:00 UTC] PHP Fatal error:  Uncaught Error: x in C:\\www\\a.inc:7",
+    ]
+    assert folded(PHP, windows) == [
+        ("WARN", "F:\\OpenServer\\wp\\functions.php", 1),
+        ("FATAL", "C:\\www\\a.inc", 1),
+    ]
 
 
 def test_php_fpm_levels_and_pool() -> None:
