@@ -120,10 +120,11 @@ _PG_USER_DB = r"[^ :@\[\]=,\n]*@[^ :@\[\]=,\n]*"
 
 
 def _pg_head(words: str) -> str:
-    """The start of a line of either prefix whose level is one of ``words`` (a record's, or a
-    note's that continues one)."""
+    """The start of a line of any prefix (none too) whose level is one of ``words`` (a
+    record's, or a note's that continues one)."""
     strict = _PG_PREFIX + "(?:[^ \n]*@[^ \n]* )?(?:" + words + "):  "
-    return "(?:" + strict + "|" + _PG_STAMP + _PG_AFTER + f"(?:{_PG_USER_DB}[ :])?(?:{words}):  )"
+    loose = _PG_STAMP + _PG_AFTER + f"(?:{_PG_USER_DB}[ :])?(?:{words}):  "
+    return "(?:" + strict + "|" + loose + f"|(?:{words}):  [^ \n])"
 
 
 POSTGRES = AppRegexFormat(
@@ -147,15 +148,20 @@ POSTGRES = AppRegexFormat(
         + _PG_USER_DB
         + r")[ :])?"
         r"(?P<level>" + _PG_LEVELS + r"):  (?P<message>.*)$",
+        # an empty log_line_prefix (the default before PostgreSQL 10): the level opens the
+        # line (probe H: read as MySQL's, its LOG records folded into two ERRORs); two blanks
+        # exactly (uvicorn pads "INFO:     " to a column)
+        r"^(?P<level>" + _PG_LEVELS + r"):  (?P<message>[^ ].*)$",
     ),
-    min_line_bytes=30,
+    min_line_bytes=12,
     # the zone after the stamp (log_timezone: ``PDT``, ``+02``), where the prefix writes one
     time_formats=("%Y-%m-%d %H:%M:%S%.f" + ZONE, "%Y-%m-%d %H:%M:%S%.f"),
     # DETAIL/HINT/STATEMENT/CONTEXT lines belong to the message before them
     record_start=_pg_head(_PG_LEVELS),
     continuation=_pg_head(_PG_NOTES),
     head_component=True,
-    description="PostgreSQL stderr log (any log_line_prefix with the stamp first and [%p]): "
+    description="PostgreSQL stderr log (any log_line_prefix with the stamp first and [%p], or "
+    "none): "
     "component = user@db when named, else error kind (msg head)",
     example='2019-03-24 13:44:25.484 UTC [1234] ERROR:  relation "x" does not exist',
 )

@@ -82,3 +82,28 @@ def test_elasticsearch_1_and_2_stamps_with_a_blank() -> None:
     got = parse_app(ELASTICSEARCH, pl.Series("line", lines[:1]))
     assert str(got["time"][0]) == "2015-09-10 00:31:04.552000+00:00"
     assert detect_all(lines * 5).best == "elasticsearch"
+
+
+def test_postgres_without_a_log_line_prefix() -> None:
+    """An empty ``log_line_prefix`` (the default before PostgreSQL 10) opens each line with
+    its level: it had been read as MySQL's, 15 LOG records folded into two ERRORs (probe H,
+    chobostar/demo-single-1rt-statement-timeout). STATEMENT notes fold, as with a prefix."""
+    from logagent.formats.serverlogs import POSTGRES
+
+    lines = [
+        "LOG:  connection received: host=127.0.0.1 port=48870",
+        "LOG:  statement: SELECT pg_sleep(2)",
+        "ERROR:  canceling statement due to statement timeout",
+        "STATEMENT:  SELECT pg_sleep(2)",
+        "LOG:  duration: 0.157 ms",
+        '2019-03-24 13:44:25.484 UTC [1234] ERROR:  relation "x" does not exist',
+    ]
+    out = fold_records(pl.Series("line", lines), POSTGRES)
+    assert out.select("level", "lines").rows() == [
+        ("INFO", 1),
+        ("INFO", 1),
+        ("ERROR", 2),  # its STATEMENT folded
+        ("INFO", 1),
+        ("ERROR", 1),
+    ]
+    assert detect_all([line for line in lines[:5]] * 5).best == "postgres"
