@@ -89,7 +89,8 @@ def cut_lines_advice(cut: int, lines: int, cap: int) -> str | None:
 def examples_of(sample: list[str]) -> str:
     """The first sampled lines an unrecognized input shows, and what UTF-16 text without its
     byte-order mark would need (with the mark it is read: ``sources.streams.Transcoded``)."""
-    examples = "examples: " + "; ".join(repr(line[:120]) for line in sample[:3])
+    entries = [line for line in sample if not line.startswith("#")] or sample  # not directives
+    examples = "examples: " + "; ".join(repr(line[:120]) for line in entries[:3])
     if _looks_utf16(sample):
         examples += (
             "; the text looks UTF-16 encoded without a byte-order mark: convert it first "
@@ -246,6 +247,9 @@ def _attempted(run: Run, detection: Detection | None, progress: Progress) -> str
         sizes = [s.size for s in run.sources if s.size is not None]
         known = f", {sum(sizes):,} bytes in all" if len(sizes) == len(run.sources) else ""
         done = f"opened {len(run.sources)} input(s){known}; no line could be read"
-    if detection:
-        done += "; formats tried: " + ", ".join(f"{n} {s:.1%}" for n, s in detection.scores)
+    if detection:  # those that read some of it by name; the rest counted (70 at 0.0 %: noise)
+        some = [f"{n} {s:.1%}" for n, s in detection.scores if s > 0]
+        rest = len(detection.scores) - len(some)
+        tried = ", ".join(some) + (" and " if some and rest else "")
+        done += f"; formats tried: {tried}" + (f"{rest} that read none of it" if rest else "")
     return done

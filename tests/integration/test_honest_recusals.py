@@ -183,3 +183,30 @@ def test_many_malformed_5xx_candidates_are_still_refused(tmp_path: Path) -> None
     few = analyze([str(path)], Question(top=5), settings, fake_env())
     assert few.progress.malformed_lines == 1
     assert few.recuse is None or "none of the" not in few.recuse.detail
+
+
+def test_an_unknown_log_shows_its_entries_and_names_only_formats_that_read_some(
+    tmp_path: Path,
+) -> None:
+    """A refusal quoted the header lines (``#Version``, ``#Fields``) as its examples, and
+    listed every format at 0.0 % (probe H, Windows Firewall logs): the examples are entries,
+    and the formats that read none of it are counted, not listed."""
+    log = tmp_path / "pfirewall.log"
+    head = "#Version: 1.5\n#Software: Microsoft Windows Firewall\n#Time Format: Local\n"
+    rows = "".join(
+        f"2021-06-22 12:19:{i % 60:02d} DROP UDP 192.168.1.{i % 250} 224.0.0.251 5353 5353 73 "
+        "- - - - - - - RECEIVE\n"
+        for i in range(300)
+    )
+    log.write_text(head + rows)
+    proc = subprocess.run(
+        [sys.executable, "-m", "logagent", "analyze", str(log), "--json", "--llm", "off"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert proc.returncode == 3, proc.stderr
+    recuse = json.loads(proc.stdout)["recuse"]
+    assert "DROP UDP" in recuse["detail"] and "#Version" not in recuse["detail"]
+    assert "that read none of it" in recuse["attempted"]
+    assert " 0.0%" not in recuse["attempted"]
