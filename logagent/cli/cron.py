@@ -153,7 +153,7 @@ def cron_cmd(paths: tuple[str, ...], **opts: Any) -> None:
 
 
 def _fail(exc: LogagentError, nagios: bool) -> None:
-    from logagent.cron.runner import CronRecused, CronStopped
+    from logagent.cron.counting import CronRecused, CronStopped
     from logagent.cron.state import StateError, StateLocked
 
     if isinstance(exc, StateLocked):

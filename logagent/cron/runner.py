@@ -17,8 +17,14 @@ import time
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
+from logagent.cron.counting import (
+    CronRecused,
+    count_slice,
+    file_state,
+    state_at_end,
+)
 from logagent.cron.reads import FINAL_ROLES, Reads, byte_order, check_paths, malformed_rest
-from logagent.cron.rotation import Identity, Plan, Slice, identify, known_head, plan_path
+from logagent.cron.rotation import Identity, Plan, identify, known_head, plan_path
 from logagent.cron.state import FileState, RunRecord, State, open_state
 from logagent.cron.tallies import UNTIMED, BucketTap, bucket_of
 from logagent.cron.window import (
@@ -29,7 +35,7 @@ from logagent.cron.window import (
     store_bucket_s,
     window_result,
 )
-from logagent.errors import ConfigError, LogagentError
+from logagent.errors import ConfigError
 
 if TYPE_CHECKING:
     from logagent.config import Settings
@@ -37,19 +43,9 @@ if TYPE_CHECKING:
     from logagent.engine.run import RunEnv
     from logagent.result import Question, Result
 
-UNREADABLE = ("UNRECOGNIZED_FORMAT", "INPUT_UNREADABLE")
 #: ``meta`` key (+ the watched path) of the codec its files' byte-order mark named: a UTF-16
 #: log cut by ``copytruncate`` goes on without a mark, read by that codec.
 TEXT_KEY = "text:"
-TAIL_BYTES = 64 << 10  # the last lines ``--start end`` detects the format on
-
-
-class CronStopped(LogagentError):
-    """A run stopped before its slices were counted (a signal, a budget): nothing was committed."""
-
-
-class CronRecused(CronStopped):
-    """A slice cannot be read as a log (unrecognized, unreadable): nothing was committed."""
 
 
 @dataclass(frozen=True)
@@ -290,7 +286,7 @@ def _read_path(
     stored = reads.stored.get(watched)
     if stored is None and job.start_at_end and os.path.isfile(watched):
         report.text = byte_order(watched)
-        at_end, fmt = _state_at_end(watched, question, settings, env)
+        at_end, fmt = state_at_end(watched, question, settings, env)
         return report, [], [at_end], fmt
     plan: Plan = plan_path(watched, stored, known, reads.ends)
     report.rotation, report.rotated_from = plan.rotation, plan.old_found
@@ -317,7 +313,7 @@ def _read_path(
             report.warnings.append(twice)
         piece = replace(piece, start=start)
         try:
-            tally, end, found = _count_slice(piece, question, settings, env, report.text)
+            tally, end, found = count_slice(piece, question, settings, env, report.text)
         except CronRecused:
             if piece.role not in FINAL_ROLES:  # a live file: its next lines may read (exit 3)
                 raise
@@ -342,7 +338,7 @@ def _read_path(
         )
         if piece.role == "unseen":
             report.heads.append(identify(piece.path))
-            newest = _file_state(watched, identify(piece.path), end, reads.started_ns)
+            newest = file_state(watched, identify(piece.path), end, reads.started_ns)
             ends["unseen"] = end
     new_state = _followed(watched, stored, ends, newest, reads.started_ns)
     if new_state is not None:
@@ -360,79 +356,9 @@ def _followed(
     """The state to keep: the file now at ``watched`` read to its end, else the last one read."""
     if os.path.isfile(watched) and ("new" in ends or "appended" in ends):
         end = ends.get("new", ends.get("appended", 0))
-        return _file_state(watched, identify(watched), end, seen_ns)
+        return file_state(watched, identify(watched), end, seen_ns)
     if newest is not None:  # the path is gone; the newest file read is what it was last
         return newest
     if stored is not None:  # the path is gone: its rotated file was finished (if found)
         return replace(stored, offset=ends.get("rotated", stored.offset), seen_ns=seen_ns)
     return None
-
-
-def _state_at_end(
-    watched: str, question: Question, settings: Settings, env: RunEnv
-) -> tuple[FileState, str | None]:
-    """``--start end``: follow the file from the end of its last complete line.
-
-    The format is detected on the file's last lines (``TAIL_BYTES``, nothing
-    counted), so the runs that follow read it as pinned, without detecting.
-    """
-    from logagent.sources.slices import complete_end, open_slice, stream_complete_end
-    from logagent.sources.streams import TEXT_ENCODINGS
-
-    source = open_slice(watched, 0, whole_lines=False)
-    try:
-        size = source.size or 0
-        end = complete_end(source, 0, size) if source.seekable else size
-        if source.compression in TEXT_ENCODINGS:  # a live UTF-16 log: its end, as a file's
-            end = stream_complete_end(watched)
-        tail = source.read_at(max(0, end - TAIL_BYTES), min(end, TAIL_BYTES))
-    finally:
-        source.close()
-    fmt = None
-    if source.seekable and tail and settings.analysis.format == "auto":
-        start = end - len(tail) + (tail.find(b"\n") + 1 if end > len(tail) else 0)
-        probe = replace(env, on_records=None)  # a sample to tell the format: nothing is kept
-        try:
-            _, _, fmt = _count_slice(
-                Slice(watched, start, False, "tail"), question, settings, probe
-            )
-        except CronStopped:  # not a log (yet): the first run that reads lines detects it
-            fmt = None
-    return _file_state(watched, identify(watched), end), fmt
-
-
-def _file_state(watched: str, ident: Identity, end: int, seen_ns: int | None = None) -> FileState:
-    """What the path was last (``seen_ns``: when the run began to read, else now)."""
-    seen = time.time_ns() if seen_ns is None else seen_ns
-    return FileState(watched, ident.dev, ident.ino, ident.head_hash, ident.head_size, end, seen)
-
-
-def _count_slice(
-    piece: Slice, question: Question, settings: Settings, env: RunEnv, text: str | None = None
-) -> tuple[Tally, int, str | None]:
-    """Count one slice exactly; its tally, where it ended and the format it was read as
-    (``text``: the codec of a file without a mark, ``sources.open_source``)."""
-    from logagent.counters import Tally
-    from logagent.engine.exact import count_exactly
-    from logagent.sources.slices import open_slice
-
-    source = open_slice(piece.path, piece.start, whole_lines=not piece.to_end, text=text)
-    try:
-        if source.seekable and not source.size:
-            return Tally(), piece.start, None
-        counted = count_exactly([source], question, settings, env)
-        size = source.size
-    finally:
-        source.close()
-    result, tally = counted.result, counted.tally
-    if tally is None:
-        why = next((w for w in result.warnings if w.startswith("partial")), "the read stopped")
-        raise CronStopped(f"{why}; nothing was committed (the next run reads it again)")
-    if result.recuse is not None and result.recuse.reason_code.value in UNREADABLE:
-        raise CronRecused(
-            f"{piece.path}: {result.recuse.detail}; nothing was committed (name the "
-            "format with --format)",
-            path=piece.path,
-        )
-    end = piece.start + (size if size is not None else tally.bytes_read)
-    return tally, end, result.input.format

@@ -15,6 +15,7 @@ from logagent.formats.levels import LEVELS
 from logagent.questions import LEVEL_METRIC, candidates_text
 from logagent.report.document import Document, Section, Table
 from logagent.report.overtime import over_time, timeline_claim
+from logagent.report.partials import damaged, partial_why, whole_read
 from logagent.report.words import (
     DASH,
     RECUSE_WHY,
@@ -95,7 +96,7 @@ def headline(result: Result) -> str:
         total = result.answer.total
         what, noun = ("level", "records") if _by_level(result) else ("status", "lines")
         claim = f"{what} {top.key} is the most common, {pct(top.share)} of {total:,} {noun}"
-        if result.status is Status.PARTIAL and top.estimate == top.count and not _whole(result):
+        if result.status is Status.PARTIAL and top.estimate == top.count and not whole_read(result):
             claim += " in the part read"  # a prefix's counts
     elif kind is QuestionKind.ERROR_RATE:
         seen = "" if result.status is Status.EXACT else " seen"
@@ -108,7 +109,7 @@ def headline(result: Result) -> str:
             f"`{top.key}` has the most {ev}: {top.count:,} of {result.answer.total:,} "
             f"({pct(top.share)}){_tail(top)}"
         )
-    elif result.status is Status.PARTIAL and _whole(result):  # a cron window's, all read
+    elif result.status is Status.PARTIAL and whole_read(result):  # a cron window's, all read
         claim = (
             f"`{top.key}` has the most {ev} in the window's counts: {top.count:,} of "
             f"{result.answer.total:,} ({pct(top.share)}){_tail(top)}"
@@ -140,16 +141,6 @@ def negligible_claim(result: Result) -> str:
         f"No {key} has a meaningful number of {ev}: with {confidence(result)} confidence {ev} "
         f"are under {pct(neg.rate, 2)} of the log's lines (1 in {1 / neg.rate:,.0f}); {seen}. "
         'That is not "none at all": only a full read can say that.'
-    )
-
-
-def partial_why(result: Result) -> str:
-    """Why a partial answer stopped, from the last STOP_PARTIAL of its trace."""
-    last = next((d for d in reversed(result.decisions) if d.action == "STOP_PARTIAL"), None)
-    if last is None:
-        return "the run stopped before the answer settled"
-    return PARTIAL_WHY.get(last.reason, "a budget ran out before the answer settled").format(
-        detail=last.detail
     )
 
 
@@ -338,30 +329,6 @@ def saving(result: Result) -> Section:
         )
     return Section("Reading and saving", paragraphs)
 
-
-def _whole(result: Result) -> bool:
-    """A partial answer whose input was all read: a cron window whose counts hold lines twice
-    or not all it asked (``cron.window``), not a read that stopped."""
-    last = next((d for d in reversed(result.decisions) if d.action == "STOP_PARTIAL"), None)
-    return last is not None and last.reason == "cron_gap"
-
-
-def damaged(result: Result) -> bool:
-    """The run stopped because an input is truncated or damaged."""
-    return any(d.reason == INPUT_DAMAGED for d in result.decisions)
-
-
-INPUT_DAMAGED = "input_damaged"  # router.Reason.INPUT_DAMAGED (the report imports no engine)
-PARTIAL_WHY = {
-    INPUT_DAMAGED: "{detail}; only what came before the damage was counted",
-    "input_changed": "{detail}; only what was read before the change was counted",
-    "time_budget": "--max-seconds ran out before the answer settled",
-    "cpu_budget": "--max-cpu-seconds ran out before the answer settled",
-    "fraction_budget": "--max-fraction was read before the answer settled",
-    "interrupted": "the run was interrupted before the answer settled",
-    "memory_forecast": "the memory budget ran out before the answer settled",
-    "cron_gap": "{detail}",  # a cron window's (cron.window): its counts miss lines, or double some
-}
 
 SECTIONS: list[Callable[[Result], Section | None]] = [
     top_table,
