@@ -14,6 +14,7 @@ from typing import TypeAlias
 
 from logagent.errors import FormatError
 from logagent.formats.app import AppFormat
+from logagent.formats.appkeys import auto_app_mapping, names_component
 from logagent.formats.applogs import (
     APACHE_ERROR,
     BGL,
@@ -53,12 +54,7 @@ from logagent.formats.serverlogs import (
     ZAP,
     ZOOKEEPER,
 )
-from logagent.formats.structured import (
-    JsonAppFormat,
-    LogfmtFormat,
-    auto_app_mapping,
-    names_component,
-)
+from logagent.formats.structured import JsonAppFormat, LogfmtFormat
 from logagent.formats.w3c import W3C_LAYOUTS
 from logagent.formats.zeektsv import ZEEK_TSV
 

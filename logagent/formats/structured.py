@@ -13,9 +13,8 @@ slog's TextHandler) and Heroku-style ``at=error``; glog/klog is ``golog``.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
-from typing import Any
 
 import polars as pl
 
@@ -33,10 +32,7 @@ from logagent.formats.base import Stages
 from logagent.formats.jsonl import (
     OBJECT_FIRST,
     PLAIN_KEY,
-    choose_keys,
-    has_key,
     jsonpath,
-    object_of,
 )
 from logagent.formats.levels import LEVEL_MAP, normalize_level
 
@@ -341,72 +337,3 @@ def default_mapping(*, logfmt: bool = False) -> dict[str, str]:
         COMPONENT: "component" if logfmt else "logger",
         MESSAGE: "msg" if logfmt else "message",
     }
-
-
-def names_component(sample: Iterable[str], mapping: Mapping[str, str], *, logfmt: bool) -> bool:
-    """Whether a sampled record holds ``mapping``'s component key (else the format ranks
-    records by their error kind: ``KeyedFields.head_component``)."""
-    key = mapping.get(COMPONENT)
-    if not key:
-        return False
-    loads: Callable[[str], dict[str, Any] | None] = _logfmt_loads if logfmt else object_of
-    return any(_has(obj, key) for obj in map(loads, sample) if obj)
-
-
-def auto_app_mapping(
-    sample: Iterable[str], explicit: Mapping[str, str] | None = None, *, logfmt: bool = False
-) -> dict[str, str]:
-    """Choose keys for ts/level/component/message from sample lines; explicit keys win."""
-    loads: Callable[[str], dict[str, Any] | None] = _logfmt_loads if logfmt else object_of
-    objects = [obj for obj in map(loads, sample) if obj]
-    found = choose_keys(objects, APP_KEYS, _has)
-    if not logfmt:  # a field the top level lacks: inside an envelope most records hold
-        nested = _nested(objects, [name for name in APP_KEYS if name not in found])
-        found |= choose_keys(objects, nested, _has)
-    mapping = default_mapping(logfmt=logfmt) | found
-    if _clef_level(objects, mapping):
-        mapping[LEVEL] = "@l"
-    mapping.update({k: v for k, v in (explicit or {}).items() if v and k in APP_KEYS})
-    return mapping
-
-
-#: Objects that wrap a record's own fields: logstash's ``@fields``, Filebeat's ``fields``,
-#: OpenTelemetry's ``attributes``. Only these: an object of the record's data (``user``,
-#: ``request``) holds a "name" or a "level" of its own, which no record's component is.
-ENVELOPES = ("@fields", "fields", "attributes", "@metadata", "extra", "context", "payload")
-
-
-def _nested(objects: Sequence[dict[str, Any]], names: Sequence[str]) -> dict[str, tuple[str, ...]]:
-    """The well-known keys of ``names`` inside the envelopes (``ENVELOPES``) most records
-    hold: lnav's ``{"ts": …, "@fields": {"lvl": …, "msg": …}}`` was refused, "not in a log
-    format logagent knows"."""
-    half = (len(objects) + 1) // 2
-    held = [e for e in ENVELOPES if sum(isinstance(o.get(e), dict) for o in objects) >= half]
-    return {
-        name: tuple(f"{e}.{k}" for e in held for k in APP_KEYS[name] if "." not in k)
-        for name in names
-        if held
-    }
-
-
-def _clef_level(objects: Sequence[dict[str, Any]], mapping: Mapping[str, str]) -> bool:
-    """Serilog's compact JSON (CLEF: ``@t`` and ``@m``/``@mt``): ``@l`` is its level, written
-    only where the level is not Information, so most events of a healthy service hold none,
-    and the half-present rule of ``choose_keys`` had left it out with every Error event's
-    level. Events without one are read as Information (``JsonAppFormat._clef``)."""
-    clef = mapping.get(TS) == "@t" and mapping.get(MESSAGE) in ("@m", "@mt")
-    return clef and mapping.get(LEVEL) != "@l" and bool(objects)
-
-
-_PAIRS = re.compile(r'([A-Za-z0-9_.@/\-]+)=(?:"(?:[^"\\]|\\.)*"|[^ \t"]*)')
-
-
-def _logfmt_loads(line: str) -> dict[str, Any] | None:
-    """Keys of a logfmt line (values are not needed to choose keys)."""
-    if not re.fullmatch(LOGFMT_LINE.removeprefix("^").removesuffix("$"), line):
-        return None
-    return {m.group(1): True for m in _PAIRS.finditer(line)}
-
-
-def _has(obj: dict[str, Any], key: str) -> bool:
-    return has_key(obj, key, literal_dots=True)  # logfmt keys may hold dots themselves

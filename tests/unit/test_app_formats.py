@@ -10,6 +10,7 @@ import pytest
 from logagent import Question, analyze, load_settings
 from logagent.errors import FormatError
 from logagent.formats.app import parse_app
+from logagent.formats.appkeys import auto_app_mapping
 from logagent.formats.applogs import (
     APACHE_ERROR,
     HADOOP,
@@ -24,7 +25,7 @@ from logagent.formats.catalog import build_any_format
 from logagent.formats.custom import build_custom_format, load_custom_formats
 from logagent.formats.detect import detect_all
 from logagent.formats.records import fold_records
-from logagent.formats.structured import JsonAppFormat, LogfmtFormat, auto_app_mapping
+from logagent.formats.structured import JsonAppFormat, LogfmtFormat
 from logagent.result import QuestionKind
 from logagent.testing import fake_env
 

@@ -13,10 +13,11 @@ from __future__ import annotations
 import polars as pl
 
 from logagent.formats.app import message_head, parse_app
+from logagent.formats.appkeys import auto_app_mapping
 from logagent.formats.applogs import HADOOP, SUPERVISORD
 from logagent.formats.detect import detect_all
 from logagent.formats.serverlogs import KAFKA
-from logagent.formats.structured import LogfmtFormat, auto_app_mapping
+from logagent.formats.structured import LogfmtFormat
 
 SUPERVISOR = [
     "2022-11-08 11:21:54,066 CRIT Server 'unix_http_server' running without any HTTP "
