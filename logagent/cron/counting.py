@@ -1,5 +1,6 @@
 """What cron counts of one file: a slice counted exactly, and where ``--start end`` begins
-(EDGE through the engine). Split from ``cron.runner``, which re-exports the errors.
+(EDGE through the engine); and cron's errors when a slice cannot be counted. Split from
+``cron.runner``.
 """
 
 from __future__ import annotations

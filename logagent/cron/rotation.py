@@ -193,8 +193,8 @@ def known_head(path: str, known: list[tuple[str, int]]) -> int:
     heads: dict[int, str] = {}
     longest = 0
     for head_hash, size in known:
-        if size <= longest:
-            continue  # an empty head matches every file: it tells nothing
+        if size <= longest:  # an empty head matches every file; a shorter one adds nothing
+            continue
         if size not in heads:
             try:
                 heads[size] = hashlib.sha256(content_head(path, size)).hexdigest()
@@ -288,13 +288,14 @@ def plan_path(
         plan.slices.append(Slice(old, stored.offset, False, "rotated"))
     elif stored.head_size > 0:
         became = _became(watched, plan.rotation)
-        gap = (  # a possible loss, which no run can tell from none
+        # "if any": a possible loss no run can tell from none (a file read to its end, then
+        # overwritten by logrotate's own rename without ``create``, says it too): a warning,
+        # not a partial answer
+        plan.warnings.append(
             f"{watched}: the file read up to byte {stored.offset:,} {became} and is not found "
             "among its rotated names (PATH.*, PATH-*): lines appended to it after the last "
             "run, if any, were not counted"
         )
-        plan.warnings.append(gap)  # "if any": a file read to its end and then overwritten by
-        # logrotate's own rename (no ``create``) says it too, with nothing lost: not a gap
     for path in unseen(watched, stored, old, known or []):
         plan.slices.append(Slice(path, 0, False, "unseen"))
     if exists:

@@ -33,7 +33,7 @@ GAPS = "gaps"
 #: again, and the window partial for it: a line or two (a banner: "INFO:root:Starting
 #: server") may begin a new file too, and only the warning says so.
 GAP_HEAD_BYTES = 256
-#: The decision reason of a window answer that is partial for that (``report.sections``).
+#: The decision reason of a window answer that is partial for that (``report.partials``).
 GAP_REASON = "cron_gap"
 
 

@@ -122,7 +122,6 @@ NO_LEVEL = frozenset({"zeek", ZEEK_TSV.name})
 KIND_NOTE = (
     "lines that name no component are ranked by their error kind (the head of the message) instead"
 )
-
 _WORDS_NOTE = "levels were inferred from words in the message (error, failed, warning...)"
 FORMAT_NOTES: dict[str, str] = {
     "syslog3164": f"{_WORDS_NOTE} on lines without a <PRI>: syslog wrote no severity there",
