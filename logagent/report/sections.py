@@ -19,6 +19,7 @@ from logagent.report.partials import damaged, partial_why, whole_read
 from logagent.report.words import (
     DASH,
     RECUSE_WHY,
+    bisected,
     confidence,
     mostly,
     pct,
@@ -27,7 +28,6 @@ from logagent.report.words import (
     reading,
     size,
     status_mix,
-    window_bytes,
 )
 from logagent.result import MAX_TIE_PAIRS, QuestionKind, Result, Status, TopEntry
 
@@ -78,7 +78,7 @@ def _selection_note(result: Result) -> list[str]:
 def headline(result: Result) -> str:
     """The answer in plain words, then how much was read."""
     top = result.answer.top[0] if result.answer.top else None
-    read = "every line of the time window" if window_bytes(result) else "the whole input"
+    read = "every line of the time window" if bisected(result)[0] else "the whole input"
     how = {
         Status.EXACT: f"Exact answer ({read} was read)",
         Status.PARTIAL: f"Partial answer ({partial_why(result)}; what is known so far)",
@@ -304,7 +304,7 @@ def saving(result: Result) -> Section:
     """What was read, what it cost, and what stopping early saved."""
     p = result.progress
     what = f"{size(p.bytes_read)}, {p.lines_read:,} lines"
-    of = "the time window's part of the input" if window_bytes(result) else "the input"
+    of = "the time window's part of the input" if bisected(result)[0] else "the input"
     read = (
         f"Read {pct(p.fraction_read)} of {of} ({what})"
         if result.input.bytes_total is not None

@@ -54,10 +54,18 @@ def rate(entry: TopEntry) -> str:
 
 def window_bytes(result: Result) -> tuple[int, int] | None:
     """The byte range of the input a time window's bisection found (what a run then reads:
-    ``input.bytes_total`` is its size), or None when no window narrowed the input."""
+    ``input.bytes_total`` is its size), or None when no window narrowed the input (or
+    several inputs were narrowed: ``bisected``)."""
     window = result.input.window or {}
     span = window.get("byte_range")  # a filtered window has one too: the whole input
     return (int(span[0]), int(span[1])) if span and window.get("method") == "bisection" else None
+
+
+def bisected(result: Result) -> tuple[int, int]:
+    """How many inputs a time window's bisection narrowed, of how many (0, 0 without one)."""
+    window = result.input.window or {}
+    each = window.get("sources") or ([window] if window else [])
+    return sum(w.get("method") == "bisection" for w in each), len(each)
 
 
 def reading(result: Result) -> str:
@@ -66,10 +74,16 @@ def reading(result: Result) -> str:
     p = result.progress
     total = result.input.bytes_total
     span = window_bytes(result)
+    narrowed, inputs = bisected(result)
     if total and span:
         return (
             f"Read {pct(p.fraction_read)} of the time window's {size(total)} (bytes "
             f"{span[0]:,} to {span[1]:,} of the input, found by bisection) in {p.elapsed_s:.2f} s."
+        )
+    if total and narrowed:
+        return (
+            f"Read {pct(p.fraction_read)} of the time window's {size(total)} (found by bisection "
+            f"in {narrowed} of the {inputs} inputs) in {p.elapsed_s:.2f} s."
         )
     if total:
         return f"Read {pct(p.fraction_read)} of {size(total)} in {p.elapsed_s:.2f} s."

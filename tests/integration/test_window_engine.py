@@ -83,6 +83,24 @@ def test_since_24h_is_bisected_and_exact(month: tuple[Path, dict[str, Any]]) -> 
     assert "Exact answer (the whole input was read)" in render(ask(path, now))  # no window
 
 
+def test_two_bisected_inputs_are_said_to_be_read_in_their_window(
+    month: tuple[Path, dict[str, Any]], tmp_path: Path
+) -> None:
+    """Two inputs, each bisected to its window: the report said "the whole input was read"
+    of 0.2 MB out of 6 MB (a review)."""
+    path, truth = month
+    copy = tmp_path / "copy.log"
+    copy.write_bytes(path.read_bytes())
+    now = datetime.fromisoformat(truth["now"])
+    settings = load_settings(analysis={"seed": 3, "full": True})
+    env = replace(fake_env(), wall_clock=lambda: now)
+    result = analyze([str(path), str(copy)], Question(top=50, since="24h"), settings, env)
+    md = render(result)
+    assert "Exact answer (every line of the time window was read)" in md
+    assert "(found by bisection in 2 of the 2 inputs)" in md
+    assert "the whole input was read" not in md
+
+
 def test_stream_is_filtered_to_the_same_answer(
     month: tuple[Path, dict[str, Any]], tmp_path: Path
 ) -> None:
