@@ -213,6 +213,16 @@ class State:
         )
         return [(int(r[0]), float(r[1]), dict(json.loads(r[2]))) for r in rows]
 
+    def runs_with(self, key: str) -> list[tuple[int, float, dict[str, Any]]]:
+        """(id, time, result summary) of the runs whose summary holds ``key``, oldest first
+        (SQLite selects them: the runs' rows are kept for good, one a run)."""
+        rows = self.db.execute(
+            "SELECT id, time_s, result FROM runs WHERE json_extract(result, ?) IS NOT NULL "
+            "ORDER BY id",
+            (f"$.{key}",),
+        )
+        return [(int(r[0]), float(r[1]), dict(json.loads(r[2]))) for r in rows]
+
     def last_run(self) -> tuple[int, float, dict[str, Any]] | None:
         """The latest run, if any."""
         row = self.db.execute("SELECT id, time_s, result FROM runs ORDER BY id DESC").fetchone()

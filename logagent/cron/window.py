@@ -33,8 +33,6 @@ GAPS = "gaps"
 #: again, and the window partial for it: a line or two (a banner: "INFO:root:Starting
 #: server") may begin a new file too, and only the warning says so.
 GAP_HEAD_BYTES = 256
-#: The decision reason of a window answer that is partial for that (``report.partials``).
-GAP_REASON = "cron_gap"
 
 
 def store_bucket_s(settings: Settings) -> int:
@@ -148,10 +146,8 @@ def _doubled(state: State, lo: int | None, hi: int | None, width: int) -> int:
     whose records' time reaches into it (a record may be stamped after its run: clock skew,
     local stamps read as UTC)."""
     count = 0
-    for _, time_s, summary in state.runs(None):
-        gap = summary.get(GAPS)
-        if not gap:
-            continue
+    for _, time_s, summary in state.runs_with(GAPS):
+        gap = summary[GAPS]
         first, last = gap.get("records_from"), gap.get("records_to")
         made_in = lo is None or time_s >= lo
         held = first is not None and last is not None
@@ -164,9 +160,10 @@ def _not_exact(result: Result, why: list[str]) -> Result:
     """``result`` said partial for ``why`` (each a warning): the window's counts miss lines,
     or hold some twice, so the answer is not exact."""
     from logagent.engine.resultparts import made_partial
+    from logagent.report.partials import CRON_GAP
 
     detail = "the window's counts hold some lines twice, or not all it asked (see the warnings)"
-    return made_partial(result, GAP_REASON, detail, [f"partial answer: {w}" for w in why])
+    return made_partial(result, CRON_GAP, detail, [f"partial answer: {w}" for w in why])
 
 
 def _iso(time_s: float) -> str:

@@ -247,9 +247,9 @@ def _attempted(run: Run, detection: Detection | None, progress: Progress) -> str
         sizes = [s.size for s in run.sources if s.size is not None]
         known = f", {sum(sizes):,} bytes in all" if len(sizes) == len(run.sources) else ""
         done = f"opened {len(run.sources)} input(s){known}; no line could be read"
-    if detection:  # those that read some of it by name; the rest counted (70 at 0.0 %: noise)
-        some = [f"{n} {s:.1%}" for n, s in detection.scores if s > 0]
-        rest = len(detection.scores) - len(some)
-        tried = ", ".join(some) + (" and " if some and rest else "")
-        done += f"; formats tried: {tried}" + (f"{rest} that read none of it" if rest else "")
+    if detection:  # those that read some of it by name, the rest counted (70 at 0.0 %: noise)
+        tried = [f"{n} {s:.1%}" for n, s in detection.scores if s > 0]
+        rest = len(detection.scores) - len(tried)
+        tried += [f"{rest} that read none of it"] if rest else []
+        done += "; formats tried: " + ", ".join(tried)
     return done

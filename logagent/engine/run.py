@@ -133,7 +133,7 @@ class Run:
     event_bound: float = 1.0  # M: the most events one unit of the plan read can hold
     app_log: bool = False  # the format is an application log (levels, not HTTP statuses)
     #: What the chosen layout could only infer, where its name does not say it
-    #: (``catalog.FORMAT_NOTES``): a JSON log whose records name no component.
+    #: (``catalog.FORMAT_NOTES``): the format's own ``layout_note``.
     layout_note: str | None = None
     selection: Selected | None = None  # --by/--where: the field ranked and the conditions
     abort_left: float = 1.0  # share of delta_abort the main read's format check may spend

@@ -28,11 +28,10 @@ from logagent.formats.adapter import THRESHOLDS, AppAsAccess, literal_prefilter,
 from logagent.formats.app import TS
 from logagent.formats.apptimes import ZONE, unknown_zones
 from logagent.formats.base import STATUS
-from logagent.formats.catalog import KIND_NOTE, AnyFormat, is_app
+from logagent.formats.catalog import AnyFormat, is_app
 from logagent.formats.levelfilter import level_prefilter
 from logagent.formats.selected import selection_of
 from logagent.formats.stagedtime import StagedTime
-from logagent.formats.structured import JsonAppFormat, LogfmtFormat
 from logagent.formats.windowed import Windowed, line_kind, time_of
 from logagent.log import get_logger
 from logagent.questions import APP_KINDS, SELECT_KINDS, check_fits, counts_events, for_log
@@ -54,8 +53,7 @@ log = get_logger("logagent.engine")
 def counted_format(run: Run, found: AnyFormat, sample: list[str]) -> Format:
     """The chosen format as the run counts it; notes the app log, selection and question's key."""
     run.app_log = is_app(found)
-    if isinstance(found, JsonAppFormat | LogfmtFormat) and found.head_component:
-        run.layout_note = KIND_NOTE
+    run.layout_note = getattr(found, "layout_note", None)
     run.warnings.extend(_zone_warnings(found, sample))
     answered = for_log(run.question, app=run.app_log)
     if answered != run.question:

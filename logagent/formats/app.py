@@ -246,6 +246,12 @@ _KIND_WORD = r"[A-Za-z_][A-Za-z0-9_./()'-]*(?:::[A-Za-z0-9_./()'-]+)*"
 HEAD = rf"^(?:\[[^\]]*\] )*(?:\([0-9]+\))?({_KIND_WORD}(?: {_KIND_WORD}){{0,3}}):?(?: |$)"
 
 
+#: What a result says where records that name no component were ranked by ``message_head``.
+KIND_NOTE = (
+    "lines that name no component are ranked by their error kind (the head of the message) instead"
+)
+
+
 def message_head(message: pl.Expr) -> pl.Expr:
     """The error kind of each message: its first words up to a digit, quote or colon."""
     return message.str.extract(HEAD, 1).str.replace_all(r"[ :,.;-]+$", "")

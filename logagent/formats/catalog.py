@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import TypeAlias
 
 from logagent.errors import FormatError
-from logagent.formats.app import AppFormat
+from logagent.formats.app import KIND_NOTE, AppFormat
 from logagent.formats.appkeys import auto_app_mapping, names_component
 from logagent.formats.applogs import (
     APACHE_ERROR,
@@ -119,9 +119,6 @@ NESTED = frozenset(
 #: Layouts whose records carry no level at all: a level condition cannot hold on them.
 NO_LEVEL = frozenset({"zeek", ZEEK_TSV.name})
 #: What a result on each layout must say (levels or components it could only infer).
-KIND_NOTE = (
-    "lines that name no component are ranked by their error kind (the head of the message) instead"
-)
 _WORDS_NOTE = "levels were inferred from words in the message (error, failed, warning...)"
 FORMAT_NOTES: dict[str, str] = {
     "syslog3164": f"{_WORDS_NOTE} on lines without a <PRI>: syslog wrote no severity there",

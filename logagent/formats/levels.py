@@ -150,13 +150,11 @@ def level_from_message(message: pl.Expr) -> pl.Expr:
     others are empty strings to it): on every message it cost 5x the rest (1 M syslog
     messages: 0.17 s before it, 0.91 s with it on all)."""
     out: pl.Expr = pl.lit(INFO)
+    worded = pl.any_horizontal([message.str.contains(p) for _, p in MESSAGE_LEVEL_WORDS])
+    words = pl.when(worded).then(message).otherwise(pl.lit("")).str.replace_all(ADDRESSES, " ")
     for level, pattern in reversed(MESSAGE_LEVEL_WORDS):
-        found = message.str.contains(pattern)
-        some = pl.when(found).then(message).otherwise(pl.lit("")).str.replace_all(ADDRESSES, " ")
-        if level == ERROR:
-            some = some.str.replace_all(NO_ERRORS, " ")
-        found = some.str.contains(pattern)
-        out = pl.when(found).then(pl.lit(level)).otherwise(out)
+        text = words.str.replace_all(NO_ERRORS, " ") if level == ERROR else words
+        out = pl.when(text.str.contains(pattern)).then(pl.lit(level)).otherwise(out)
     tagged = normalize_level(message.str.extract(MESSAGE_TAG, 1))
     return pl.coalesce(tagged, out)
 

@@ -20,6 +20,7 @@ import polars as pl
 
 from logagent.formats.app import (
     COMPONENT,
+    KIND_NOTE,
     LEVEL,
     MESSAGE,
     NO_COMPONENT,
@@ -109,6 +110,12 @@ class KeyedFields:
     #: regex layouts' ``head_component`` does: set where no sampled record names one
     #: (``names_component``; Traefik's and Authelia's logs had every record under "-").
     head_component: bool = False
+
+    @property
+    def layout_note(self) -> str | None:
+        """What a result on this format must say that its name does not (``Run.layout_note``):
+        components ranked by error kind where the log names none."""
+        return KIND_NOTE if self.head_component else None
 
     def raw(self, line: pl.Expr) -> tuple[dict[str, pl.Expr], pl.Expr]:
         """Each mapped field's value as written, and whether the line can be a record."""

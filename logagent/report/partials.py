@@ -27,7 +27,7 @@ def whole_read(result: Result) -> bool:
     """A partial answer whose input was all read: a cron window whose counts hold lines twice
     or not all it asked (``cron.window``), not a read that stopped."""
     last = _last_stop(result)
-    return last is not None and last.reason == "cron_gap"
+    return last is not None and last.reason == CRON_GAP
 
 
 def damaged(result: Result) -> bool:
@@ -36,6 +36,7 @@ def damaged(result: Result) -> bool:
 
 
 INPUT_DAMAGED = "input_damaged"  # router.Reason.INPUT_DAMAGED (the report imports no engine)
+CRON_GAP = "cron_gap"  # a cron window's (cron.window): its counts miss lines, or double some
 PARTIAL_WHY = {
     INPUT_DAMAGED: "{detail}; only what came before the damage was counted",
     "input_changed": "{detail}; only what was read before the change was counted",
@@ -44,5 +45,5 @@ PARTIAL_WHY = {
     "fraction_budget": "--max-fraction was read before the answer settled",
     "interrupted": "the run was interrupted before the answer settled",
     "memory_forecast": "the memory budget ran out before the answer settled",
-    "cron_gap": "{detail}",  # a cron window's (cron.window): its counts miss lines, or double some
+    CRON_GAP: "{detail}",
 }
