@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from logagent.cron.alerts import Fired, describe
 from logagent.cron.state import SQLITE_MAGIC, StateError, _lock, open_state
+from logagent.cron.window import GAPS
 
 if TYPE_CHECKING:
     from logagent.cron.runner import CronOutcome
@@ -81,9 +82,14 @@ def history_line(outcome: CronOutcome, fired: list[Fired]) -> str:
 
 
 def status_data(path: str) -> dict[str, Any]:
-    """The state: job, files and offsets, runs, the last run."""
+    """The state: job, files and offsets, runs, the last run, and the runs that counted
+    lines twice (a window that holds their records is partial: ``cron.window``)."""
     with open_state(path, create=False, lock=False) as state:
         runs = state.runs()
+        doubled = [
+            {"id": run_id, "time": iso(time_s), **_span(summary[GAPS])}
+            for run_id, time_s, summary in state.runs_with(GAPS)
+        ]
         first, last, rows = state.db.execute(
             "SELECT MIN(bucket), MAX(bucket), COUNT(*) FROM buckets"
         ).fetchone()
@@ -106,7 +112,19 @@ def status_data(path: str) -> dict[str, Any]:
             "last_run": {"id": runs[-1][0], "time": iso(runs[-1][1]), **runs[-1][2]}
             if runs
             else None,
+            "runs_counted_twice": doubled,
         }
+
+
+def _span(gaps: dict[str, Any]) -> dict[str, Any]:
+    """A run's ``gaps`` record for ``--status``: its warnings and the first and last bucket
+    (their start) of its records."""
+    lo, hi = gaps.get("records_from"), gaps.get("records_to")
+    return {
+        "warnings": list(gaps.get("warnings") or []),
+        "records_from": None if lo is None else iso(lo),
+        "records_to": None if hi is None else iso(hi),
+    }
 
 
 def render_status(path: str, *, as_json: bool) -> str:
@@ -132,6 +150,16 @@ def render_status(path: str, *, as_json: bool) -> str:
     window = data["kept_window_s"]
     lines.append(f"window kept: {f'{window} s' if window else 'everything since the first run'}")
     lines += [f"file: {f['path']} read to byte {f['offset']:,}" for f in data["files"]]
+    for run in data["runs_counted_twice"]:
+        span = (
+            f"records in the buckets {run['records_from']} to {run['records_to']}"
+            if run["records_from"]
+            else "no records"
+        )
+        lines.append(
+            f"run #{run['id']} at {run['time']} counted lines twice ({span}): a window that "
+            f"holds that run or those records is partial: {'; '.join(run['warnings'])}"
+        )
     return "\n".join(lines) + "\n"
 
 

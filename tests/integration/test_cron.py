@@ -944,6 +944,15 @@ def test_a_file_that_comes_back_to_its_path_is_said_to_be_counted_twice(tmp_path
         status = (4, "partial") if twice else (0, "exact")
         assert (proc.returncode, data["status"]) == status, proc.stdout
         assert ("hold some lines twice" in data["report"]["markdown"]) == twice
+    # --status names the run that counted lines twice, and why (it had not: only the runs'
+    # count and the last run)
+    status = json.loads(cron(state, "--status", "--json").stdout)
+    doubled = status["runs_counted_twice"]
+    assert [run["id"] for run in doubled] == [3], doubled
+    assert any("counted twice" in w for w in doubled[0]["warnings"])
+    assert doubled[0]["records_from"] == doubled[0]["records_to"] == "2026-11-28T13:00:00Z"
+    text = cron(state, "--status").stdout
+    assert "run #3 at " in text and "counted lines twice" in text, text
 
 
 def test_a_window_is_partial_while_a_run_that_counted_lines_twice_is_in_it(
