@@ -92,6 +92,16 @@ LEVEL_MAP: dict[str, str] = {
     **_NUMBERS,
 }
 
+#: .NET's console logger (Microsoft.Extensions.Logging): its four-letter levels.
+DOTNET_LEVELS = (
+    ("TRCE", TRACE),
+    ("DBUG", DEBUG),
+    ("INFO", INFO),
+    ("WARN", WARN),
+    ("FAIL", ERROR),
+    ("CRIT", FATAL),
+)
+
 #: Message words that give a syslog line without ``<PRI>`` its level, most severe first.
 MESSAGE_LEVEL_WORDS: tuple[tuple[str, str], ...] = (
     (FATAL, r"(?i)\b(?:fatal|panic|emerg(?:ency)?|critical)\b"),

@@ -39,7 +39,7 @@ from __future__ import annotations
 
 from logagent.formats.app import ANSI, AppRegexFormat
 from logagent.formats.apptimes import ZONE
-from logagent.formats.levels import DEBUG, ERROR, FATAL, INFO, TRACE, WARN
+from logagent.formats.levels import DEBUG, DOTNET_LEVELS, ERROR, FATAL, INFO, TRACE, WARN
 from logagent.formats.selfhosted import GITEA, VAULTWARDEN
 from logagent.formats.serverlogs import ISO_TIMES
 from logagent.formats.webservers import GUNICORN, LIGHTTPD
@@ -265,15 +265,6 @@ RABBITMQ = AppRegexFormat(
     example="2026-12-06 02:40:38.223456+00:00 [error] <0.456.0> Error on AMQP connection",
 )
 
-#: .NET's console logger (Microsoft.Extensions.Logging): its four-letter levels.
-DOTNET_LEVELS = (
-    ("TRCE", TRACE),
-    ("DBUG", DEBUG),
-    ("INFO", INFO),
-    ("WARN", WARN),
-    ("FAIL", ERROR),
-    ("CRIT", FATAL),
-)
 _DOTNET_STAMP = _D4 + "[ T]" + _HMS + r"[0-9.,:+Z\-]*"
 #: A TimestampFormat of the time alone (``"HH:mm:ss "``, ``"[HH:mm:ss] "``): no date, no time.
 _DOTNET_CLOCK = r"\[?" + _HMS + r"(?:\.[0-9]+)?\]?"

@@ -13,7 +13,13 @@ from __future__ import annotations
 
 from logagent.formats.app import ANSI, LEVEL_WORDS, AppRegexFormat
 from logagent.formats.apptimes import ZONE
-from logagent.formats.levels import INNER_BRACKET, INNER_ELASTIC, INNER_LEVEL_WORDS
+from logagent.formats.levels import (
+    DOTNET_LEVELS,
+    INNER_BRACKET,
+    INNER_ELASTIC,
+    INNER_LEVEL_WORDS,
+    LEVEL_MAP,
+)
 
 _D4 = r"[0-9]{4}-[0-9]{2}-[0-9]{2}"
 _HMS = r"[0-9]{2}:[0-9]{2}:[0-9]{2}"
@@ -245,9 +251,12 @@ _ANSI = ANSI
 #: A container's own message: klog's letter, or a level word among its first words (perhaps
 #: coloured: Flask's red ``WARNING:``; or a JSON line's ``{"level":"warn"``, zap's and Caddy's).
 _INNER_KLOG = r"(?P<level>[IWEF])[0-9]{4} "
-#: Up to three words before the level, one more blank before it (Spring Boot pads ``  INFO``).
+#: Up to three words before the level, one more blank before it (Spring Boot pads ``  INFO``);
+#: words end at a blank or a tab (zap's console encoder: ``ts\terror\tcaller\tmsg``). A quote
+#: opens a level only as a level key's value: ``"debug"`` alone is another key's value (an
+#: OpenTelemetry collector's ``{"otelcol.component.id": "debug"}`` made its info lines DEBUG).
 _INNER_WORD = (
-    r'(?:[^ ]+ ){0,3}? ?(?:\[|level=|lvl=|\{?"(?:level|severity|lvl)": ?")?\"?'
+    r'(?:[^ \t]+[ \t]){0,3}?[ \t]?(?:\[|(?:level|lvl)="?|\{?"(?:level|severity|lvl)": ?")?'
     + _ANSI
     + r"(?P<level>"
     + INNER_LEVEL_WORDS
@@ -255,13 +264,27 @@ _INNER_WORD = (
 )
 
 
+#: .NET's console logger's levels no word list holds (``fail: Category[0]``; ``DOTNET``), and a
+#: bracketed level in title case among the first words (OpenTelemetry C++'s ``[Error] File:``).
+_INNER_DOTNET = r"(?P<level>trce|dbug|fail|crit): "
+#: A container's levels: the shared words plus .NET's (``fail`` is ERROR there only: as a
+#: level field elsewhere it is no level word).
+_CONTAINER_LEVELS = (*LEVEL_MAP.items(), *DOTNET_LEVELS)
+_INNER_TITLE = (
+    r"(?:[^ \t]+[ \t]){0,3}?\[(?P<level>"
+    r"Trace|Debug|Info|Information|Notice|Warn|Warning|Error|Fatal|Critical)\]"
+)
+
+
 def _inner_levels(head: str, colour: str = "") -> tuple[str, ...]:
     """The patterns of a container log's line after ``head``: klog's letter (after ``colour``
-    codes), a level word, a bracketed level further on, the Elastic stack's, none (a record
-    without level)."""
+    codes), a level word, .NET's or a title-case bracketed one, a bracketed level further on,
+    the Elastic stack's, none (a record without level)."""
     return (
         head + r"(?P<message>" + colour + _INNER_KLOG + r".*)$",
         head + r"(?P<message>" + _INNER_WORD + r".*)$",
+        head + r"(?P<message>" + _INNER_DOTNET + r".*)$",
+        head + r"(?P<message>" + _INNER_TITLE + r".*)$",
         head + r"(?P<message>" + INNER_BRACKET + r".*)$",
         head + r"(?P<message>" + INNER_ELASTIC + r".*)$",
         head + r"(?P<message>.*)$",
@@ -275,6 +298,7 @@ CRI = AppRegexFormat(
     name="cri",
     patterns=_inner_levels(_CRI_HEAD),
     min_line_bytes=36,
+    level_map=_CONTAINER_LEVELS,
     time_formats=ISO_TIMES,
     head_component=True,
     description="Kubernetes CRI container log: level from the container's message; "
@@ -310,7 +334,7 @@ MONOLOG = AppRegexFormat(
 #: the container's RFC 3339 stamp (``--timestamps``).
 _COMPOSE_HEAD = (
     r"^" + _ANSI + r"(?P<component>[A-Za-z0-9][A-Za-z0-9_.-]*) +\|" + _ANSI + " " + _ANSI
-    + r"(?:(?P<ts>" + _D4 + "T" + _HMS + r"(?:\.[0-9]+)?(?:Z|[+-][0-9]{2}:[0-9]{2})) )?"
+    + r"(?:(?P<ts>" + _D4 + "T" + _HMS + r"(?:\.[0-9]+)?(?:Z|[+-][0-9]{2}:[0-9]{2}))[ \t])?"
 )  # fmt: skip
 #: What is no service name: a level word (Java Service Wrapper's ``ERROR  | wrapper  | ...``,
 #: Python's ``%(levelname)-8s | ...``) or a stamp's date.
@@ -322,6 +346,7 @@ COMPOSE = AppRegexFormat(
     # the events one unread unit can hide: 4 made a proof that binary junk holds no record
     # need the whole file (the smallest l_min of all layouts counts there)
     min_line_bytes=8,
+    level_map=_CONTAINER_LEVELS,
     time_formats=ISO_TIMES,
     refused_components=_NOT_A_SERVICE,
     description="docker compose logs (service | message): component = service; level from "

@@ -88,3 +88,25 @@ def test_level_after_padding_or_a_bracketed_fifth_word() -> None:
     ]
     levels = parse_app(DOCKER_JSON, pl.Series("line", docker))["level"].to_list()
     assert levels == ["ERROR", "WARN", "INFO", None, None, None, None, None]
+
+
+def test_zap_console_tabs_dotnet_and_title_case_levels() -> None:
+    """An OpenTelemetry demo's ``docker compose logs`` (probe I): the collector's zap console
+    lines are tab-separated with lower-case levels (they had no level, and a JSON value
+    ``"debug"`` made the info lines DEBUG: 2 ERROR records called exact of 42); .NET's
+    ``fail:`` and OpenTelemetry C++'s ``[Error]`` are levels too."""
+    lines = [
+        "otel-collector   | 2025-04-11T12:36:01.518Z\terror\tdocker@v0.120.1/docker.go:194\t"
+        'Could not parse docker containerStats\t{"otelcol.component.id": "docker_stats"}',
+        "otel-collector   | 2025-04-11T12:36:01.648Z\tinfo\tMetrics\t"
+        '{"otelcol.component.id": "debug", "otelcol.component.kind": "Exporter"}',
+        "accounting       | fail: Accounting.Consumer[0]",
+        "accounting       | crit: Accounting.Consumer[1]",
+        "currency         | [Error] File: /otlp_grpc_log_record_exporter.cc:173 Export() failed",
+        'web-1  | GET /x took 3 ms {"route": "debug"}',
+        "web-1  | Failure budget: 3 [Errors] seen",
+    ]
+    got = parse_app(COMPOSE, pl.Series("line", lines))
+    assert got["level"].to_list() == ["ERROR", "INFO", "ERROR", "FATAL", "ERROR", None, None]
+    assert str(got["time"][0]) == "2025-04-11 12:36:01.518000+00:00"
+    assert got["message"][0].startswith("error\tdocker@")
