@@ -20,7 +20,7 @@ import polars as pl
 
 from logagent.formats.parallel import collect, slices
 from logagent.sources.batches import I64, Batch
-from logagent.sources.framing import Buffer
+from logagent.sources.framing import ANSI_SEQUENCE, ESC, Buffer
 from logagent.sources.locate import find_hits, is_utf8, polars_pattern, string_series
 
 REPLACEMENT = "\ufffd"
@@ -128,6 +128,41 @@ def candidate_lines(batch: Batch, prefilter: re.Pattern[bytes]) -> tuple[Lines, 
         return Lines(_stripped(data, starts, ends[index]), starts, 0), count
     bounds = zip(starts.tolist(), ends[index].tolist(), strict=True)
     return decode_lines([data[s:e] for s, e in bounds], starts), count
+
+
+def coloured(batch: Batch) -> bool:
+    """Whether the batch holds an escape byte (a colour code, ``framing.ANSI_SEQUENCE``)."""
+    return batch.data.find(ESC, 0, batch.size) >= 0
+
+
+def decolour(lines: Lines) -> Lines:
+    """``lines`` without colour codes (the sample's lines are read so: ``sources.sample``)."""
+    text = lines.text
+    if not text.str.contains(ESC.decode(), literal=True).any():
+        return lines
+    return Lines(text.str.replace_all(ANSI_SEQUENCE, ""), lines.starts, lines.invalid_utf8)
+
+
+def coloured_candidates(batch: Batch, prefilter: re.Pattern[bytes]) -> tuple[Lines, int]:
+    """``candidate_lines`` of a batch with colour codes: the prefilter is tested on the lines
+    without them (a code inside what it looks for, ``" \x1b[31m503``, hid a candidate from the
+    search of the bytes)."""
+    data, size = batch.data, batch.size
+    ends = line_ends(data, size)
+    batch.know_lines(len(ends))
+    if batch.utf8 if batch.utf8 is not None else is_utf8(data, size):
+        lines = Lines(_stripped(data, line_starts(ends), ends), line_starts(ends), 0)
+    else:
+        lines = all_lines(batch, ends)
+    lines = decolour(lines)
+    pattern = polars_pattern(prefilter)
+    if pattern is not None:
+        keep = _contains(lines.text, pattern)
+    else:  # rare: a prefilter Rust's regex cannot take, on coloured lines
+        found = [prefilter.search(t.encode()) is not None for t in lines.text.to_list()]
+        keep = np.asarray(found, dtype=np.bool_)
+    index = np.flatnonzero(keep)
+    return Lines(lines.text.gather(index), lines.starts[index], lines.invalid_utf8), len(ends)
 
 
 def _matching_lines(batch: Batch, pattern: str) -> Lines:

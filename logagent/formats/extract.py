@@ -24,7 +24,15 @@ import polars as pl
 
 from logagent.formats import quick
 from logagent.formats.base import BUCKET, PATH, STATUS, Format, Stages, staged_fields
-from logagent.formats.batchlines import all_lines, candidate_lines, decode_lines, line_ends
+from logagent.formats.batchlines import (
+    all_lines,
+    candidate_lines,
+    coloured,
+    coloured_candidates,
+    decode_lines,
+    decolour,
+    line_ends,
+)
 from logagent.formats.parallel import collect, slices
 from logagent.formats.routes import INVALID_REQUEST, RouteRule, normalize_paths, with_routes
 from logagent.formats.stagedtime import representable_epoch
@@ -116,11 +124,14 @@ def scan(batch: Batch, fmt: Format, *, errors_only: bool, ends: I64 | None = Non
         if prefilter is None:
             raise ValueError("a prescanned batch holds only the lines of an errors-only question")
         raw, starts = batch.found
-        lines, count = decode_lines(raw, starts), batch.lines
+        lines, count = decolour(decode_lines(raw, starts)), batch.lines
     elif prefilter is None:
         ends = line_ends(batch.data, batch.size) if ends is None else ends
         batch.know_lines(len(ends))
         lines, count = all_lines(batch, ends), len(ends)
+        lines = decolour(lines) if coloured(batch) else lines
+    elif coloured(batch):
+        lines, count = coloured_candidates(batch, prefilter)
     else:
         lines, count = candidate_lines(batch, prefilter)
     return Scanned(lines.text, batch.units_of(lines.starts), count, lines.invalid_utf8)

@@ -14,6 +14,7 @@ than ``cap``.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import TypeAlias
@@ -27,6 +28,19 @@ NL = b"\n"
 
 #: What a read hands on: bytes, or a reused buffer (``sources.buffers``) that may run past the data.
 Buffer: TypeAlias = bytes | bytearray
+
+#: A terminal's escape byte, and one colour or cursor code (an ANSI CSI sequence: ``ESC[31m``,
+#: ``ESC[0m``, ``ESC[2K``). Consoles write them around stamps, levels and names (Airflow's,
+#: Python's colorlog, docker compose); a line is read with them removed (``decoloured``), or
+#: its stamp and level are not where its layout puts them.
+ESC = b"\x1b"
+ANSI_SEQUENCE = r"\x1b\[[0-9;?]*[A-Za-z]"
+_ANSI = re.compile(ANSI_SEQUENCE)
+
+
+def decoloured(line: str) -> str:
+    """``line`` without its ANSI colour codes (``ANSI_SEQUENCE``)."""
+    return _ANSI.sub("", line) if "\x1b" in line else line
 
 
 @dataclass(frozen=True, slots=True)

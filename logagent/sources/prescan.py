@@ -24,7 +24,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from logagent.sources.framing import TAIL_SLACK, iter_pieces
+from logagent.sources.framing import ESC, TAIL_SLACK, iter_pieces
 from logagent.sources.locate import anchor_of
 
 try:
@@ -83,7 +83,8 @@ def scan_range(
 ) -> Found | None:
     """The lines whose first byte is in ``[start, stop)`` (``start`` a line start), scanned.
 
-    Returns None when candidates are not rare (the caller reads the range as a batch).
+    Returns None when candidates are not rare, or the range holds colour codes (the caller
+    reads the range as a batch).
     """
     assert _sz is not None
     buf = bytearray(CHUNK + TAIL_SLACK)
@@ -101,6 +102,8 @@ def scan_range(
     for piece in iter_pieces(read_at, start, stop, cap=cap, chunk=CHUNK, read_into=into):
         size = piece.size
         data = piece.buf
+        if _sz.find(data, ESC, 0, size) >= 0:  # colour codes: its batch finds candidates without
+            return None  # them (``batchlines.coloured_candidates``), so it reads this range
         piece_pos.append(pos)
         piece_offset.append(piece.offset)
         lines += _sz.count(data, "\n", 0, size)

@@ -3,6 +3,7 @@
 Lines come from several spots spread over each seekable input (a log whose
 head is a banner or a different format still gets a fair vote), and from the
 head of each stream (a forward reader can still go back to offset 0 then).
+Colour codes are removed, as from every line read (``formats.batchlines.decolour``).
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from logagent.sources.files import Source
+from logagent.sources.framing import decoloured
 
 SAMPLE_BYTES = 256 << 10
 SPOTS = 8
@@ -65,6 +67,8 @@ def _whole_lines(data: bytes, *, skip_first: bool, at_end: bool, cap: int) -> li
     elif len(parts) > 1 and cut_last:  # (a first line longer than the read is kept, cut)
         parts = parts[:-1]
     return [
-        p[:cap].decode("utf-8", "replace").removesuffix("\r").lstrip("\ufeff").lstrip("\x00")
+        decoloured(
+            p[:cap].decode("utf-8", "replace").removesuffix("\r").lstrip("\ufeff").lstrip("\x00")
+        )
         for p in parts
     ]

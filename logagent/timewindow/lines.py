@@ -14,6 +14,8 @@ from datetime import datetime
 
 import polars as pl
 
+from logagent.sources.framing import decoloured
+
 from .stamps import CLF_BRACKETED, need_reference, parse_timestamp
 
 LineTime = Callable[[bytes], datetime | None]
@@ -89,7 +91,9 @@ class FormatLineTime:
 
     def many(self, lines: list[bytes]) -> list[datetime | None]:
         """The time of each line (None where it has none)."""
-        texts = [x[:WHOLE_BYTES].decode("utf-8", "replace").rstrip("\r\n") for x in lines]
+        texts = [
+            decoloured(x[:WHOLE_BYTES].decode("utf-8", "replace").rstrip("\r\n")) for x in lines
+        ]
         frame = pl.DataFrame({"line": texts}, schema={"line": pl.String})
         return [t if isinstance(t, datetime) else None for t in frame.select(self._expr)["t"]]
 
@@ -100,7 +104,7 @@ def line_time_by(time: Callable[[pl.Expr], pl.Expr]) -> LineTime:
 
 
 def _head(line: bytes) -> str:
-    return line[:HEAD_BYTES].decode("utf-8", "replace")
+    return decoloured(line[:HEAD_BYTES].decode("utf-8", "replace"))
 
 
 def _json_time(text: str, tz: str, reference: datetime | None) -> datetime | None:
