@@ -226,9 +226,9 @@ class AppRegexFormat:
 
 #: Level words, upper case, the longer of two alike first (Serilog's short ones too): what
 #: ``generic`` reads as a level, and what no component is (``LEVEL_WORD_ALONE``).
-LEVEL_WORDS = (
-    "FATAL|CRITICAL|CRIT|EMERGENCY|EMERG|ALERT|PANIC|ERROR|ERR|SEVERE|WARNING|WARN|NOTICE|INFO"
-    "|DEBUG|TRACE|VERBOSE|FTL|WRN|INF|DBG|VRB"
+LEVEL_WORDS = (  # four letters: log15's and op/go-logging's EROR, DBUG, DEBG; logrus' ERRO; TRAC
+    "FATAL|CRITICAL|CRIT|EMERGENCY|EMERG|ALERT|PANIC|ERROR|ERRO|EROR|ERR|SEVERE|WARNING|WARN"
+    "|NOTICE|INFO|DEBUG|DEBG|DBUG|TRACE|TRAC|VERBOSE|FTL|WRN|INF|DBG|VRB"
 )
 #: A component that is a level word alone, in any case (``AppRegexFormat.refused_components``):
 #: where a layout finds one in its component's place, the line is another layout's.

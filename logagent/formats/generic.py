@@ -174,8 +174,14 @@ def header_regex(ts_pattern: str | None, *, indented: bool = True) -> str:
     """Timestamp in the first bytes, a few tokens, then the level word and the rest."""
     gap = r"[^A-Za-z]{0,24}?(?:[^ ]+ +){0,6}?[\[(<|]?"  # up to six fields (BGL: five)
     if ts_pattern is None:
+        # what comes before the level word ends in no letter, digit or underscore: a class
+        # name is no level (a Rails log's ``ActionController::RoutingError (No route ...)``
+        # lines had been its ERROR records)
         return (
-            r"^(?P<ts>)[^ ]{0,40}?(?:[^ ]+ +){0,2}?" + LEVEL_WORD + _AFTER_LEVEL + r"(?P<rest>.*)$"
+            r"^(?P<ts>)(?:[^ ]{0,39}[^ \w])?(?:[^ ]+ +){0,2}?"
+            + LEVEL_WORD
+            + _AFTER_LEVEL
+            + r"(?P<rest>.*)$"
         )
     return (
         "^"

@@ -120,6 +120,38 @@ def test_a_lower_case_level_counts_only_right_after_the_stamp() -> None:
     assert rows["valid"].to_list() == [True, False, True, False]
 
 
+def test_a_class_name_ending_in_a_level_word_is_no_level() -> None:
+    """Without stamps a level word may come after a few characters, but not glued to a name:
+    a Rails development log's ``ActionController::RoutingError (No route ...)`` lines had been
+    93 ERROR records, "exact" (probe I). ``ERROR`` and ``[ERROR]`` after a separator still
+    are levels."""
+    fmt = infer_generic(["app|ERROR|db down", "app|INFO|ok"] * 10)
+    probe = [
+        'ActionController::RoutingError (No route matches [GET] "/favicon.ico"):',
+        "NoMethodError (undefined method `name' for nil:NilClass):",
+        "app|ERROR|db down",
+        "worker: [ERROR] queue full",
+        "Error: disk full",
+    ]
+    rows = fold_records(pl.Series("line", probe), fmt)
+    assert rows["level"].to_list() == [None, None, "ERROR", "ERROR", "ERROR"]
+
+
+def test_four_letter_level_spellings_are_levels() -> None:
+    """op/go-logging and log15 write EROR, DEBG, DBUG; logrus ERRO (probe I: a Go service's
+    EROR record was malformed, and a refusal said the log held no error)."""
+    lines = [f"2019-08-08 14:15:{i:02d} INFO  \u25b6 Listen HTTP on :8081" for i in range(20)]
+    fmt = infer_generic(lines)
+    probe = [
+        "2019-08-08 14:15:04 EROR jenkins_demo/model/database.go:144 \u25b6 SQL failed",
+        "2019-08-08 14:16:03 DEBG  \u25b6 inserted 1",
+        "2019-08-08 14:16:04 ERRO  \u25b6 gone",
+        "2019-08-08 14:16:05 DBUG  \u25b6 x",
+    ]
+    rows = fold_records(pl.Series("line", probe), fmt)
+    assert rows["level"].to_list() == ["ERROR", "DEBUG", "ERROR", "DEBUG"]
+
+
 @pytest.mark.parametrize("variant", sorted(VARIANTS))
 def test_generic_infers_an_unseen_header(variant: str) -> None:
     """detect picks generic (discounted, unambiguous); component and level come out right."""
