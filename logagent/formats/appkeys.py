@@ -4,12 +4,14 @@ from sampled lines (PURE). Split from ``formats.structured``, whose formats read
 
 from __future__ import annotations
 
+import json
 import re
+from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from logagent.formats.app import COMPONENT, LEVEL, MESSAGE, TS
-from logagent.formats.jsonl import choose_keys, has_key, object_of
+from logagent.formats.jsonl import PLAIN_KEY, choose_keys, has_key, object_of
 from logagent.formats.structured import APP_KEYS, LOGFMT_LINE, default_mapping
 
 
@@ -80,3 +82,39 @@ def _logfmt_loads(line: str) -> dict[str, Any] | None:
 
 def _has(obj: dict[str, Any], key: str) -> bool:
     return has_key(obj, key, literal_dots=True)  # logfmt keys may hold dots themselves
+
+
+#: The share of a sample's JSON objects one key order must hold to be learned (``key_order``).
+KEY_ORDER_SHARE = 0.5
+
+
+def key_order(sample: Iterable[str]) -> tuple[str, ...]:
+    """The top-level keys, in order, that most sampled JSON objects write (at least
+    ``KEY_ORDER_SHARE`` of them; each key once, each a ``jsonl.PLAIN_KEY`` without dots), or
+    ``()``: a JSON app log whose lines are written by one logger call shape, read by one regex
+    (``JsonAppFormat.key_order``)."""
+    orders: Counter[tuple[str, ...]] = Counter()
+    for line in sample:
+        if not line.lstrip().startswith("{"):
+            continue
+        try:
+            keys = json.loads(line, object_pairs_hook=_top_keys)
+        except (ValueError, RecursionError):
+            continue
+        if isinstance(keys, _Keys):
+            orders[tuple(keys)] += 1
+    if not orders:
+        return ()
+    order, n = orders.most_common(1)[0]
+    plain = all(PLAIN_KEY.fullmatch(k) and "." not in k for k in order)
+    if n < KEY_ORDER_SHARE * sum(orders.values()) or not plain or len(set(order)) < len(order):
+        return ()
+    return order
+
+
+class _Keys(list[str]):
+    """An object's keys in order (``json.loads``' hook for every object, inner ones too)."""
+
+
+def _top_keys(pairs: list[tuple[str, Any]]) -> _Keys:
+    return _Keys(key for key, _ in pairs)

@@ -14,7 +14,7 @@ from typing import TypeAlias
 
 from logagent.errors import FormatError
 from logagent.formats.app import KIND_NOTE, AppFormat
-from logagent.formats.appkeys import auto_app_mapping, names_component
+from logagent.formats.appkeys import auto_app_mapping, key_order, names_component
 from logagent.formats.applogs import (
     APACHE_ERROR,
     BGL,
@@ -180,6 +180,8 @@ def _keyed(
     """A JSON or logfmt app format of ``mapping``; one whose sampled records name no component
     ranks them by their error kind (``KeyedFields.head_component``)."""
     named = names_component(sample, mapping, logfmt=logfmt) or not sample
+    if kind is JsonAppFormat:
+        return JsonAppFormat(mapping=mapping, head_component=not named, key_order=key_order(sample))
     return kind(mapping=mapping, head_component=not named)
 
 

@@ -177,6 +177,10 @@ class JsonAppFormat(KeyedFields):
     record_needs = OBJECT_FIRST
     own_level_keys = True
     head_component: bool = False  # KeyedFields.head_component
+    #: The top-level keys most sampled lines write, in order (``appkeys.key_order``; ``()``:
+    #: none learned): a line that is exactly that flat object is read by one regex
+    #: (``fast_pattern``) instead of a shape test, key counts and a JSON decode.
+    key_order: tuple[str, ...] = ()
 
     def raw(self, line: pl.Expr) -> tuple[dict[str, pl.Expr], pl.Expr]:
         """Each mapped key's value as written; a line that is no JSON object is no record."""
@@ -213,30 +217,47 @@ class JsonAppFormat(KeyedFields):
         # is counted as ``"key"``: no allowed escape spells it
         if not keys or not all(PLAIN_KEY.fullmatch(k) and "." not in k for k in keys):
             return super().staged_raw(line)
-        shape, flat, doc = (f"_app_{self.name}_{n}" for n in ("shape", "flat", "doc"))
+        shape, flat, doc, fast = (f"_app_{self.name}_{n}" for n in ("shape", "flat", "doc", "fast"))
+        groups = fast_groups(self.key_order, keys)
+        is_record = line.str.starts_with("{")
+        first: list[dict[str, pl.Expr]] = []
+        fit = pl.lit(False)
+        if groups:  # the lines the learned order's regex reads skip the three stages below
+            first.append({fast: line.str.extract_groups(fast_pattern(self.key_order, keys))})
+            fit = pl.col(fast).struct.field(next(iter(groups.values()))).is_not_null()
+            line = pl.when(~fit).then(line)
         shaped = pl.when(pl.col(shape)).then(line)  # counted only where the shape is flat
         once = [key_count(shaped, k) <= 1 for k in keys]
         as_text = pl.Struct(dict.fromkeys(keys, pl.String))
-        first: Stages = [
+        first += [
             {shape: line.str.contains(FLAT_OBJECT)},
             {flat: pl.col(shape) & pl.all_horizontal(once)},
             {doc: pl.when(pl.col(flat)).then(line).str.json_decode(as_text)},
         ]
 
+        def decoded_value(key: str, text: pl.Expr) -> pl.Expr:
+            rest = pl.when(~pl.col(flat) & ~fit).then(text)  # null where read above: unparsed
+            value = (
+                pl.when(pl.col(flat))
+                .then(pl.col(doc).struct.field(key))
+                .otherwise(rest.str.json_path_match(jsonpath(key)))
+            )
+            if not groups:
+                return value
+            held = pl.col(fast).struct.field(groups[key]) if key in groups else pl.lit(None)
+            return pl.when(fit).then(held).otherwise(value)
+
         def read(text: pl.Expr) -> dict[str, pl.Expr]:
-            rest = pl.when(~pl.col(flat)).then(text)  # null on the decoded lines: not parsed
             return self._clef(
                 {
-                    k: pl.when(pl.col(flat))
-                    .then(pl.col(doc).struct.field(v))
-                    .otherwise(rest.str.json_path_match(jsonpath(v)))
+                    k: decoded_value(v, text)
                     if k in decoded
                     else text.str.json_path_match(jsonpath(v))
                     for k, v in self.mapping.items()
                 }
             )
 
-        return first, read, line.str.starts_with("{")
+        return first, read, is_record
 
 
 @dataclass(frozen=True)
@@ -256,6 +277,31 @@ class LogfmtFormat(KeyedFields):
         """Each mapped key's value as written; only a line of key=value pairs is a record."""
         get = {k: logfmt_value(line, v) for k, v in self.mapping.items()}
         return get, line.str.contains(LOGFMT_LINE)
+
+
+#: A captured value of ``fast_pattern``: a string with no escape and no control character,
+#: whose text is its decoded value.
+_PLAIN_STRING = r'"([^"\\\x00-\x1f]*)"'
+
+
+def fast_groups(order: tuple[str, ...], keys: Collection[str]) -> dict[str, str]:
+    """The capture group (``g<i>``) of each of ``keys`` that ``order`` holds, for
+    ``fast_pattern``; empty when ``order`` holds none of them."""
+    return {k: f"g{i}" for i, k in enumerate(order) if k in keys}
+
+
+def fast_pattern(order: tuple[str, ...], keys: Collection[str]) -> str:
+    """A regex for the lines that are exactly the flat object of ``order``'s keys, in that
+    order, each once; each of ``keys`` a plain string (``_PLAIN_STRING``, captured as its
+    ``fast_groups`` group), any other value a ``FLAT_OBJECT`` scalar. On such a line each
+    key's value is the one ``json_decode`` reads (one object, no key twice, no escape to
+    decode); a key of ``keys`` that ``order`` lacks is absent from it (null)."""
+    groups = fast_groups(order, keys)
+    members = []
+    for i, key in enumerate(order):
+        value = _PLAIN_STRING.replace("(", f"(?P<g{i}>", 1) if key in groups else _SCALAR
+        members.append(f'"{re.escape(key)}"{_WS}:{_WS}{value}{_WS}')
+    return rf"^\{{{_WS}" + f",{_WS}".join(members) + rf"\}}{_WS}$"
 
 
 def key_count(line: pl.Expr, key: str) -> pl.Expr:

@@ -393,3 +393,76 @@ def test_a_key_is_counted_as_often_as_the_line_writes_it(key: str, parts: list[s
     line = "".join(f'"{key}"' if p == "K" else p for p in parts)
     got = pl.select(key_count(pl.lit(line), key)).item()
     assert got == line.count(f'"{key}"'), (key, line)
+
+
+ORDER = ("ts", "level", "logger", "message")
+BLANK = st.sampled_from(["", " ", "\t", "  "])
+PLAIN_TEXT = st.sampled_from(["ERROR", "warn", "svc.api", "", "é", "2026-12-03T10:00:00.5+01:00"])
+ANY_TEXT = st.one_of(PLAIN_TEXT, st.sampled_from(['a"b', "a\\b", "x\u0001y", "\u00e9\t", "E\\u0052"]))
+
+
+@st.composite
+def ordered_line(draw: st.DrawFn) -> str:
+    """A JSON line written in ``ORDER`` (most of the time), its values plain strings or not,
+    with JSON's blanks, escapes written by hand (``\\u0045``), or a key repeated, dropped,
+    added or moved, or junk after it."""
+    keys = list(ORDER)
+    change = draw(st.sampled_from(["none"] * 3 + ["repeat", "drop", "add", "swap", "junk"]))
+    if change == "repeat":
+        keys.insert(draw(st.integers(0, len(keys))), draw(st.sampled_from(ORDER)))
+    elif change == "drop":
+        keys.pop(draw(st.integers(0, len(keys) - 1)))
+    elif change == "add":
+        keys.insert(draw(st.integers(0, len(keys))), "extra")
+    elif change == "swap":
+        keys[0], keys[1] = keys[1], keys[0]
+    members = []
+    for key in keys:
+        kind = draw(st.sampled_from(["plain"] * 8 + ["any", "number", "raw", "null"]))
+        if kind == "plain":
+            value = json.dumps(draw(PLAIN_TEXT), ensure_ascii=False)
+        elif kind == "any":
+            value = json.dumps(draw(ANY_TEXT), ensure_ascii=draw(st.booleans()))
+        elif kind == "number":
+            value = str(draw(st.sampled_from([0, 50, -3, 1.5, 10**16])))
+        elif kind == "raw":  # written by hand: an escape JSON allows, or a bare control byte
+            value = draw(st.sampled_from(['"\\u0045RROR"', '"a\\/b"', '"x\ty"', '"\\"q\\""']))
+        else:
+            value = draw(st.sampled_from(["null", "true", "{}", "[1]"]))
+        b = [draw(BLANK) for _ in range(3)]
+        members.append(f"{b[0]}{json.dumps(key)}{b[1]}:{b[2]}{value}")
+    line = "{" + ",".join(members) + draw(BLANK) + "}"
+    return line + (draw(st.sampled_from([" x", "}", ","])) if change == "junk" else draw(BLANK))
+
+
+FAST = [
+    JsonAppFormat(key_order=ORDER),
+    JsonAppFormat(key_order=("level", "message")),  # the learned order lacks ts and logger
+    JsonAppFormat(key_order=(*ORDER, "extra"), head_component=True),
+]
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.one_of(ordered_line(), json_line()), max_size=30))
+def test_a_learned_key_order_reads_what_the_json_decode_reads(lines: list[str]) -> None:
+    """The lines a learned key order's regex reads (``JsonAppFormat.key_order``) give, in
+    every view, the columns the shape test, key counts and JSON decode give without it."""
+    for fmt in FAST:
+        for view, slow in zip(_views(fmt), _views(replace(fmt, key_order=())), strict=True):
+            fast_cols, slow_cols = _both(view, lines)[1], _both(slow, lines)[1]
+            assert fast_cols.equals(slow_cols), (fmt.key_order, type(view).__name__, lines)
+
+
+def test_the_key_order_of_most_sampled_lines_is_learned() -> None:
+    from logagent.formats.appkeys import key_order
+
+    same = ['{"ts":"t","level":"INFO","logger":"a","message":"m"}'] * 6
+    other = ['{"level":"ERROR","ts":"t","message":"m","err":{"k":1}}'] * 4
+    assert key_order([*same, *other, "not json"]) == ORDER
+    assert key_order([*same[:4], *other]) == ORDER  # a tie: half is enough
+    assert key_order([*same[:3], *other]) == ("level", "ts", "message", "err")
+    assert key_order(['{"a":1,"a":2}'] * 3) == ()  # a key twice: no single regex reads it
+    assert key_order(['{"a.b":1}'] * 3) == ()  # a dotted key reads a nested path here
+    assert key_order(["[1, 2]", "x"]) == ()
+    fmt = build_any_format("jsonapp", same)
+    assert isinstance(fmt, JsonAppFormat) and fmt.key_order == ORDER
