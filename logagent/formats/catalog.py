@@ -52,6 +52,7 @@ from logagent.formats.serverlogs import (
     POSTGRES,
     SPDLOG,
     ZAP,
+    ZEROLOG,
     ZOOKEEPER,
 )
 from logagent.formats.structured import JsonAppFormat, LogfmtFormat
@@ -68,8 +69,8 @@ ACCESS_NAMES = (
     *(f.name for f in (*PROXY_LAYOUTS, *W3C_LAYOUTS)),
 )
 SERVER_LAYOUTS = (
-    KAFKA, ZOOKEEPER, OSLO, ELASTICSEARCH, POSTGRES, MYSQL, NGINX_ERROR, ZAP, CRI, MONOLOG, COMPOSE,
-    SPDLOG,
+    KAFKA, ZOOKEEPER, OSLO, ELASTICSEARCH, POSTGRES, MYSQL, NGINX_ERROR, ZAP, ZEROLOG, CRI, MONOLOG,
+    COMPOSE, SPDLOG,
 )  # fmt: skip
 #: The loghub supercomputer logs: a head no other layout reads, then their own fields.
 HPC_LAYOUTS = (BGL, THUNDERBIRD)
@@ -105,6 +106,7 @@ NESTED = frozenset(
         ("hadoop", "log4j"),
         ("jsonl", "jsonapp"),
         ("log4j", "syslog3164"),
+        ("zerolog", "syslog3164"),  # its "stamp LVL caller" reads as "stamp host program"
         *((f.name, "jsonapp") for f in JSON_LAYOUTS),
         ("bunyan", "pino"),
         ("caddy", "zap_json"),  # Caddy writes its access log with zap

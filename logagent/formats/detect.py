@@ -313,7 +313,8 @@ PREFER_SPECIFIC = 0.5
 #: syslog3164 had won a real HAProxy log (13 requests of 17 lines) and the 5xx question
 #: was refused.
 PREFERRED = frozenset(
-    (specific, "syslog3164") for specific in ("haproxy", "squid", "elb", "log4j", "hadoop")
+    (specific, "syslog3164")
+    for specific in ("haproxy", "squid", "elb", "log4j", "hadoop", "zerolog")
 )
 
 

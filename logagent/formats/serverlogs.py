@@ -14,11 +14,17 @@ from __future__ import annotations
 from logagent.formats.app import ANSI, LEVEL_WORDS, AppRegexFormat
 from logagent.formats.apptimes import ZONE
 from logagent.formats.levels import (
+    DEBUG,
     DOTNET_LEVELS,
+    ERROR,
+    FATAL,
+    INFO,
     INNER_BRACKET,
     INNER_ELASTIC,
     INNER_LEVEL_WORDS,
     LEVEL_MAP,
+    TRACE,
+    WARN,
 )
 
 _D4 = r"[0-9]{4}-[0-9]{2}-[0-9]{2}"
@@ -245,6 +251,33 @@ ZAP = AppRegexFormat(
     continuation=r"[A-Za-z_][A-Za-z0-9_.\-/]*\.[A-Za-z0-9_.()*\[\]]+$",
     description="zap console encoder (ts TAB LEVEL TAB caller TAB msg): component = caller/logger",
     example="2024-01-01T00:00:00.000Z\tERROR\tpkg/file.go:12\tmsg",
+)
+
+#: zerolog's ConsoleWriter (Traefik v3's default log, many Go services): its three-letter levels.
+_ZEROLOG_LEVELS = (
+    ("TRC", TRACE),
+    ("DBG", DEBUG),
+    ("INF", INFO),
+    ("WRN", WARN),
+    ("ERR", ERROR),
+    ("FTL", FATAL),
+    ("PNC", FATAL),
+)
+ZEROLOG = AppRegexFormat(
+    name="zerolog",
+    patterns=(
+        r"^(?P<ts>" + _D4 + "T" + _HMS + r"(?:\.[0-9]+)?(?:Z|[+-][0-9]{2}:?[0-9]{2})?) "
+        r"(?P<level>TRC|DBG|INF|WRN|ERR|FTL|PNC|\?\?\?) "
+        r"(?:(?P<component>[^ ]+) > )?(?P<message>.*)$",
+    ),
+    min_line_bytes=24,
+    time_formats=ISO_TIMES,
+    record_start=_D4 + "T" + _HMS,
+    head_component=True,
+    level_map=_ZEROLOG_LEVELS,
+    description="zerolog console (ts LVL caller > msg key=value; Traefik v3): component = "
+    "caller, else error kind",
+    example="2024-11-08T07:31:56+01:00 ERR github.com/x/forward.go:187 > Remote error",
 )
 
 _ANSI = ANSI

@@ -16,7 +16,7 @@ from logagent.formats.app import message_head, parse_app
 from logagent.formats.appkeys import auto_app_mapping
 from logagent.formats.applogs import HADOOP, SUPERVISORD
 from logagent.formats.detect import detect_all
-from logagent.formats.serverlogs import KAFKA
+from logagent.formats.serverlogs import KAFKA, ZEROLOG
 from logagent.formats.structured import LogfmtFormat
 
 SUPERVISOR = [
@@ -327,3 +327,36 @@ def test_python_logging_in_kafkas_head_names_its_logger() -> None:
         ("WARN", "kafka.controller.KafkaController"),
     ]
     assert got["message"].to_list()[0] == "Unauthorized: /api/employees/"
+
+
+ZEROLOG_LINES = [
+    "2024-11-08T07:31:56+01:00 DBG github.com/traefik/traefik/v3/pkg/middlewares/auth/"
+    "forward.go:187 > Remote error http://oauth2-proxy:4180/oauth2/start. StatusCode: 302 "
+    "middlewareName=oauth@file",
+    "2024-11-08T07:31:57+01:00 INF github.com/traefik/traefik/v3/cmd/traefik/traefik.go:103 > "
+    "Traefik version 3.2.0 built on 2024-10-28T15:52:48Z version=3.2.0",
+    "2024-11-08T07:31:58+01:00 ERR Error while starting server error=\"listen tcp :80: bind\"",
+    "2024-11-08T07:31:59Z WRN github.com/x/y/z.go:12 > slow",
+    "2024-11-08T07:32:00.123+01:00 TRC a.go:1 > t",
+    "2024-11-08T07:32:01+01:00 PNC a.go:2 > boom",
+    "2024-11-08T07:32:02+01:00 ??? no level",
+]
+
+
+def test_zerolog_console_is_its_own_layout() -> None:
+    """zerolog's ConsoleWriter (Traefik v3's default log): "stamp LVL caller > msg" had been
+    read as syslog3164 at confidence 1.0 (host DBG, program the caller), every record INFO
+    but three "ERROR"s guessed from message words, exact (probe J)."""
+    found = detect_all(ZEROLOG_LINES * 4)
+    assert found.best == "zerolog" and found.confidence == 1.0
+    got = parse_app(ZEROLOG, pl.Series("line", ZEROLOG_LINES))
+    assert got["level"].to_list() == ["DEBUG", "INFO", "ERROR", "WARN", "TRACE", "FATAL", None]
+    assert got["component"].to_list()[:2] == [
+        "github.com/traefik/traefik/v3/pkg/middlewares/auth/forward.go:187",
+        "github.com/traefik/traefik/v3/cmd/traefik/traefik.go:103",
+    ]
+    assert got["component"][2] == "Error while starting server"  # no caller: the error kind
+    assert got["message"][3] == "slow"
+    # syslog3164 still reads a syslog line with an ISO stamp and a host
+    syslog = ["2024-11-08T07:31:56+01:00 web01 sshd[4721]: error: maximum attempts"] * 4
+    assert detect_all(syslog).best == "syslog3164"
