@@ -250,8 +250,11 @@ _ISO_FIRST = r"^([0-9]{4}-[0-9]{2}-[0-9]{2}[T ][0-9]{2}:[0-9]{2}:[0-9]{2}[^ \t]*
 #: it (``generic.GENERIC_DISCOUNT``), so any layout that names a log wins over it.
 GENERIC_ACCESS = GenericAccessFormat(
     name="generic_access",
+    # HAProxy's "<BADREQ>" (a request it could not parse) is a request too, with its 400 and no
+    # path: a custom log-format's 52 such lines had been malformed, its 4xx count "exact" at 2
     pattern=(
-        r'"(?P<method>[A-Z]{3,10}) (?P<path>[^ "]+) HTTP/[0-9.]+" (?P<status>[0-9]{3})(?:[^0-9]|$)'
+        r'"(?:(?P<method>[A-Z]{3,10}) (?P<path>[^ "]+) HTTP/[0-9.]+|<BADREQ>)" '
+        r"(?P<status>[0-9]{3})(?:[^0-9]|$)"
     ),
     extra=(METHOD,),
     min_line_bytes=24,

@@ -473,6 +473,10 @@ def test_generic_access_reads_custom_log_formats_and_yields_to_named_layouts() -
         '10.0.0.1 [06/Dec/2026:02:40:38 +0000] "GET /api/v1/items/42 HTTP/1.1" 502 150 "-" "curl"',
         '2026-12-06T02:40:39+00:00 10.0.0.2 "POST /login HTTP/2.0" 200 615 0.001',
         '2026-12-06T02:40:40+00:00 10.0.0.3 "GET /x HTTP/1.1" 5000 1',  # no 3-digit status
+        # HAProxy's marker of a request it could not parse, in a custom CLF-like log-format
+        # wrapped in syslog (probe J: 52 such 400s had been malformed, 4xx "exact" at 2)
+        "Nov 10 15:10:57 haproxy haproxy[489]: 203.116.206.254 - - [10/Nov/2016:07:10:57 +0000]"
+        ' "<BADREQ>" 400 187 "" "" 33813 470 "bayer" "bayer" "<NOSRV>" -1 -1 -1 -1 48 PR--',
     ]
     line = pl.col("line")
     got = pl.DataFrame({"line": custom}).select(
@@ -484,6 +488,7 @@ def test_generic_access_reads_custom_log_formats_and_yields_to_named_layouts() -
         ("/api/v1/items/42", 502, "GET"),
         ("/login", 200, "POST"),
         (None, None, None),
+        (None, 400, None),
     ]
     assert [str(t) for t in got["t"][:2]] == [
         "2026-12-06 02:40:38+00:00",
