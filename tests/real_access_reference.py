@@ -241,7 +241,7 @@ def raw_route(path: str | None) -> str:
 
 
 def route(path: str | None) -> str:
-    """The default key: scheme and host dropped, numeric/uuid/long-hex segments templated."""
+    """The default key: scheme and host dropped, numeric/uuid/long-hex/JWT segments templated."""
     raw = raw_route(path)
     if path is None:
         return raw
@@ -256,6 +256,8 @@ def route(path: str | None) -> str:
             seg = "{uuid}"
         elif re.fullmatch(r"[0-9a-fA-F]{16,}", seg):
             seg = "{hex}"
+        elif re.fullmatch(r"eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*", seg):
+            seg = "{jwt}"
         out.append(seg)
     return "/".join(out)
 

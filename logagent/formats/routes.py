@@ -35,6 +35,9 @@ DEFAULT_RULES: tuple[RouteRule, ...] = (
         "{uuid}",
     ),
     RouteRule("hex", r"[0-9a-fA-F]{16,}", "{hex}"),
+    # a JSON Web Token (base64url header.payload.signature; its header starts {"…: eyJ), sent
+    # in the path: each request's own segment had been a route of its own (probe J)
+    RouteRule("jwt", r"eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*", "{jwt}"),
 )
 
 

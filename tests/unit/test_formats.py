@@ -109,6 +109,9 @@ def test_route_normalization_rules() -> None:
             "http://example.com:8080/v1/x/12",
             "/v1/ab12",
             None,
+            # a JSON Web Token in the path (probe J: each one had been a route of its own)
+            "/agent/eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0In0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9P",
+            "/eyJhbGciOiJIUzI1NiJ9.x.y",  # no token: its payload is too short
         ]
     )
     assert normalize_paths(raw, DEFAULT_RULES).to_list() == [
@@ -118,6 +121,8 @@ def test_route_normalization_rules() -> None:
         "/v1/x/{id}",
         "/v1/ab12",
         INVALID_REQUEST,
+        "/agent/{jwt}",
+        "/eyJhbGciOiJIUzI1NiJ9.x.y",
     ]
 
 
