@@ -398,7 +398,9 @@ def test_a_key_is_counted_as_often_as_the_line_writes_it(key: str, parts: list[s
 ORDER = ("ts", "level", "logger", "message")
 BLANK = st.sampled_from(["", " ", "\t", "  "])
 PLAIN_TEXT = st.sampled_from(["ERROR", "warn", "svc.api", "", "é", "2026-12-03T10:00:00.5+01:00"])
-ANY_TEXT = st.one_of(PLAIN_TEXT, st.sampled_from(['a"b', "a\\b", "x\u0001y", "\u00e9\t", "E\\u0052"]))
+ANY_TEXT = st.one_of(
+    PLAIN_TEXT, st.sampled_from(['a"b', "a\\b", "x\u0001y", "\u00e9\t", "E\\u0052"])
+)
 
 
 @st.composite

@@ -335,7 +335,7 @@ ZEROLOG_LINES = [
     "middlewareName=oauth@file",
     "2024-11-08T07:31:57+01:00 INF github.com/traefik/traefik/v3/cmd/traefik/traefik.go:103 > "
     "Traefik version 3.2.0 built on 2024-10-28T15:52:48Z version=3.2.0",
-    "2024-11-08T07:31:58+01:00 ERR Error while starting server error=\"listen tcp :80: bind\"",
+    '2024-11-08T07:31:58+01:00 ERR Error while starting server error="listen tcp :80: bind"',
     "2024-11-08T07:31:59Z WRN github.com/x/y/z.go:12 > slow",
     "2024-11-08T07:32:00.123+01:00 TRC a.go:1 > t",
     "2024-11-08T07:32:01+01:00 PNC a.go:2 > boom",
