@@ -85,11 +85,23 @@ class CheckpointError(InputError):
 
 @dataclass(frozen=True)
 class Fingerprint:
-    """What identifies an input: its size and a hash of its first bytes."""
+    """What identifies an input: its size, a hash of its first bytes, and its modification
+    time and inode (None in a checkpoint written before they were kept). A file edited in place
+    past its first bytes, its size kept, had been resumed "exact" over a mix of both files."""
 
     path: str
     size: int | None
     head: str
+    mtime_ns: int | None = None
+    inode: int | None = None
+
+    def same_input(self, other: Fingerprint) -> bool:
+        """Whether ``other`` (the input now) is this one; a time or inode either lacks is not
+        compared."""
+        if (self.path, self.size, self.head) != (other.path, other.size, other.head):
+            return False
+        pairs = ((self.mtime_ns, other.mtime_ns), (self.inode, other.inode))
+        return all(a == b for a, b in pairs if a is not None and b is not None)
 
 
 @dataclass(frozen=True)
@@ -474,6 +486,7 @@ def fingerprint(path: str) -> Fingerprint:
         if not os.path.isfile(path):
             return Fingerprint(path, None, "")
         with open(path, "rb") as f:
-            return Fingerprint(os.path.abspath(path), st.st_size, head_hash(f.read(HEAD_BYTES)))
+            head = head_hash(f.read(HEAD_BYTES))
+        return Fingerprint(os.path.abspath(path), st.st_size, head, st.st_mtime_ns, st.st_ino)
     except OSError:
         return Fingerprint(path, None, "")

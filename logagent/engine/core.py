@@ -211,13 +211,15 @@ def _error_types_of_top(
     return result.model_copy(update={"report": Report(markdown=render(result))})
 
 
-def _check_inputs(cp: Checkpoint, inputs: tuple[object, ...]) -> None:
-    """A checkpoint goes on only over the very inputs it was written for."""
+def _check_inputs(cp: Checkpoint, inputs: tuple[Fingerprint, ...]) -> None:
+    """A checkpoint goes on only over the very inputs it was written for (size, first bytes,
+    modification time, inode)."""
     if any(f.size is None for f in cp.inputs):
         raise CheckpointError(
             "the checkpointed run read standard input or a pipe, which cannot be read again"
         )
-    if list(cp.inputs) != list(inputs):
+    same = len(cp.inputs) == len(inputs)
+    if not same or not all(a.same_input(b) for a, b in zip(cp.inputs, inputs, strict=True)):
         was = ", ".join(f"{f.path} ({f.size} bytes)" for f in cp.inputs)
         raise CheckpointError(
             f"the input changed since the checkpoint was written (it was: {was}); "

@@ -147,6 +147,27 @@ def test_bad_checkpoints_are_clear_errors(close_log: Path, tmp_path: Path) -> No
         load(str(tmp_path / "truncated.ckpt"))
 
 
+def test_an_input_edited_in_place_is_not_resumed(close_log: Path, tmp_path: Path) -> None:
+    """A file edited past its first 64 KiB, its size kept (200 lines rewritten to 503), is
+    another input: its checkpoint is refused (exit 2). Size and head hash alone had let it
+    resume "exact" over a mix of both files (a review)."""
+    log = tmp_path / "edited.log"
+    log.write_bytes(close_log.read_bytes())
+    sink = MemorySink()
+    env = replace(fake_env(interrupt_after=3), checkpoint=sink)
+    analyze([str(log)], Question(), _settings(2), env)
+    assert sink.last is not None
+    ckpt = tmp_path / "edited.ckpt"
+    save(str(ckpt), sink.last)
+    data = bytearray(log.read_bytes())
+    at = data.index(b'" 200 ', 1 << 17)
+    data[at : at + 6] = b'" 503 '  # the same size, the same first bytes
+    log.write_bytes(bytes(data))
+    r = _cli("resume", str(ckpt))
+    assert r.returncode == 2, r.stderr
+    assert "the input changed since the checkpoint was written" in r.stderr, r.stderr
+
+
 @pytest.fixture(scope="module")
 def signal_logs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     base = tmp_path_factory.mktemp("signals")
