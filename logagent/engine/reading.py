@@ -110,6 +110,9 @@ def read_all(run: Run, fmt: Format, parse_rate: float) -> tuple[int, int | None]
     damaged = next((s.error for s in run.sources if s.error), None)
     if damaged and not run.partial:
         stop_partial(run, str(damaged), Reason.INPUT_DAMAGED.value)
+    changed = next((f"{s.path}: {why}" for s in run.sources if (why := s.changed())), None)
+    if changed and not run.partial:
+        stop_partial(run, changed, Reason.INPUT_CHANGED.value)
     streams = any(not s.seekable for s in run.sources)
     if not degrade and mode is not None:  # the sampled read's own units (a main phase's S)
         plan = sampled

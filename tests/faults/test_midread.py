@@ -105,6 +105,49 @@ def test_a_file_truncated_while_read_is_partial_not_exact(
     assert 0 < r.progress.lines_read < big[1]["lines"]
 
 
+@pytest.mark.parametrize(
+    ("full", "processes"), [(True, 1), (True, 2), (False, 1)], ids=["full", "full-2", "sampled"]
+)
+def test_a_copytruncate_rotation_while_read_is_partial_not_exact(
+    tmp_path: Path, big: tuple[Path, dict[str, Any]], full: bool, processes: int
+) -> None:
+    """logrotate's ``copytruncate`` mid-run, the writer going on at its old offset: the file
+    is emptied and at once as long as before, its start a run of zero bytes, so no read ends
+    short. The answer is partial (input_changed), not "exact" on the lines the holes left (a
+    review: 557,278 of 4,731,130 lines, top count 22,507 of 192,130)."""
+    from dataclasses import replace
+
+    from logagent import Question, analyze, load_settings
+    from logagent.result import Status
+    from logagent.testing import fake_env
+
+    src, _ = big
+    path = tmp_path / "t.log"
+    shutil.copy(src, path)
+    settings = load_settings(
+        analysis={"full": full, "seed": 4},
+        reader={"batch_bytes": "256KiB", "scan_processes": processes, "scan_parallel_from": 1},
+    )
+    rotated: list[int] = []
+
+    def copytruncate_once(event: object) -> None:
+        if not rotated:
+            size = os.path.getsize(path)
+            rotated.append(size)
+            shutil.copy(path, tmp_path / "t.log.1")
+            os.truncate(path, 0)
+            with open(path, "r+b") as f:  # the writer's next line, at its old offset
+                f.seek(size)
+                f.write(b'1.2.3.4 - - [28/Nov/2026:13:55:36 +0000] "GET /x HTTP/1.1" 200 1\n')
+
+    env = replace(fake_env(), on_progress=copytruncate_once)
+    r = analyze([str(path)], Question(), settings, env)
+    assert rotated, "no batch was counted"
+    assert r.status is Status.PARTIAL, r.status
+    assert r.decisions[-1].reason == "input_changed"
+    assert any("its first bytes are not those it held" in w for w in r.warnings), r.warnings
+
+
 def test_a_file_rotated_by_rename_mid_read_is_read_whole(
     tmp_path: Path, big: tuple[Path, dict[str, Any]]
 ) -> None:
