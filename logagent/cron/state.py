@@ -309,15 +309,8 @@ def open_state(
         db = _connect(path)
         try:
             yield State(path, db)
-        except sqlite3.OperationalError as exc:  # a write the disk refused: said, not a "bug"
-            if _primary_code(exc) not in _CANNOT_WRITE:
-                raise
-            raise StateError(
-                f"cannot write the state file ({exc}); SQLite commits a run whole or not at "
-                "all, so the state was left consistent: free space (or fix its access) and run "
-                "again, and the lines not committed are read then",
-                path=path,
-            ) from exc
+        except sqlite3.DatabaseError as exc:  # said, not a "bug": SQLite undid the transaction
+            raise _state_error(exc, path) from exc
         finally:
             db.close()
     finally:
@@ -337,10 +330,44 @@ def _lock(fd: int, path: str) -> None:
         )
 
 
+#: Seconds a run waits for a transaction another process holds on the state (``_connect``).
+BUSY_WAIT = 2.0
 #: SQLite's primary result codes of a write the file system refused (permission, read-only,
 #: I/O error, full, cannot open, no large files): the state is not corrupt, and --reset would
 #: throw its counts away for nothing.
 _CANNOT_WRITE = frozenset({3, 8, 10, 13, 14, 22})
+
+
+#: SQLite's primary result codes of a database another connection holds (BUSY, LOCKED): a
+#: ``sqlite3`` shell or a backup script in a transaction on the state.
+_HELD = frozenset({5, 6})
+#: ... and of a damaged or foreign file (CORRUPT, NOTADB), found past its first pages.
+_CORRUPT = frozenset({11, 26})
+
+
+def _state_error(exc: sqlite3.DatabaseError, path: str) -> Exception:
+    """What a SQLite error during a run means for the user (``exc`` itself: a bug)."""
+    code = _primary_code(exc)
+    if code in _HELD:
+        return StateLocked(
+            f"another process holds the state file's database ({exc}: a sqlite3 shell, a "
+            "backup); this run changed nothing (it exits with 75, EX_TEMPFAIL: try again later)",
+            path=path,
+        )
+    if code in _CANNOT_WRITE:  # a write the disk refused
+        return StateError(
+            f"cannot write the state file ({exc}); SQLite commits a run whole or not at "
+            "all, so the state was left consistent: free space (or fix its access) and run "
+            "again, and the lines not committed are read then",
+            path=path,
+        )
+    if code in _CORRUPT:
+        return StateError(
+            f"the state file is corrupt ({exc}); this run changed nothing in it: move it "
+            "away or use --reset",
+            path=path,
+        )
+    return exc
 
 
 def _primary_code(exc: sqlite3.Error) -> int | None:
@@ -352,7 +379,8 @@ def _primary_code(exc: sqlite3.Error) -> int | None:
 def _connect(path: str) -> sqlite3.Connection:
     """Open and check the database; a corrupt or foreign one is a ``StateError``."""
     try:
-        db = sqlite3.connect(path, isolation_level=None, timeout=0)
+        # a transaction another process holds (a backup) is waited for a little
+        db = sqlite3.connect(path, isolation_level=None, timeout=BUSY_WAIT)
         db.isolation_level = "DEFERRED"  # `with db:` opens and commits transactions
         names = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
         if names:  # checked before anything is written: a foreign file stays byte for byte

@@ -513,6 +513,47 @@ def test_foreign_or_corrupt_state_exits_2_and_is_kept(tmp_path: Path, content: b
     assert state.read_bytes() == content
 
 
+def test_a_state_damaged_past_its_first_pages_exits_2_and_is_kept(tmp_path: Path) -> None:
+    """A page in the middle of the state damaged (its header intact): the run finds it when it
+    reads there, and says so (exit 2), as for a state corrupt from its first page; it had
+    been an "internal error ... a bug" (exit 1; a review). --status says the same."""
+    log, state = tmp_path / "a.log", tmp_path / "s.sqlite"
+    log.write_bytes(b"".join(_lines(40, 500, start=i) for i in range(0, 4000, 40)))
+    assert cron(state, "--json", log=log).returncode == 0
+    append(log, _lines(50, 502))
+    with open(state, "r+b") as f:
+        f.seek(8192)
+        f.write(b"\xde\xad" * 2000)
+    damaged = state.read_bytes()
+    for args in (("--json",), ("--status",)):
+        proc = cron(state, *args, log=log)
+        assert proc.returncode == 2, (args, proc.stderr)
+        assert "the state file is corrupt" in proc.stderr and "Traceback" not in proc.stderr
+    assert state.read_bytes() == damaged
+
+
+def test_a_state_another_process_holds_exits_75(tmp_path: Path) -> None:
+    """A transaction another process holds on the state (a sqlite3 shell, a backup): the run
+    waits a little, then exits 75 (try again later) and changes nothing; it had been an
+    "internal error ... a bug" (exit 1; a review). The next run counts the new lines."""
+    import sqlite3
+
+    log, state = tmp_path / "a.log", tmp_path / "s.sqlite"
+    log.write_bytes(_lines(5, 500))
+    assert window_counts(cron(state, "--json", log=log))[1] == 5
+    append(log, _lines(3, 500, start=5))
+    other = sqlite3.connect(state, isolation_level=None)
+    other.execute("BEGIN IMMEDIATE")
+    try:
+        proc = cron(state, "--json", log=log)
+    finally:
+        other.execute("ROLLBACK")
+        other.close()
+    assert proc.returncode == 75, proc.stderr
+    assert "another process holds the state file's database" in proc.stderr
+    assert window_counts(cron(state, "--json", log=log))[1] == 8
+
+
 def test_reset_starts_over_and_status_shows_the_state(tmp_path: Path) -> None:
     """--status lists files and offsets; --reset forgets them and the next run reads from 0."""
     log, state = tmp_path / "a.log", tmp_path / "s.sqlite"
