@@ -15,6 +15,10 @@ from logagent.sources.framing import decoloured
 
 SAMPLE_BYTES = 256 << 10
 SPOTS = 8
+#: A stream's head is read on past the sample's bytes until it holds this many lines ...
+MIN_LINES = 16
+#: ... or this many bytes (a stream is read once: its head waits in memory for the read).
+STREAM_MOST = 16 << 20
 
 
 def sample_lines(
@@ -48,13 +52,24 @@ def sample_each(
 
 def _spots(source: Source, budget: int) -> list[tuple[int, bytes]]:
     if not source.seekable or source.size is None:
-        return [(0, source.read_at(0, budget))]
+        return [(0, _stream_head(source, budget))]
     size = source.size
     if size <= budget:
         return [(0, source.read_at(0, size))]
     step = budget // SPOTS
     offsets = sorted({(size - step) * i // (SPOTS - 1) for i in range(SPOTS)})
     return [(off, source.read_at(off, step)) for off in offsets]
+
+
+def _stream_head(source: Source, budget: int) -> bytes:
+    """A stream's first ``budget`` bytes, or more while they hold under ``MIN_LINES`` lines
+    (up to ``STREAM_MOST``): a first line longer than the budget had been the sample's only
+    line, cut, and a valid ``.gz`` log or stdin was refused as no known format."""
+    data = source.read_at(0, budget)
+    while data.count(b"\n") < MIN_LINES and len(data) >= budget and budget < STREAM_MOST:
+        budget = min(2 * budget, STREAM_MOST)
+        data = source.read_at(0, budget)
+    return data
 
 
 def _whole_lines(data: bytes, *, skip_first: bool, at_end: bool, cap: int) -> list[str]:

@@ -482,3 +482,25 @@ def test_a_stamp_outside_the_years_1_to_9999_is_no_time(
     else:  # the record is counted, and over time it is in no bucket
         assert r["answer"]["total"] == 601
         assert sum(b["total"] for b in r["answer"]["timeline"]["buckets"]) == 600
+
+
+@pytest.mark.parametrize("how", ["gz", "stdin"])
+def test_a_stream_whose_first_line_is_longer_than_the_sample_is_read(
+    tmp_path: Path, how: str
+) -> None:
+    """A ``.gz`` log or standard input whose first line (300 KB of junk) is longer than the
+    sample's 256 KiB: its head is read on until it holds lines, and the log is answered; it
+    had been refused as no known format, "none of 1 sampled lines parses" (a review)."""
+    lines = [combined_line(f"/r/{i % 4}", 503 if i % 5 == 0 else 200) for i in range(400)]
+    text = ("a" * 300_000 + "\n" + "\n".join(lines) + "\n").encode()
+    if how == "gz":
+        log = tmp_path / "head.log.gz"
+        log.write_bytes(gzip.compress(text))
+        proc = cli("analyze", str(log), "--json", "--llm", "off", "--full")
+    else:
+        proc = cli("analyze", "-", "--json", "--llm", "off", "--full", input=text)
+    clean(proc)
+    assert proc.returncode == 0, proc.stderr
+    r = result(proc)
+    assert r["status"] == "exact" and r["input"]["format"] == "combined"
+    assert sum(count for _, count in top(r)) == 80
