@@ -62,10 +62,13 @@ def check_target(
 
 
 def check_outputs(out: str | None, html: str | None, inputs: Sequence[str] = ()) -> None:
-    """``check_target`` of ``--out`` and ``--html``, when given."""
+    """``check_target`` of ``--out`` and ``--html``, when given; and not one file for both
+    (the page would replace the result, both written with exit 0)."""
     for path, what in ((out, "--out"), (html, "--html")):
         if path is not None:
             check_target(path, what, inputs=inputs)
+    if out is not None and html is not None and input_at(html, [out]):
+        raise ConfigError("--out and --html name the same file; name two")
 
 
 def input_at(path: str, inputs: Sequence[str]) -> str | None:

@@ -267,6 +267,9 @@ def test_no_output_replaces_an_input_or_a_file_that_is_no_checkpoint(
         (["analyze", str(log), "--checkpoint", str(log), "--max-fraction", "0.3"], None),
         (["analyze", str(log), "--checkpoint", str(other), "--max-fraction", "0.3"], None),
         (["analyze", str(log), "--out", str(other), "--checkpoint", str(other)], None),
+        # the page would replace the result (a review: exit 0, the JSON lost)
+        (["analyze", str(log), "--out", str(other), "--html", str(other)], None),
+        (["analyze", str(log), "--out", str(tmp_path / "r"), "--html", str(tmp_path / "r")], None),
         (
             [
                 "analyze",
