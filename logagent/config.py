@@ -211,6 +211,9 @@ class CheckpointSettings(Model):
 
     path: str | None = None
     every: Annotated[Count, Ge(1)] = 16
+    #: Whether a partial result says ``logagent resume PATH`` goes on: not where the run's
+    #: owner resumes (and removes) its checkpoints itself, the service.
+    hint: bool = True
 
 
 @dataclass(frozen=True, kw_only=True)

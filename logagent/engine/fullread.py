@@ -358,10 +358,4 @@ def stop_partial(run: Run, why: str, reason: str = "interrupted") -> None:
         )
     )
     log.warning("stop_partial", reason=why, units_read=tally.units)
-    _resume_hint(run)
-
-
-def _resume_hint(run: Run) -> None:
-    sink = run.env.checkpoint
-    if sink is not None and run.saved:
-        run.warnings.append(f"progress saved: `logagent resume {sink.path}` goes on from here")
+    run.say_resumable()

@@ -114,11 +114,7 @@ class Loop:
         if decision.action is Action.STOP_PARTIAL:
             run.partial = True
             run.warnings.append(f"partial answer: {decision.detail}; intervals cover what is known")
-            sink = run.env.checkpoint
-            if sink is not None and run.saved:
-                run.warnings.append(
-                    f"progress saved: `logagent resume {sink.path}` goes on from here"
-                )
+            run.say_resumable()
         if self.read == 0 or exhausted or self.read >= self.population:
             return
         run.settled = decision.action is Action.STOP_SETTLED

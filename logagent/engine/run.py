@@ -121,6 +121,7 @@ class Run:
     ladder: list[str] = field(default_factory=list)  # memory steps taken, in order
     batch_bytes: int = 8 << 20  # bytes per batch, fitted to the memory budget (engine)
     _saves_failed: bool = False
+    _last_save_failed: bool = False  # the latest checkpoint write failed (an earlier one holds)
     saved: bool = False  # a checkpoint was written
     window: dict[str, Any] | None = None  # --since/--until: Window.to_dict() (engine)
     known_keys: list[str] = field(default_factory=list)  # error-types: components in the sample
@@ -192,11 +193,23 @@ class Run:
         except OSError as exc:
             if not self._saves_failed:
                 self.warnings.append(f"cannot write the checkpoint ({exc.strerror or exc})")
-            self._saves_failed = True
+            self._saves_failed = self._last_save_failed = True
             log.warning("checkpoint_failed", error=str(exc))
         else:
             log.info("checkpoint", phase=phase, units=cp.units_read)
-            self.saved = True
+            self.saved, self._last_save_failed = True, False
+
+    def say_resumable(self) -> None:
+        """Warn that ``logagent resume`` goes on from the checkpoint saved: from an earlier
+        point when the last save failed (a full disk: it had said "from here" beside "cannot
+        write the checkpoint"); not where the run's owner resumes its checkpoints itself and
+        removes them (``checkpoint.hint``: the service, whose paths are no client's business)."""
+        sink = self.env.checkpoint
+        if sink is None or not self.saved or not self.settings.checkpoint.hint:
+            return
+        where = "an earlier point (the last checkpoint could not be written)"
+        where = where if self._last_save_failed else "here"
+        self.warnings.append(f"progress saved: `logagent resume {sink.path}` goes on from {where}")
 
     def budget_units(self, total_units: int, units: int) -> int:
         """``units`` per batch, no more than an eighth of a ``--max-fraction`` budget: the

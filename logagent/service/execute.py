@@ -67,7 +67,7 @@ def _settings(
     over["budget"]["memory"] = str(cfg.memory_budget_bytes)  # one budget: the process's RSS
     if batch_bytes < DEFAULT_BATCH_BYTES:
         over["reader"] = {"batch_bytes": batch_bytes}
-    over["checkpoint"] = {"path": checkpoint}
+    over["checkpoint"] = {"path": checkpoint, "hint": False}  # the service resumes its own
     over["llm"] = {"mode": cfg.llm}
     return load_settings(cfg.config_file, **over)
 

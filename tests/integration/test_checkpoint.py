@@ -147,6 +147,30 @@ def test_bad_checkpoints_are_clear_errors(close_log: Path, tmp_path: Path) -> No
         load(str(tmp_path / "truncated.ckpt"))
 
 
+def test_a_checkpoint_that_could_not_be_written_is_not_said_to_go_on_from_here(
+    close_log: Path,
+) -> None:
+    """The disk filled after the first checkpoint: the stopped run says it could not write
+    the checkpoint and that resume goes on from an earlier point; it had said both "cannot
+    write the checkpoint" and "goes on from here" (a review)."""
+    import errno
+
+    class FillsUp(MemorySink):
+        def save(self, cp: Any) -> None:
+            if self.saved:
+                raise OSError(errno.ENOSPC, "No space left on device")
+            super().save(cp)
+
+    sink = FillsUp()
+    env = replace(fake_env(interrupt_after=5), checkpoint=sink)
+    r = analyze([str(close_log)], Question(), _settings(2), env)
+    assert r.status is Status.PARTIAL and len(sink.saved) == 1
+    said = [w for w in r.warnings if "logagent resume" in w or "cannot write" in w]
+    assert any("cannot write the checkpoint (No space left on device)" in w for w in said)
+    assert any("goes on from an earlier point" in w for w in said), said
+    assert not any("goes on from here" in w for w in said), said
+
+
 def test_an_input_edited_in_place_is_not_resumed(close_log: Path, tmp_path: Path) -> None:
     """A file edited past its first 64 KiB, its size kept (200 lines rewritten to 503), is
     another input: its checkpoint is refused (exit 2). Size and head hash alone had let it

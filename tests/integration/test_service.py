@@ -249,6 +249,26 @@ def test_by_and_where_give_the_cli_result(server: Server, logs: dict[str, Path])
     same_answer(result, cli)
 
 
+def test_a_partial_answer_points_to_no_checkpoint_of_the_service(
+    server: Server, logs: dict[str, Path], tmp_path: Path
+) -> None:
+    """A job stopped by its budget is partial; its result does not say "`logagent resume
+    DATA/checkpoints/ID.ckpt` goes on from here": the service removes that checkpoint when
+    the job ends, and its data directory is no client's business (a review)."""
+    query = f"seed={SEED}&wait=120&full=true&max_fraction=0.2"
+    r = httpx.post(
+        f"{server.url}/v1/analyses?{query}",
+        headers=AUTH,
+        content=logs["small"].read_bytes(),
+        timeout=180,
+    )
+    assert r.status_code == 200, r.text
+    result = r.json()["result"]
+    assert result["status"] == "partial", result["warnings"]
+    assert not any("logagent resume" in w for w in result["warnings"]), result["warnings"]
+    assert str(tmp_path / "data") not in r.text
+
+
 def test_no_question_on_an_app_log_is_answered_as_the_cli_answers_it(
     server: Server, tmp_path: Path
 ) -> None:
