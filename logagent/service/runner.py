@@ -340,6 +340,7 @@ class Runner:
         queued jobs start."""
         from logagent.engine.checkpoint import CheckpointError, load
 
+        self._sweep()
         for job in self._store.with_status("running"):
             saved = None
             if job.checkpoint and os.path.exists(job.checkpoint):
@@ -369,6 +370,24 @@ class Runner:
                 self._ended(job, "failed", "the upload is gone")
                 continue
             self.submit(job, bounded=False)
+
+    def _sweep(self) -> None:
+        """Remove the files of no waiting job from the uploads and checkpoints folders: an
+        upload a killed server was receiving (no job was made of it: a 45 MB one had stayed
+        for good; a review), a checkpoint of a job that ended meanwhile. Before any job runs:
+        a file is its job's while its name starts with the job's id."""
+        held = {job.id for job in self._store.with_status("queued", "running")}
+        for folder in (self._cfg.uploads_dir, self._cfg.checkpoints_dir):
+            try:
+                names = os.listdir(folder)
+            except OSError:
+                continue
+            for name in names:
+                if name.split(".", 1)[0] in held:
+                    continue
+                with contextlib.suppress(OSError):
+                    os.unlink(os.path.join(folder, name))
+                    log.info("orphan_removed", path=os.path.join(folder, name))
 
     def _ended(self, job: Job, status: str, error: str) -> None:
         """A job that does not run (again): final with ``error``, its files removed, its
