@@ -249,7 +249,8 @@ def _analyze(run: Run) -> Result:
         damaged = next((s.error for s in run.sources if s.error), None)
         if damaged:
             return recused(run, None, RecuseCode.INPUT_UNREADABLE, str(damaged))
-        return recused(run, None, RecuseCode.EMPTY_INPUT, "the input holds no non-blank lines")
+        why = "the input holds no non-blank lines (NUL bytes count as blank)"
+        return recused(run, None, RecuseCode.EMPTY_INPUT, why)
     detection, found = choose_format(run, sample, samples)
     auto = run.settings.analysis.format == "auto"
     if auto and doomed(run, detection.confidence):

@@ -504,3 +504,17 @@ def test_a_stream_whose_first_line_is_longer_than_the_sample_is_read(
     r = result(proc)
     assert r["status"] == "exact" and r["input"]["format"] == "combined"
     assert sum(count for _, count in top(r)) == 80
+
+
+def test_a_file_of_nul_bytes_is_an_empty_input(tmp_path: Path) -> None:
+    """Only NUL bytes (a preallocated file, /dev/zero): no line holds anything, so the input
+    is empty (exit 3, EMPTY_INPUT), as the README's table says (it had said
+    UNRECOGNIZED_FORMAT, and the run said EMPTY_INPUT; a review)."""
+    log = tmp_path / "zeros.log"
+    log.write_bytes(b"\0" * (1 << 20))
+    proc = cli("analyze", str(log), "--json", "--llm", "off")
+    clean(proc)
+    assert proc.returncode == 3
+    r = result(proc)
+    assert r["recuse"]["reason_code"] == "EMPTY_INPUT"
+    assert "NUL bytes count as blank" in r["recuse"]["detail"]
