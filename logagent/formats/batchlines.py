@@ -162,7 +162,10 @@ def coloured_candidates(batch: Batch, prefilter: re.Pattern[bytes]) -> tuple[Lin
         found = [prefilter.search(t.encode()) is not None for t in lines.text.to_list()]
         keep = np.asarray(found, dtype=np.bool_)
     index = np.flatnonzero(keep)
-    return Lines(lines.text.gather(index), lines.starts[index], lines.invalid_utf8), len(ends)
+    text = lines.text.gather(index)
+    # invalid UTF-8 among the candidates, as ``candidate_lines`` counts it (0 in a UTF-8 batch)
+    invalid = int(text.str.contains(REPLACEMENT, literal=True).sum()) if lines.invalid_utf8 else 0
+    return Lines(text, lines.starts[index], invalid), len(ends)
 
 
 def _matching_lines(batch: Batch, pattern: str) -> Lines:

@@ -117,3 +117,43 @@ def test_a_colour_code_inside_the_5xx_prefilter_hides_no_candidate(tmp_path: Pat
         assert result.input.format == "combined"
         assert result.status is Status.EXACT
         assert {e.key: e.count for e in result.answer.top} == dict(want), reader
+
+
+@pytest.mark.parametrize("kind", [QuestionKind.TOP_ERRORS, QuestionKind.STATUS])
+def test_a_coloured_log_reads_as_the_same_log_without_its_codes(
+    tmp_path: Path, kind: QuestionKind
+) -> None:
+    """Colour codes around statuses and clients, invalid UTF-8 and junk lines among them:
+    the answer and the counters (lines, malformed, invalid UTF-8) are those of the plain log."""
+    rng = random.Random(11)
+    plain: list[bytes] = []
+    coloured: list[bytes] = []
+    for i in range(4000):
+        status = rng.choice([200, 200, 301, 404, 500, 503])
+        line = combined_line(rng.choice(["/a", "/b/1", "/c"]), status).encode()
+        if i % 97 == 0:
+            line = line.replace(b"Firefox", b"Fire\xff\xfefox")  # invalid UTF-8
+        if i % 89 == 0:
+            line = b"junk line " + str(i).encode()
+        plain.append(line)
+        if rng.random() < 0.6:
+            code = f"{RED if status >= 500 else BLUE}{status}{RESET}".encode()
+            line = line.replace(f'" {status} '.encode(), b'" ' + code + b" ", 1)
+            line = BLUE.encode() + line + RESET.encode()
+        coloured.append(line)
+    results = []
+    for name, lines in (("plain.log", plain), ("coloured.log", coloured)):
+        path = tmp_path / name
+        path.write_bytes(b"\n".join(lines) + b"\n")
+        question = Question(kind=kind, top=20)
+        settings = _settings(order="sequential", batch_bytes=8 << 10)
+        results.append(analyze([str(path)], question, settings, fake_env()))
+    a, b = results
+    assert a.status is b.status is Status.EXACT
+    assert [(e.key, e.count) for e in a.answer.top] == [(e.key, e.count) for e in b.answer.top]
+    counters = ("lines_read", "malformed_lines", "invalid_utf8_lines")
+    assert {c: getattr(a.progress, c) for c in counters} == {
+        c: getattr(b.progress, c) for c in counters
+    }
+    assert a.progress.invalid_utf8_lines > 0
+    assert a.progress.malformed_lines > 0 or kind is QuestionKind.TOP_ERRORS  # candidates only
