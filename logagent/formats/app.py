@@ -226,10 +226,10 @@ class AppRegexFormat:
 
 #: Level words, upper case, the longer of two alike first (Serilog's short ones too): what
 #: ``generic`` reads as a level, and what no component is (``LEVEL_WORD_ALONE``).
-LEVEL_WORDS = (  # four letters: log15's and op/go-logging's EROR, DBUG, DEBG; logrus' ERRO; TRAC
+LEVEL_WORDS = (  # four letters: log15's and op/go-logging's EROR, DBUG, DEBG; logrus' ERRO
     "FATAL|CRITICAL|CRIT|EMERGENCY|EMERG|ALERT|PANIC|ERROR|ERRO|EROR|ERR|SEVERE|WARNING|WARN"
-    "|NOTICE|INFO|DEBUG|DEBG|DBUG|TRACE|TRAC|VERBOSE|FTL|WRN|INF|DBG|VRB"
-)
+    "|NOTICE|INFO|DEBUG|DEBG|DBUG|TRACE|VERBOSE|FTL|WRN|INF|DBG|VRB"
+)  # not supervisord's TRAC (its own layout reads it): a program named trac (the wiki) is one
 #: A component that is a level word alone, in any case (``AppRegexFormat.refused_components``):
 #: where a layout finds one in its component's place, the line is another layout's.
 LEVEL_WORD_ALONE = r"(?i)^(?:" + LEVEL_WORDS + r")$"

@@ -360,3 +360,7 @@ def test_zerolog_console_is_its_own_layout() -> None:
     # syslog3164 still reads a syslog line with an ISO stamp and a host
     syslog = ["2024-11-08T07:31:56+01:00 web01 sshd[4721]: error: maximum attempts"] * 4
     assert detect_all(syslog).best == "syslog3164"
+    # a program named like the Trac wiki is a program, not a level word (supervisord's TRAC)
+    trac = ["Oct 11 22:14:15 web01 trac[4721]: ERROR: ticket 12 not saved"] * 4
+    found = detect_all(trac)
+    assert found.best == "syslog3164" and found.confidence == 1.0
