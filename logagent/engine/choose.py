@@ -27,7 +27,7 @@ from logagent.formats.apptimes import YEAR, parse_times, year_reference, yearles
 from logagent.formats.catalog import ACCESS_NAMES, APP_NAMES, AnyFormat, build_any_format, is_app
 from logagent.formats.custom import load_custom_formats
 from logagent.formats.detect import LAST_RESORT, Detection, app_share, detect_all
-from logagent.formats.mixed import FirstOf
+from logagent.formats.mixed import APP_MIXES, FirstOf, combined_app
 from logagent.questions import ACCESS_KINDS, APP_KINDS
 from logagent.result import QuestionKind
 
@@ -259,18 +259,25 @@ def _within_input(
     """Two access formats in one input, read line by line by ``FirstOf``, when the runner-up
     reads lines the best does not (``MIXED_GAIN``): a server whose log format changed mid-file
     (``combined`` lines after ``common`` ones). Read by the best alone, the others' records,
-    5xx or not, were malformed and the answer counted only the best's."""
+    5xx or not, were malformed and the answer counted only the best's. So are two application
+    layouts one file holds together (``mixed.APP_MIXES``), read as one (``combined_app``):
+    Tomcat's catalina.out, whose 18 SEVERE records had been stack-trace lines of log4j's."""
     # the last resort that reads any request line does not hide the two layouts that name it
     named = [s for s in detection.scores if s[0] not in LAST_RESORT]
     if len(named) < 2 or named[0][1] >= 1.0:
         return None
     (best, top), (second, second_share) = named[:2]
-    if {best, second} != CHANGED_FORMATS or not sample:
+    pair = {best, second}
+    if (pair != CHANGED_FORMATS and pair not in APP_MIXES) or not sample:
         return None
     if best != detection.best:
         fmt = build_any_format(best, sample, json_keys=build["keys"], year=build["year"])
     other = build_any_format(second, sample, json_keys=build["keys"], year=build["year"])
-    mixed = FirstOf((fmt, other))  # type: ignore[arg-type]  # access formats
+    mixed: AnyFormat | None = (
+        combined_app((fmt, other)) if pair in APP_MIXES else FirstOf((fmt, other))  # type: ignore[arg-type]
+    )
+    if mixed is None:
+        return None
     share = _share(mixed, sample)
     if share < top + MIXED_GAIN:
         return None

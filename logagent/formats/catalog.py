@@ -213,11 +213,16 @@ def build_any_format(
 
     if name in ACCESS_NAMES:
         return build_format(name, sample, json_keys)
-    from logagent.formats.mixed import FirstOf, part_names
+    from logagent.formats.mixed import APP_MIXES, FirstOf, combined_app, part_names
 
     parts = part_names(name)  # what a result names ``input.format`` (cron pins it)
     if parts and all(p in ACCESS_NAMES for p in parts):
         return FirstOf(tuple(build_format(p, sample, json_keys) for p in parts))
+    if parts and frozenset(parts) in APP_MIXES:
+        built = [build_any_format(p, sample, json_keys=json_keys, year=year) for p in parts]
+        combined = combined_app(built)
+        if combined is not None:
+            return combined
     if name in custom:
         return custom[name]
     builders: dict[str, Callable[[], AppFormat]] = {

@@ -7,18 +7,31 @@ record of it. So every input's records count under their own format, and a
 line that none of them parses is malformed — the count the result reports.
 (A line inside one input that is of *another* input's format is parsed under
 that format, not counted as malformed: the formats of a run are a set.)
+
+Application layouts written into one file together (``APP_MIXES``: Tomcat's
+``catalina.out`` holds its own JULI records and the app's log4j ones) are read
+by ``combined_app``: one layout whose patterns are both layouts', tried in
+order, and whose records start where either layout's do. Read by one of them,
+the other's records had been folded into the records above as stack-trace
+lines, and the answer was "exact" without them.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import polars as pl
 
+from logagent.formats.app import AppRegexFormat
 from logagent.formats.base import STATUS, Format
 from logagent.formats.extract import CONTINUATION
+
+#: Application layouts one file may hold together, read by ``combined_app``: Tomcat's
+#: catalina.out (JULI's records and the app's log4j ones, both on standard output); an
+#: Airflow scheduler's output (its records, and its log server's gunicorn lines).
+APP_MIXES = frozenset({frozenset({"log4j", "tomcat"}), frozenset({"airflow", "gunicorn"})})
 
 
 def part_names(name: str) -> tuple[str, ...]:
@@ -70,3 +83,38 @@ def _first(each: Sequence[dict[str, pl.Expr]], name: str) -> pl.Expr:
     for fields in reversed(each[:-1]):
         expr = pl.when(fields[STATUS].is_not_null()).then(fields[name]).otherwise(expr)
     return expr
+
+
+def combined_app(parts: Sequence[object]) -> AppRegexFormat | None:
+    """One layout reading the lines of each of ``parts`` (regex layouts, the first tried
+    first), or None when they read levels differently (their level maps, levels read from
+    words, years, refused components) and so cannot be one. A record without a component
+    gets its error kind when a part's does (``head_component``); only the first part's
+    ``fast`` patterns stay (another part's may match a line an earlier pattern reads)."""
+    if len(parts) < 2 or not all(isinstance(p, AppRegexFormat) for p in parts):
+        return None
+    apps = [p for p in parts if isinstance(p, AppRegexFormat)]
+    first = apps[0]
+    same = ("level_map", "level_words", "year", "refused_components")
+    if any(getattr(p, a) != getattr(first, a) for p in apps[1:] for a in same):
+        return None
+    if any(p.record_start is None for p in apps):  # a part whose every line is a record
+        return None
+    starts = [p.record_start for p in apps if p.record_start is not None]
+    extra = [p.continuation for p in apps if p.continuation is not None]
+    times = tuple(dict.fromkeys(f for p in apps for f in p.time_formats))
+    names = "+".join(p.name for p in apps)
+    return replace(
+        first,
+        name=f"mixed({names})",
+        patterns=tuple(pattern for p in apps for pattern in p.patterns),
+        fast=first.fast,
+        time_formats=times,
+        record_start="|".join(f"(?:{start})" for start in starts),
+        continuation="|".join(f"(?:{c})" for c in extra) if extra else None,
+        min_line_bytes=min(p.min_line_bytes for p in apps),
+        head_component=any(p.head_component for p in apps),
+        ruled_out_by=None,
+        description=f"{names} in one file: each line read by the layout that parses it",
+        example=first.example,
+    )
