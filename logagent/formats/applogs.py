@@ -161,8 +161,8 @@ _SPRING_BOOT = (
 
 _LOG4J_TS = r"(?P<ts>" + _ISO + "|" + _HMS + r"[.,][0-9]{3})"
 #: log4j's ``ts [x] LEVEL [thread]... logger - message`` after the ``ts``.
-_LOG4J_REST = (
-    r" +(?:\[[^\]]*\] +)?"
+_LOG4J_REST = (  # up to three bracketed fields before the level: logback's [%X{mdc}] [%thread]
+    r" +(?:\[[^\]]*\] +){0,3}"
     + _JAVA_LEVEL
     + r" +(?:[0-9]+ +--- +)?(?:\[[^\]]*\] +)*"
     + _LOGGER
@@ -181,7 +181,7 @@ _LOG4J_FAST = (
     r"^(?P<ts>[0-9]{2}(?:[0-9]{2}-[0-9]{2}-[0-9]{2}[ T]"
     + _HMS
     + r"(?:[,.][0-9]{1,9})?(?:Z|[+-][0-9]{2}:?[0-9]{2})?|:[0-9]{2}:[0-9]{2}[.,][0-9]{3}))"
-    + r" +(?:\[[^\]]*\] +)?"
+    + r" +(?:\[[^\]]*\] +){0,3}"
     + _JAVA_LEVEL.replace("|WARN|WARNING|", "|WARN(?:ING)?|")
     + r" +(?:\[[^\]]*\] +)*(?P<component>[A-Za-z_$][A-Za-z0-9_$.]*)"
     + r"(?::(?:[0-9]+ *[-:])?| +[-:])(?: (?P<message>.*))?$"

@@ -109,7 +109,9 @@ def json_level_prefilter(
     (a layout's own, ``JsonLayout.level_map``, else the shared one)."""
     if not name or "\\" in name or '"' in name:
         return None
-    words = sorted((w for w, lvl in level_map.items() if lvl in levels), key=len, reverse=True)
+    # an ASCII word each: a non-ASCII value (java.util.logging's 严重) is the branch below's
+    words = [w for w, lvl in level_map.items() if lvl in levels and w.isascii()]
+    words.sort(key=len, reverse=True)
     numbers = [w for w in words if w.isdigit()]
     if not words:
         return None

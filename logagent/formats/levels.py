@@ -87,10 +87,26 @@ _NUMBERS = {
     "20": DEBUG,
     "10": TRACE,
 }
+#: java.util.logging's level names as a JVM in another locale writes them (its
+#: ``logging_xx`` resources: Tomcat's catalina.out on a Chinese server writes 严重, 警告, 信息;
+#: probe K). One word each; German's "AM FEINSTEN" and such are left out (``JUL_LEVELS``).
+JUL_LOCALIZED: dict[str, str] = {
+    **dict.fromkeys(("严重", "嚴重", "重大", "심각", "SCHWERWIEGEND", "GRAVE"), ERROR),
+    **dict.fromkeys(
+        ("警告", "경고", "WARNUNG", "AVERTISSEMENT", "ADVERTENCIA", "AVVERTENZA"), WARN
+    ),
+    **dict.fromkeys(("信息", "資訊", "情報", "정보", "INFOS"), INFO),
+    **dict.fromkeys(("配置", "構成", "详细", "詳細", "KONFIGURATION", "FEIN"), DEBUG),
+    **dict.fromkeys(("较详细", "較詳細", "非常详细", "非常詳細", "FEINER"), TRACE),
+}
 LEVEL_MAP: dict[str, str] = {
     **{word: level for level, words in _WORDS.items() for word in words},
     **_NUMBERS,
 }
+#: The levels of a java.util.logging layout (Tomcat, Jenkins): the shared ones and the
+#: localized names (pairs, as ``AppRegexFormat.level_map`` holds them). Not shared: "WARNUNG"
+#: holds "WARN", and the literal prefilters of other layouts would pass its lines.
+JUL_LEVELS = tuple({**LEVEL_MAP, **JUL_LOCALIZED}.items())
 
 #: .NET's console logger (Microsoft.Extensions.Logging): its four-letter levels.
 DOTNET_LEVELS = (

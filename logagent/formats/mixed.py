@@ -27,6 +27,7 @@ import polars as pl
 from logagent.formats.app import AppRegexFormat
 from logagent.formats.base import STATUS, Format
 from logagent.formats.extract import CONTINUATION
+from logagent.formats.levels import LEVEL_MAP
 
 #: Application layouts one file may hold together, read by ``combined_app``: Tomcat's
 #: catalina.out (JULI's records and the app's log4j ones, both on standard output); an
@@ -87,17 +88,23 @@ def _first(each: Sequence[dict[str, pl.Expr]], name: str) -> pl.Expr:
 
 def combined_app(parts: Sequence[object]) -> AppRegexFormat | None:
     """One layout reading the lines of each of ``parts`` (regex layouts, the first tried
-    first), or None when they read levels differently (their level maps, levels read from
-    words, years, refused components) and so cannot be one. A record without a component
-    gets its error kind when a part's does (``head_component``); only the first part's
-    ``fast`` patterns stay (another part's may match a line an earlier pattern reads)."""
+    first), or None when they read levels differently (a word of two levels in their
+    vocabularies, levels read from words, years, refused components) and so cannot be one.
+    A record without a component gets its error kind when a part's does
+    (``head_component``); only the first part's ``fast`` patterns stay (another part's may
+    match a line an earlier pattern reads)."""
     if len(parts) < 2 or not all(isinstance(p, AppRegexFormat) for p in parts):
         return None
     apps = [p for p in parts if isinstance(p, AppRegexFormat)]
     first = apps[0]
-    same = ("level_map", "level_words", "year", "refused_components")
+    same = ("level_words", "year", "refused_components")
     if any(getattr(p, a) != getattr(first, a) for p in apps[1:] for a in same):
         return None
+    levels: dict[str, str] = {}  # each part's vocabulary, where none reads a word otherwise
+    for p in apps:
+        for word, level in p.level_map or LEVEL_MAP.items():
+            if levels.setdefault(word, level) != level:
+                return None
     if any(p.record_start is None for p in apps):  # a part whose every line is a record
         return None
     starts = [p.record_start for p in apps if p.record_start is not None]
@@ -113,6 +120,7 @@ def combined_app(parts: Sequence[object]) -> AppRegexFormat | None:
         record_start="|".join(f"(?:{start})" for start in starts),
         continuation="|".join(f"(?:{c})" for c in extra) if extra else None,
         min_line_bytes=min(p.min_line_bytes for p in apps),
+        level_map=() if all(not p.level_map for p in apps) else tuple(levels.items()),
         head_component=any(p.head_component for p in apps),
         ruled_out_by=None,
         description=f"{names} in one file: each line read by the layout that parses it",

@@ -39,7 +39,17 @@ from __future__ import annotations
 
 from logagent.formats.app import ANSI, AppRegexFormat
 from logagent.formats.apptimes import ZONE
-from logagent.formats.levels import DEBUG, DOTNET_LEVELS, ERROR, FATAL, INFO, TRACE, WARN
+from logagent.formats.levels import (
+    DEBUG,
+    DOTNET_LEVELS,
+    ERROR,
+    FATAL,
+    INFO,
+    JUL_LEVELS,
+    JUL_LOCALIZED,
+    TRACE,
+    WARN,
+)
 from logagent.formats.selfhosted import GITEA, VAULTWARDEN
 from logagent.formats.serverlogs import ISO_TIMES
 from logagent.formats.webservers import GUNICORN, LIGHTTPD
@@ -47,7 +57,10 @@ from logagent.formats.webservers import GUNICORN, LIGHTTPD
 _D4 = r"[0-9]{4}-[0-9]{2}-[0-9]{2}"
 _HMS = r"[0-9]{2}:[0-9]{2}:[0-9]{2}"
 _DMY = r"[0-9]{2}-[A-Z][a-z]{2}-[0-9]{4}"  # 06-Dec-2026
-_JUL = r"SEVERE|WARNING|INFO|CONFIG|FINE|FINER|FINEST"  # java.util.logging
+#: java.util.logging's levels, English first, then as other locales write them.
+_JUL = r"SEVERE|WARNING|INFO|CONFIG|FINE|FINER|FINEST|" + "|".join(
+    sorted(JUL_LOCALIZED, key=len, reverse=True)
+)
 
 TOMCAT = AppRegexFormat(
     name="tomcat",
@@ -58,6 +71,7 @@ TOMCAT = AppRegexFormat(
     min_line_bytes=30,
     time_formats=("%d-%b-%Y %H:%M:%S%.f",),
     record_start=_DMY + " " + _HMS + r"\.[0-9]{3} (?:" + _JUL + ") ",
+    level_map=JUL_LEVELS,
     description="Tomcat (JULI OneLineFormatter): component = class.method; SEVERE is ERROR",
     example="06-Dec-2026 02:40:38.456 SEVERE [http-nio-8080-exec-1] "
     "org.apache.catalina.core.StandardWrapperValve.invoke Servlet.service() threw exception",
@@ -72,6 +86,7 @@ JENKINS = AppRegexFormat(
     min_line_bytes=40,
     time_formats=ISO_TIMES,
     record_start=_D4 + " " + _HMS + r"\.[0-9]{3}[+-][0-9]{4} \[id=[0-9]+\]\t",
+    level_map=JUL_LEVELS,
     description="Jenkins controller log: component = class (before #method); SEVERE is ERROR",
     example="2026-12-06 02:40:38.456+0000 [id=42]\tSEVERE\thudson.model.Executor#finish1: boom",
 )

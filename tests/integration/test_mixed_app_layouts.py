@@ -11,12 +11,14 @@ from __future__ import annotations
 
 import random
 from collections import Counter
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from logagent import Question, analyze, load_settings
+from logagent.formats.app import AppRegexFormat
 from logagent.formats.catalog import build_any_format
 from logagent.formats.mixed import combined_app
 from logagent.result import QuestionKind, Status
@@ -94,7 +96,9 @@ def test_layouts_that_read_levels_differently_are_not_combined() -> None:
     """Layouts with another level vocabulary, or levels read from words, make no one layout;
     a mix's name builds it again (cron pins ``input.format``)."""
     log4j, tomcat = build_any_format("log4j", []), build_any_format("tomcat", [])
-    assert combined_app((log4j, build_any_format("redis", []))) is None  # its own marks
+    assert isinstance(log4j, AppRegexFormat)
+    other = replace(log4j, name="other", level_map=(("ERROR", "WARN"),))  # ERROR reads WARN
+    assert combined_app((log4j, other)) is None
     assert combined_app((log4j, build_any_format("lighttpd", []))) is None  # words
     mixed = combined_app((log4j, tomcat))
     assert mixed is not None and mixed.name == "mixed(log4j+tomcat)"

@@ -364,3 +364,33 @@ def test_zerolog_console_is_its_own_layout() -> None:
     trac = ["Oct 11 22:14:15 web01 trac[4721]: ERROR: ticket 12 not saved"] * 4
     found = detect_all(trac)
     assert found.best == "syslog3164" and found.confidence == 1.0
+
+
+def test_tomcat_in_another_locale_and_logback_with_an_mdc_field() -> None:
+    """java.util.logging writes its level names in the JVM's locale (a Chinese server's
+    catalina.out: 信息, 严重, 警告; refused, even with --format tomcat), and logback's pattern
+    may put an MDC field before the thread (``[%X{k}] [%thread]``: refused as no format;
+    probe K)."""
+    from logagent.formats.applogs import LOG4J
+    from logagent.formats.platformlogs import TOMCAT
+
+    tomcat = [
+        "08-Nov-2017 14:18:35.174 严重 [main] org.apache.catalina.util.LifecycleBase."
+        "handleSubClassException Failed to initialize component [Connector[HTTP/1.1-8080]]",
+        "08-Nov-2017 11:45:04.373 信息 [main] org.apache.catalina.startup.VersionLoggerListener"
+        ".log Server version: Apache Tomcat/9.0.1",
+        "08-Nov-2017 11:45:05.001 警告 [main] org.apache.tomcat.util.digester.SetPropertiesRule"
+        ".begin no property",
+        "08-Nov-2017 11:45:05.002 SCHWERWIEGEND [main] a.B.c broken",
+    ]
+    got = parse_app(TOMCAT, pl.Series("line", tomcat))
+    assert got["level"].to_list() == ["ERROR", "INFO", "WARN", "ERROR"]
+    assert detect_all(tomcat[:3] * 4).best == "tomcat"
+    logback = [
+        "20:09:22.004 [] [main] ERROR io.javalin.Javalin - Failed to start Javalin",
+        "06:55:56.238 [hibernateLoadPlanWalkPath=] [qtp400103862-20] TRACE o.h.l.p.Walker - x",
+        "06:55:57.001 [main] INFO a.B - plain",
+    ]
+    got = parse_app(LOG4J, pl.Series("line", logback))
+    assert got["level"].to_list() == ["ERROR", "TRACE", "INFO"]
+    assert got["component"].to_list() == ["io.javalin.Javalin", "o.h.l.p.Walker", "a.B"]
