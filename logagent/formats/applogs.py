@@ -275,6 +275,29 @@ def golog(year: YearOf = None) -> AppRegexFormat:
     )
 
 
+def log15(year: YearOf = None) -> AppRegexFormat:
+    """log15's terminal format (go-ethereum, and Go services on log15 or geth's slog handler):
+    ``LEVEL[01-02|15:04:05.000] msg key=value``, the level padded to five characters (no
+    blank after DEBUG, ERROR, TRACE), the stamp without a year; geth's ``Fatal: msg``."""
+    return AppRegexFormat(
+        name="log15",
+        patterns=(
+            r"^(?P<level>TRACE|DEBUG|INFO|WARN|ERROR|CRIT) ?\[(?P<ts>[0-9]{2}-[0-9]{2}\|"
+            + _HMS
+            + r"(?:\.[0-9]{3})?)\] (?P<message>.*)$",
+            r"^(?P<level>Fatal): (?P<message>.*)$",
+        ),
+        min_line_bytes=20,
+        time_formats=(f"{YEAR}%m-%d|%H:%M:%S%.f",),
+        year=year,
+        record_start=r"(?:TRACE|DEBUG|INFO|WARN|ERROR|CRIT) ?\[[0-9]{2}-[0-9]{2}\||Fatal: ",
+        head_component=True,
+        description="log15 terminal format (go-ethereum): component = error kind; CRIT and "
+        "geth's Fatal: are FATAL",
+        example="ERROR[03-22|13:26:20.363] Failed to dial peer   err=timeout",
+    )
+
+
 HADOOP = AppRegexFormat(
     name="hadoop",
     patterns=(

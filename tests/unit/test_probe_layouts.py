@@ -394,3 +394,26 @@ def test_tomcat_in_another_locale_and_logback_with_an_mdc_field() -> None:
     got = parse_app(LOG4J, pl.Series("line", logback))
     assert got["level"].to_list() == ["ERROR", "TRACE", "INFO"]
     assert got["component"].to_list() == ["io.javalin.Javalin", "o.h.l.p.Walker", "a.B"]
+
+
+def test_log15_terminal_format_of_go_ethereum() -> None:
+    """go-ethereum's log: the level padded to five characters, no blank after DEBUG/ERROR/
+    TRACE, a year-less stamp; its Fatal: lines. Read by generic, the 98 DEBUG and TRACE
+    records had been malformed and the stamps the components (probe K)."""
+    from logagent.formats.applogs import log15
+
+    lines = [
+        "INFO [03-18|15:10:30.386] Starting Geth on Ethereum mainnet...",
+        "DEBUG[03-22|13:26:20.363] Sanitizing Go's GC trigger               percent=100",
+        "WARN [03-18|15:10:30.386] Found deprecated node list file path=/app/static-nodes.json",
+        "ERROR[03-18|15:10:31.000] Failed to dial peer                      err=timeout",
+        "TRACE[03-18|15:10:31.001] Dialing                                  id=ab",
+        "CRIT [03-18|15:10:31.002] Database corrupted",
+        "Fatal: Error starting protocol stack: listen tcp :30302: bind: address already in use",
+    ]
+    fmt = log15(2020)
+    got = parse_app(fmt, pl.Series("line", lines))
+    assert got["level"].to_list() == ["INFO", "DEBUG", "WARN", "ERROR", "TRACE", "FATAL", "FATAL"]
+    assert got["component"][3] == "Failed to dial peer"
+    assert str(got["time"][1]) == "2020-03-22 13:26:20.363000+00:00"
+    assert detect_all(lines * 3, year=2020).best == "log15"
