@@ -377,7 +377,8 @@ def logcat(year: YearOf = None) -> AppRegexFormat:
         name="logcat",
         patterns=(
             r"^(?P<ts>" + _MD_STAMP + r") +(?:[A-Za-z0-9_]+ +)?[0-9]+ +[0-9]+ "
-            r"(?P<level>[VDIWEFA]) (?P<component>[^:]*?) *: (?P<message>.*)$",
+            # a tag may hold C++'s "::" (``APM::ConfigParsingUtils: ...``, probe K)
+            r"(?P<level>[VDIWEFA]) (?P<component>(?:[^:]|::)*?) *: (?P<message>.*)$",
             r"^(?P<ts>" + _MD_STAMP + r") (?P<level>[VDIWEFA])/"
             r"(?P<component>[^(]*?) *\( *[0-9]+\): (?P<message>.*)$",
             # Android Studio's Logcat window, copied or saved: date, pid-tid, tag, package

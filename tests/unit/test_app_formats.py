@@ -361,15 +361,18 @@ def test_android_logcat_threadtime() -> None:
         "03-17 16:13:39.001  2227  2227 V PhoneStatusBar : tick",
         "03-17 16:13:40.500   981   981 A libc    : Fatal signal 6 (SIGABRT)",
         "not a logcat line",
+        # a C++ tag (probe K: this line had been malformed)
+        "01-04 04:09:20.541   294   294 I APM::ConfigParsingUtils: loadAudioPolicyConfig() ok",
     ]
     got = parse_app(logcat(2017), pl.Series("line", lines))
-    assert got[LEVEL].to_list() == ["DEBUG", "ERROR", "TRACE", "FATAL", None]
+    assert got[LEVEL].to_list() == ["DEBUG", "ERROR", "TRACE", "FATAL", None, "INFO"]
     assert got[COMPONENT].to_list() == [
         "WindowManager",
         "PowerManagerService",
         "PhoneStatusBar",
         "libc",
         None,
+        "APM::ConfigParsingUtils",
     ]
     assert got[TIME][0].year == 2017 and got[TIME][0].month == 3
 
