@@ -358,4 +358,5 @@ def stop_partial(run: Run, why: str, reason: str = "interrupted") -> None:
         )
     )
     log.warning("stop_partial", reason=why, units_read=tally.units)
-    run.say_resumable()
+    if reason != Reason.INPUT_CHANGED.value:  # resume refuses an input that changed
+        run.say_resumable()

@@ -230,9 +230,15 @@ LEVEL_WORDS = (  # four letters: log15's and op/go-logging's EROR, DBUG, DEBG; l
     "FATAL|CRITICAL|CRIT|EMERGENCY|EMERG|ALERT|PANIC|ERROR|ERRO|EROR|ERR|SEVERE|WARNING|WARN"
     "|NOTICE|INFO|DEBUG|DEBG|DBUG|TRACE|VERBOSE|FTL|WRN|INF|DBG|VRB"
 )  # not supervisord's TRAC (its own layout reads it): a program named trac (the wiki) is one
+#: The level words no program, service or logger is named like (``LEVEL_WORD_ALONE``): not
+#: the four-letter spellings, which name real things in some case (a compose service
+#: ``dbug``, the Trac wiki's program).
+REFUSED_WORDS = "|".join(
+    w for w in LEVEL_WORDS.split("|") if w not in ("ERRO", "EROR", "DEBG", "DBUG")
+)
 #: A component that is a level word alone, in any case (``AppRegexFormat.refused_components``):
 #: where a layout finds one in its component's place, the line is another layout's.
-LEVEL_WORD_ALONE = r"(?i)^(?:" + LEVEL_WORDS + r")$"
+LEVEL_WORD_ALONE = r"(?i)^(?:" + REFUSED_WORDS + r")$"
 #: Terminal colour codes (``ESC[31m``, any number of them): containers, ``docker compose`` and
 #: RabbitMQ's console handler write them around a line or a level.
 ANSI = r"(?:\x1b\[[0-9;?]*[A-Za-z])*"

@@ -300,7 +300,8 @@ def detect_all(
         discount = GENERIC_DISCOUNT if last_resort else 1.0
         scores.append((n, shares[n] * discount))
     ranked = sorted(scores, key=lambda s: -s[1])  # stable: earlier formats win ties
-    return Detection(tuple(_specific_first(ranked) if specific_first else ranked), len(lines))
+    preferred = PREFERRED if specific_first else PREFERRED_ALWAYS
+    return Detection(tuple(_specific_first(ranked, preferred)), len(lines))
 
 
 #: The share of the sample from which a layout written through syslog wins over
@@ -316,14 +317,21 @@ PREFERRED = frozenset(
     (specific, "syslog3164")
     for specific in ("haproxy", "squid", "elb", "log4j", "hadoop", "zerolog")
 )
+#: The pairs preferred for every question, an application one too: zerolog's lines are no
+#: syslog lines at all ("stamp LVL caller" read as "stamp host program"), where a log4j or
+#: Hadoop layout may be what a syslog daemon wrote (a review: a Traefik log was zerolog to
+#: --by level and syslog3164 to top-error-components, its levels guessed from words).
+PREFERRED_ALWAYS = frozenset({("zerolog", "syslog3164")})
 
 
-def _specific_first(ranked: list[tuple[str, float]]) -> list[tuple[str, float]]:
+def _specific_first(
+    ranked: list[tuple[str, float]], preferred: frozenset[tuple[str, str]]
+) -> list[tuple[str, float]]:
     """``ranked`` with the best-scoring specific layout first where it reads enough of the
-    sample and the best one is its general layout (``PREFERRED``)."""
+    sample and the best one is its general layout (``preferred``)."""
     best = ranked[0][0] if ranked else None
     for i, (n, share) in enumerate(ranked[1:], start=1):
-        if (n, best) in PREFERRED and share >= PREFER_SPECIFIC:
+        if (n, best) in preferred and share >= PREFER_SPECIFIC:
             return [ranked[i], *ranked[:i], *ranked[i + 1 :]]
     return ranked
 

@@ -75,10 +75,10 @@ _TS_FORMATS = (
     "%a %b %d %H:%M:%S%.f %Y",
 )
 _WORDS = LEVEL_WORDS
-LEVEL_WORD = (
-    r"(?:\[ *(?P<bl>(?i:" + _WORDS + r")) *\]|<(?P<al>(?i:" + _WORDS + r"))>"
-    r"|(?P<wl>" + _WORDS + "|" + _WORDS.title() + r"))"
-)
+#: A level word in brackets or angle brackets, any case; or bare, upper or title case.
+_MARKED_LEVEL = r"(?:\[ *(?P<bl>(?i:" + _WORDS + r")) *\]|<(?P<al>(?i:" + _WORDS + r"))>)"
+_BARE_LEVEL = r"(?P<wl>" + _WORDS + "|" + _WORDS.title() + r")"
+LEVEL_WORD = r"(?:" + _MARKED_LEVEL[3:-1] + "|" + _BARE_LEVEL + ")"
 #: A level word in lower case (``2016-06-30 12:00:01 error msg``, winston's ``info: msg``,
 #: VMware's ``... info vpxd[45715] ...``) counts only as the first word after the timestamp:
 #: anywhere else it may be prose (``connection error``).
@@ -174,12 +174,15 @@ def header_regex(ts_pattern: str | None, *, indented: bool = True) -> str:
     """Timestamp in the first bytes, a few tokens, then the level word and the rest."""
     gap = r"[^A-Za-z]{0,24}?(?:[^ ]+ +){0,6}?[\[(<|]?"  # up to six fields (BGL: five)
     if ts_pattern is None:
-        # what comes before the level word ends in no letter, digit or underscore: a class
-        # name is no level (a Rails log's ``ActionController::RoutingError (No route ...)``
-        # lines had been its ERROR records)
+        # a bare level word follows no letter, digit or underscore: a class name is no level
+        # (a Rails log's ``ActionController::RoutingError (No route ...)`` lines had been its
+        # ERROR records); a bracketed one may follow a name (``worker-1[ERROR] job ...``)
         return (
-            r"^(?P<ts>)(?:[^ ]{0,39}[^ \w])?(?:[^ ]+ +){0,2}?"
-            + LEVEL_WORD
+            r"^(?P<ts>)(?:[^ ]{0,40}?(?:[^ ]+ +){0,2}?"
+            + _MARKED_LEVEL
+            + r"|(?:[^ ]{0,39}[^ \w])?(?:[^ ]+ +){0,2}?"
+            + _BARE_LEVEL
+            + ")"
             + _AFTER_LEVEL
             + r"(?P<rest>.*)$"
         )

@@ -11,7 +11,7 @@ component question still ranks something meaningful; their descriptions say so.
 
 from __future__ import annotations
 
-from logagent.formats.app import ANSI, LEVEL_WORDS, AppRegexFormat
+from logagent.formats.app import ANSI, REFUSED_WORDS, AppRegexFormat
 from logagent.formats.apptimes import ZONE
 from logagent.formats.levels import (
     DEBUG,
@@ -286,10 +286,12 @@ _ANSI = ANSI
 _INNER_KLOG = r"(?P<level>[IWEF])[0-9]{4} "
 #: Up to three words before the level, one more blank before it (Spring Boot pads ``  INFO``);
 #: words end at a blank or a tab (zap's console encoder: ``ts\terror\tcaller\tmsg``). A quote
-#: opens a level only as a level key's value: ``"debug"`` alone is another key's value (an
-#: OpenTelemetry collector's ``{"otelcol.component.id": "debug"}`` made its info lines DEBUG).
-_INNER_WORD = (
-    r'(?:[^ \t]+[ \t]){0,3}?[ \t]?(?:\[|(?:level|lvl)="?|\{?"(?:level|severity|lvl)": ?")?'
+#: opens a level only as a level key's value (``"levelname": "ERROR"``, python-json-logger's):
+#: ``"debug"`` alone is another key's value (an OpenTelemetry collector's
+#: ``{"otelcol.component.id": "debug"}`` made its info lines DEBUG).
+_INNER_WORD = (  # a level key: level, lvl, severity, levelname, loglevel, log.level, @l
+    r"(?:[^ \t]+[ \t]){0,3}?[ \t]?(?:\[|(?:level|lvl)=\"?"
+    r'|\{?"(?:[A-Za-z_.]*(?:level|severity|lvl|Level|Severity)[A-Za-z_]*|@l)": ?")?'
     + _ANSI
     + r"(?P<level>"
     + INNER_LEVEL_WORDS
@@ -371,7 +373,7 @@ _COMPOSE_HEAD = (
 )  # fmt: skip
 #: What is no service name: a level word (Java Service Wrapper's ``ERROR  | wrapper  | ...``,
 #: Python's ``%(levelname)-8s | ...``) or a stamp's date.
-_NOT_A_SERVICE = r"(?i)^(?:" + LEVEL_WORDS + r"|status|advice|[0-9]{4}-[0-9]{2}-[0-9]{2})$"
+_NOT_A_SERVICE = r"(?i)^(?:" + REFUSED_WORDS + r"|status|advice|[0-9]{4}-[0-9]{2}-[0-9]{2})$"
 COMPOSE = AppRegexFormat(
     name="compose",
     patterns=_inner_levels(_COMPOSE_HEAD, _ANSI),

@@ -140,12 +140,17 @@ def test_a_copytruncate_rotation_while_read_is_partial_not_exact(
                 f.seek(size)
                 f.write(b'1.2.3.4 - - [28/Nov/2026:13:55:36 +0000] "GET /x HTTP/1.1" 200 1\n')
 
-    env = replace(fake_env(), on_progress=copytruncate_once)
+    from logagent.testing import MemorySink
+
+    sink = MemorySink()
+    env = replace(fake_env(), on_progress=copytruncate_once, checkpoint=sink)
     r = analyze([str(path)], Question(), settings, env)
     assert rotated, "no batch was counted"
     assert r.status is Status.PARTIAL, r.status
     assert r.decisions[-1].reason == "input_changed"
     assert any("its first bytes are not those it held" in w for w in r.warnings), r.warnings
+    # resume refuses an input that changed: no hint that it goes on (a review)
+    assert not any("logagent resume" in w for w in r.warnings), r.warnings
 
 
 def test_a_file_rotated_by_rename_mid_read_is_read_whole(

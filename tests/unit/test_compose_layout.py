@@ -110,3 +110,20 @@ def test_zap_console_tabs_dotnet_and_title_case_levels() -> None:
     assert got["level"].to_list() == ["ERROR", "INFO", "ERROR", "FATAL", "ERROR", None, None]
     assert str(got["time"][0]) == "2025-04-11 12:36:01.518000+00:00"
     assert got["message"][0].startswith("error\tdocker@")
+
+
+def test_a_json_level_key_of_another_name_and_a_service_named_like_a_spelling() -> None:
+    """python-json-logger's ``"levelname": "ERROR"`` (json.dumps' blanks) is a level: the
+    fix above read a quoted level after level, severity and lvl only, and a worker's 368
+    ERROR records were lost, "exact" (a review). A service may be named ``trac`` or ``dbug``:
+    the four-letter level spellings name no column of another layout."""
+    lines = [
+        'worker-1  | {"name": "worker.jobs", "levelname": "ERROR", "message": "job 3 failed"}',
+        'worker-1  | {"loglevel": "warning", "msg": "slow"}',
+        'worker-1  | {"log.level": "error", "message": "x"}',
+        "trac  | 2024-04-25T05:32:35Z ERROR ticket 12 not saved",
+        "dbug  | INFO ready",
+    ]
+    got = parse_app(COMPOSE, pl.Series("line", lines))
+    assert got["level"].to_list() == ["ERROR", "WARN", "ERROR", "ERROR", "INFO"]
+    assert got["component"].to_list()[3:] == ["trac", "dbug"]

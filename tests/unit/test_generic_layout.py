@@ -135,6 +135,10 @@ def test_a_class_name_ending_in_a_level_word_is_no_level() -> None:
     ]
     rows = fold_records(pl.Series("line", probe), fmt)
     assert rows["level"].to_list() == [None, None, "ERROR", "ERROR", "ERROR"]
+    # a bracketed level glued to a name still is one (a review: these had become malformed)
+    glued = ["worker-1[ERROR] job 3 failed", "scheduler[INFO] tick", "x<warn> y"]
+    rows = fold_records(pl.Series("line", glued), infer_generic(glued * 10))
+    assert rows["level"].to_list() == ["ERROR", "INFO", "WARN"]
 
 
 def test_four_letter_level_spellings_are_levels() -> None:

@@ -360,6 +360,13 @@ def test_zerolog_console_is_its_own_layout() -> None:
     # syslog3164 still reads a syslog line with an ISO stamp and a host
     syslog = ["2024-11-08T07:31:56+01:00 web01 sshd[4721]: error: maximum attempts"] * 4
     assert detect_all(syslog).best == "syslog3164"
+    # an application question prefers zerolog too (a review: a Traefik log with a tenth of
+    # its lines from another writer was syslog3164 to top-error-components, levels guessed)
+    callers = [line for line in ZEROLOG_LINES if " > " in line]  # syslog3164 reads these
+    other = [f"2024-11-08T07:31:5{i}+01:00 entrypoint: listening on :80" for i in range(2)]
+    mixed = callers * 4 + other
+    assert detect_all(mixed, specific_first=False).best == "zerolog"
+    assert detect_all(mixed).best == "zerolog"
     # a program named like the Trac wiki is a program, not a level word (supervisord's TRAC)
     trac = ["Oct 11 22:14:15 web01 trac[4721]: ERROR: ticket 12 not saved"] * 4
     found = detect_all(trac)
