@@ -17,7 +17,8 @@ SAMPLE_BYTES = 256 << 10
 SPOTS = 8
 #: A stream's head is read on past the sample's bytes until it holds this many lines ...
 MIN_LINES = 16
-#: ... or this many bytes (a stream is read once: its head waits in memory for the read).
+#: ... or this many bytes of all streams together (a stream is read once: its head waits in
+#: memory for the read).
 STREAM_MOST = 16 << 20
 
 
@@ -35,41 +36,41 @@ def sample_each(
 ) -> list[list[str]]:
     """``sample_lines`` of each input on its own (the same lines, kept apart by input)."""
     per_source = max(sample_bytes // max(len(sources), 1), 4096)
+    # a stream's head may grow past its share, all streams' together to STREAM_MOST at most
+    # (300 streams of long lines had held 16 MiB each: 2.5 GiB under a 1 GiB budget)
+    most = max(per_source, STREAM_MOST // max(len(sources), 1))
     out: list[list[str]] = []
     for source in sources:
         lines: list[str] = []
-        for offset, data in _spots(source, per_source):
-            # a read that ends at the input's end ends with its last line, newline or not (a
-            # stream's read is short only there)
-            if source.seekable and source.size is not None:
-                at_end = source.size == offset + len(data)
-            else:
-                at_end = len(data) < per_source
+        for offset, data, at_end in _spots(source, per_source, most):
             lines.extend(_whole_lines(data, skip_first=offset > 0, at_end=at_end, cap=cap))
         out.append([line for line in lines if line.strip()])
     return out
 
 
-def _spots(source: Source, budget: int) -> list[tuple[int, bytes]]:
+def _spots(source: Source, budget: int, most: int) -> list[tuple[int, bytes, bool]]:
+    """(offset, bytes, whether they end at the input's end: a read that does ends with its
+    last line, newline or not) of the places sampled; a stream's head up to ``most`` bytes."""
     if not source.seekable or source.size is None:
-        return [(0, _stream_head(source, budget))]
+        return [_stream_head(source, budget, most)]
     size = source.size
     if size <= budget:
-        return [(0, source.read_at(0, size))]
+        return [(0, source.read_at(0, size), True)]
     step = budget // SPOTS
     offsets = sorted({(size - step) * i // (SPOTS - 1) for i in range(SPOTS)})
-    return [(off, source.read_at(off, step)) for off in offsets]
+    return [(off, data := source.read_at(off, step), size == off + len(data)) for off in offsets]
 
 
-def _stream_head(source: Source, budget: int) -> bytes:
+def _stream_head(source: Source, budget: int, most: int) -> tuple[int, bytes, bool]:
     """A stream's first ``budget`` bytes, or more while they hold under ``MIN_LINES`` lines
-    (up to ``STREAM_MOST``): a first line longer than the budget had been the sample's only
-    line, cut, and a valid ``.gz`` log or stdin was refused as no known format."""
+    (up to ``most``): a first line longer than the budget had been the sample's only line,
+    cut, and a valid ``.gz`` log or stdin was refused as no known format. A stream's read is
+    short only at its end."""
     data = source.read_at(0, budget)
-    while data.count(b"\n") < MIN_LINES and len(data) >= budget and budget < STREAM_MOST:
-        budget = min(2 * budget, STREAM_MOST)
+    while data.count(b"\n") < MIN_LINES and len(data) >= budget and budget < most:
+        budget = min(2 * budget, most)
         data = source.read_at(0, budget)
-    return data
+    return 0, data, len(data) < budget
 
 
 def _whole_lines(data: bytes, *, skip_first: bool, at_end: bool, cap: int) -> list[str]:

@@ -148,3 +148,40 @@ def test_a_spot_that_holds_one_newline_gives_no_cut_line(tmp_path: Path) -> None
     path.write_text("".join(line + "\n" for line in lines))
     got = sample_each([open_source(str(path))], cap=1 << 16, sample_bytes=16384)[0]
     assert got and set(got) <= set(lines), [g[:20] for g in got if g not in lines]
+
+
+def test_stream_heads_grow_past_their_share_within_one_bound_together(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Streams whose first lines are longer than their share of the sample read on until
+    they hold lines, all of them together to ``STREAM_MOST`` (300 such .gz inputs had read
+    16 MiB each: 2.5 GiB under a 1 GiB budget; a review), and a head grown past the share
+    still keeps its last line, cut by the read, out of the sample."""
+    import gzip
+
+    from logagent.sources import sample
+    from logagent.sources.files import Source, open_source
+
+    monkeypatch.setattr(sample, "STREAM_MOST", 1 << 20)
+    paths = []
+    for i in range(40):
+        path = tmp_path / f"{i}.log.gz"
+        path.write_bytes(gzip.compress(b"".join(b"x" * 20_000 + b"\n" for _ in range(30))))
+        paths.append(str(path))
+    asked: dict[str, int] = {}
+    read_at = Source.read_at
+
+    def spy(self: Source, offset: int, n: int) -> bytes:
+        asked[self.path] = max(asked.get(self.path, 0), offset + n)
+        return read_at(self, offset, n)
+
+    monkeypatch.setattr(Source, "read_at", spy)
+    sources = [open_source(p) for p in paths]
+    try:
+        each = sample.sample_each(sources, cap=1 << 20)
+    finally:
+        for s in sources:
+            s.close()
+    per_source = max(sample.SAMPLE_BYTES // 40, 4096)
+    assert sum(asked.values()) <= 40 * max(per_source, (1 << 20) // 40)
+    assert all(lines and all(len(line) == 20_000 for line in lines) for lines in each)
