@@ -38,9 +38,33 @@ ANSI_SEQUENCE = r"\x1b\[[0-9;?]*[A-Za-z]"
 _ANSI = re.compile(ANSI_SEQUENCE)
 
 
+_ANSI_BYTES = re.compile(ANSI_SEQUENCE.encode())
+
+
 def decoloured(line: str) -> str:
     """``line`` without its ANSI colour codes (``ANSI_SEQUENCE``)."""
     return _ANSI.sub("", line) if "\x1b" in line else line
+
+
+def escape_lines(data: Buffer, size: int, most: int) -> list[tuple[int, int]] | None:
+    """(start, end) of each line of ``data[:size]`` that holds an escape byte (``end``: its
+    newline, or ``size``), in order; None past ``most`` of them (colour is then the rule)."""
+    spans: list[tuple[int, int]] = []
+    at = data.find(ESC, 0, size)
+    while at >= 0:
+        start = data.rfind(NL, 0, at) + 1
+        end = data.find(NL, at, size)
+        end = size if end < 0 else end
+        spans.append((start, end))
+        if len(spans) > most:
+            return None
+        at = data.find(ESC, end, size)
+    return spans
+
+
+def matches_decoloured(line: Buffer, prefilter: re.Pattern[bytes]) -> bool:
+    """Whether ``line`` (bytes) without its colour codes holds a match of ``prefilter``."""
+    return prefilter.search(_ANSI_BYTES.sub(b"", line)) is not None
 
 
 @dataclass(frozen=True, slots=True)

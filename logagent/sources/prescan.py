@@ -24,7 +24,13 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from logagent.sources.framing import ESC, TAIL_SLACK, iter_pieces
+from logagent.sources.framing import (
+    ESC,
+    TAIL_SLACK,
+    escape_lines,
+    iter_pieces,
+    matches_decoloured,
+)
 from logagent.sources.locate import anchor_of
 
 try:
@@ -39,6 +45,8 @@ NL = b"\n"
 #: candidates are then not rare, and one Python step per candidate costs more than the batch path.
 DENSE = 8
 MIN_DENSE = 4096
+#: Coloured lines a piece (``CHUNK``) may hold and still be prescanned, each one judged alone.
+DENSE_COLOURED = 256
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,8 +91,8 @@ def scan_range(
 ) -> Found | None:
     """The lines whose first byte is in ``[start, stop)`` (``start`` a line start), scanned.
 
-    Returns None when candidates are not rare, or the range holds colour codes (the caller
-    reads the range as a batch).
+    Returns None when candidates are not rare, or coloured lines are not (the caller reads
+    the range as a batch).
     """
     assert _sz is not None
     buf = bytearray(CHUNK + TAIL_SLACK)
@@ -102,17 +110,50 @@ def scan_range(
     for piece in iter_pieces(read_at, start, stop, cap=cap, chunk=CHUNK, read_into=into):
         size = piece.size
         data = piece.buf
-        if _sz.find(data, ESC, 0, size) >= 0:  # colour codes: its batch finds candidates without
-            return None  # them (``batchlines.coloured_candidates``), so it reads this range
         piece_pos.append(pos)
         piece_offset.append(piece.offset)
         lines += _sz.count(data, "\n", 0, size)
         truncated += piece.truncated
+        before = len(raw)
         _candidates(data, size, pos, anchor, match, raw, starts)
+        if _sz.find(data, ESC, 0, size) >= 0 and not _recoloured(
+            data, size, pos, prescan.prefilter, raw, starts, before
+        ):
+            return None  # colour is the rule: its batch decodes every line
         pos += size
         if len(raw) > MIN_DENSE and len(raw) * DENSE > lines:
             return None
     return Found(lines, truncated, raw, starts, piece_pos, piece_offset)
+
+
+def _recoloured(
+    data: bytes | bytearray,
+    size: int,
+    pos: int,
+    prefilter: re.Pattern[bytes],
+    raw: list[bytes],
+    starts: list[int],
+    before: int,
+) -> bool:
+    """The piece's candidates (``raw[before:]``) with its coloured lines judged on their bytes
+    without colour codes (a code inside what the prefilter looks for hid a candidate), as
+    ``batchlines.coloured_candidates`` judges them; False when colour is the rule (more
+    coloured lines than ``DENSE_COLOURED``): its batch then decodes every line."""
+    spans = escape_lines(data, size, DENSE_COLOURED)
+    if spans is None:
+        return False
+    coloured = {pos + s for s, _ in spans}
+    kept = [
+        (st, r) for st, r in zip(starts[before:], raw[before:], strict=True) if st not in coloured
+    ]
+    kept += [
+        (pos + s, bytes(data[s:e])) for s, e in spans if matches_decoloured(data[s:e], prefilter)
+    ]
+    kept.sort(key=lambda pair: pair[0])
+    del raw[before:], starts[before:]
+    starts.extend(st for st, _ in kept)
+    raw.extend(r for _, r in kept)
+    return True
 
 
 def _candidates(

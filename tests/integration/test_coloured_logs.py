@@ -119,12 +119,23 @@ def test_a_colour_code_inside_the_5xx_prefilter_hides_no_candidate(tmp_path: Pat
         assert {e.key: e.count for e in result.answer.top} == dict(want), reader
 
 
+@pytest.mark.parametrize("dense", [False, True], ids=["line-by-line", "every-line"])
+@pytest.mark.parametrize("processes", [1, 2])
 @pytest.mark.parametrize("kind", [QuestionKind.TOP_ERRORS, QuestionKind.STATUS])
 def test_a_coloured_log_reads_as_the_same_log_without_its_codes(
-    tmp_path: Path, kind: QuestionKind
+    tmp_path: Path, kind: QuestionKind, processes: int, dense: bool, monkeypatch: Any
 ) -> None:
     """Colour codes around statuses and clients, invalid UTF-8 and junk lines among them:
-    the answer and the counters (lines, malformed, invalid UTF-8) are those of the plain log."""
+    the answer and the counters (lines, malformed, invalid UTF-8) are those of the plain log,
+    whether the coloured lines are judged one by one or every line is decoded (``dense``),
+    in batches or in prescanned ranges."""
+    if dense:  # colour the rule: every line decoded and tested
+        from logagent.formats import batchlines
+        from logagent.sources import prescan
+
+        monkeypatch.setattr(batchlines, "MIN_COLOURED", 0)
+        monkeypatch.setattr(batchlines, "COLOURED_BYTES", 1 << 40)
+        monkeypatch.setattr(prescan, "DENSE_COLOURED", 0)
     rng = random.Random(11)
     plain: list[bytes] = []
     coloured: list[bytes] = []
@@ -146,7 +157,12 @@ def test_a_coloured_log_reads_as_the_same_log_without_its_codes(
         path = tmp_path / name
         path.write_bytes(b"\n".join(lines) + b"\n")
         question = Question(kind=kind, top=20)
-        settings = _settings(order="sequential", batch_bytes=8 << 10)
+        settings = _settings(
+            order="sequential",
+            batch_bytes=8 << 10,
+            scan_processes=processes,
+            scan_parallel_from=1,
+        )
         results.append(analyze([str(path)], question, settings, fake_env()))
     a, b = results
     assert a.status is b.status is Status.EXACT
