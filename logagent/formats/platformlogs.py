@@ -367,6 +367,21 @@ SERILOG = AppRegexFormat(
     example="2023-05-26 23:33:08.372 +03:00 [ERR] HTTP GET /api/x responded 500 in 5.2 ms",
 )
 
+LOG4JS = AppRegexFormat(
+    name="log4js",
+    patterns=(
+        r"^\[(?P<ts>" + _D4 + "T" + _HMS + r"(?:\.[0-9]{3})?(?:Z|[+-][0-9]{2}:?[0-9]{2})?)\] "
+        r"\[(?P<level>TRACE|DEBUG|INFO|WARN|ERROR|FATAL|MARK)\] (?P<component>[^ ]+) - "
+        r"(?P<message>.*)$",
+    ),
+    min_line_bytes=34,
+    time_formats=ISO_TIMES,
+    record_start=r"\[" + _D4 + "T" + _HMS,
+    description="log4js (Node.js) basic layout ([ts] [LEVEL] category - msg): component = "
+    "category; stack traces folded",
+    example="[2020-07-18T15:23:08.446] [ERROR] user - login failed",
+)
+
 PLATFORM_LAYOUTS = (
     TOMCAT,
     JENKINS,
@@ -376,6 +391,7 @@ PLATFORM_LAYOUTS = (
     PHP,
     AIRFLOW,
     RABBITMQ,
+    LOG4JS,
     DOTNET,
     CLICKHOUSE,
     UVICORN,

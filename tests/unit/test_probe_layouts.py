@@ -424,3 +424,22 @@ def test_log15_terminal_format_of_go_ethereum() -> None:
     assert got["component"][3] == "Failed to dial peer"
     assert str(got["time"][1]) == "2020-03-22 13:26:20.363000+00:00"
     assert detect_all(lines * 3, year=2020).best == "log15"
+
+
+def test_log4js_basic_layout_folds_its_stack_traces() -> None:
+    """Node's log4js: ``[ts] [LEVEL] category - msg``, then the error's indented stack. Read by
+    generic, the 265 stack lines had been malformed and the category no component (probe K)."""
+    from logagent.formats.platformlogs import LOG4JS
+
+    lines = [
+        "[2020-07-18T15:23:08.446] [ERROR] user - 用户不存在 Error: 用户不存在",
+        "    at login (E:\\amorphous_node\\controller\\user.js:242:15)",
+        "[2020-07-18T15:42:44.822] [ERROR] measure - 查询检测记录失败 { SequelizeDatabaseError: x",
+        "    at Query.formatError (query.js:239:16)",
+        "[2020-07-18T15:42:45.001] [INFO] http - GET /api 200",
+    ]
+    found = detect_all(lines * 4)
+    assert found.best == "log4js"
+    got = parse_app(LOG4JS, pl.Series("line", lines))
+    assert got["level"].to_list() == ["ERROR", None, "ERROR", None, "INFO"]
+    assert got["component"].to_list() == ["user", None, "measure", None, "http"]
