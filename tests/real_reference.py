@@ -134,17 +134,21 @@ def message_level(msg: str) -> str:
     word = re.match(r"([A-Za-z]+)[:\]>)]", head)
     if word and word[1].lower() in TAGS:
         return TAGS[word[1].lower()]
+    klog = re.match(r"([IWEF])\d{4} \d\d:\d\d:\d\d\.\d{6} ", msg.lstrip())  # klog's letter
+    if klog:
+        return {"I": "INFO", "W": "WARN", "E": "ERROR", "F": "FATAL"}[klog[1]]
     # an address or URL names no failure: a word of the message is outside them (mail logs'
     # spam senders, High.Power.Emergency.Flashlight@...)
     words = " ".join(w for w in msg.split() if "@" not in w.strip("<>()[],;\"'") and "://" not in w)
     words = re.sub(r"(?i)\b(errors?|failures?|failed|fails?|err)=0+(?![0-9.])", " ", words)
     words = re.sub(r"(?i)\b(errors|failures) *: *0+ *(?=[,;)\]}]|$)", " ", words)
     words = re.sub(r"(?i)\b(0|no|zero|without) +(errors?|failures?)\b", " ", words)
-    if re.search(r"(?i)\b(fatal|panic|emerg|emergency|critical)\b", words):
+    # a whole word, not part of a hyphenated one (--fail-swap-on, non-fatal, error-cleanup)
+    if re.search(r"(?i)(?<![\w-])(fatal|panic|emerg|emergency|critical)(?![\w-])", words):
         return "FATAL"
-    if re.search(r"(?i)\b(error|errors|err|failed|failure|fail)\b", words):
+    if re.search(r"(?i)(?<![\w-])(error|errors|err|failed|failure|fail)(?![\w-])", words):
         return "ERROR"
-    if re.search(r"(?i)\b(warn|warning)\b", words):
+    if re.search(r"(?i)(?<![\w-])(warn|warning)(?![\w-])", words):
         return "WARN"
     return "INFO"
 

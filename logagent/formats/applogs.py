@@ -54,6 +54,9 @@ _PROGRAMS = (
     rf"(?P<component>{_NAME} [0-9][0-9.]*)" + _DETAIL,
     # ProFTPD 1.2's "proftpd[25530] host (192.168.2.10[192.168.2.10]): USER a (Login failed)"
     rf"(?P<component>{_NAME})\[[0-9]+\] {_NAME}" + _DETAIL,
+    # a tag in brackets (rsyslog takes it: Elastic Beanstalk's "[eb-cfn-init]: ..."; probe L:
+    # 261 of a real log's 685 lines had been malformed, its errors ranked without them)
+    rf"\[(?P<component>{_NAME})\]" + _DETAIL,
 )
 _SYSLOG_PROGRAMS = (
     *(rf"(?:{_NAME} )?" + program for program in _PROGRAMS),

@@ -34,7 +34,16 @@ CASES = [
     ("kernel panic - not syncing", "FATAL"),
     ("session opened for user root", "INFO"),
     ("disk almost full, warning threshold reached", "WARN"),
-    ("[error-cleanup] started", "ERROR"),  # no tag (a word ends no bracket): words decide
+    # no tag (a word ends no bracket), and no level word: a hyphenated word is one word (a
+    # job named error-cleanup; kubelet's --fail-swap-on flag had been an ERROR, probe L)
+    ("[error-cleanup] started", "INFO"),
+    ('FLAG: --fail-swap-on="true"', "INFO"),
+    ("non-fatal: retry scheduled", "INFO"),
+    ("non-fatal error, retrying", "ERROR"),
+    # klog's letter opening the message (a kubelet in a journal, probe L)
+    ('E0512 04:54:38.885907    2473 kubelet.go:2359] "Skipping pod synchronization"', "ERROR"),
+    ('I0512 04:54:38.461366    2473 prober.go:107] "Probe failed" probeType="Liveness"', "INFO"),
+    ("W0512 04:54:39.000001    2473 x.go:1] slow", "WARN"),
     ("errors=2 processed=10", "ERROR"),
     # counters of none only: these are failures (a review)
     ("Connection failed: 0 bytes received", "ERROR"),
@@ -65,10 +74,15 @@ def test_syslog_lines_take_those_levels() -> None:
         "Nov  9 12:01:01 tbird-admin1 gmetad[1682]: Warning: we failed to resolve data source",
         "Jun  2 15:07:14 host proftpd[458]: warning: can't verify hostname: x failed",
         "Jun  2 15:07:15 host proftpd[458]: connect failed",
+        # a tag in brackets (Elastic Beanstalk's; probe L: such lines had been malformed)
+        "Aug 16 10:05:57 ip-172-31-17-26 [eb-cfn-init]: 2020-08-16 10:05:34,500 [ERROR] Timeout",
     ]
     fields = syslog3164().fields(pl.col("line"))
-    got = pl.DataFrame({"line": lines}).select(fields["level"].alias("l"))["l"].to_list()
-    assert got == ["WARN", "WARN", "ERROR"]
+    got = pl.DataFrame({"line": lines}).select(
+        fields["level"].alias("l"), fields["component"].alias("c")
+    )
+    assert got["l"].to_list() == ["WARN", "WARN", "ERROR", "ERROR"]
+    assert got["c"].to_list() == ["gmetad", "proftpd", "proftpd", "eb-cfn-init"]
 
 
 def test_proftpd_names_its_host_between_its_pid_and_the_colon() -> None:
