@@ -143,12 +143,14 @@ def message_level(msg: str) -> str:
     words = re.sub(r"(?i)\b(errors?|failures?|failed|fails?|err)=0+(?![0-9.])", " ", words)
     words = re.sub(r"(?i)\b(errors|failures) *: *0+ *(?=[,;)\]}]|$)", " ", words)
     words = re.sub(r"(?i)\b(0|no|zero|without) +(errors?|failures?)\b", " ", words)
-    # a whole word, not part of a hyphenated one (--fail-swap-on, non-fatal, error-cleanup)
-    if re.search(r"(?i)(?<![\w-])(fatal|panic|emerg|emergency|critical)(?![\w-])", words):
+    # the last word of a hyphenated one counts (read-error), not one a hyphen follows
+    # (--fail-swap-on, error-cleanup), nor one after non- (non-fatal)
+    words = re.sub(r"(?i)\bnon-\w+", " ", words)
+    if re.search(r"(?i)\b(fatal|panic|emerg|emergency|critical)(?![\w-])", words):
         return "FATAL"
-    if re.search(r"(?i)(?<![\w-])(error|errors|err|failed|failure|fail)(?![\w-])", words):
+    if re.search(r"(?i)\b(error|errors|err|failed|failure|fail)(?![\w-])", words):
         return "ERROR"
-    if re.search(r"(?i)(?<![\w-])(warn|warning)(?![\w-])", words):
+    if re.search(r"(?i)\b(warn|warning)(?![\w-])", words):
         return "WARN"
     return "INFO"
 

@@ -30,6 +30,7 @@ from logagent.formats.apptimes import ZONE, unknown_zones
 from logagent.formats.base import STATUS
 from logagent.formats.catalog import AnyFormat, is_app
 from logagent.formats.levelfilter import level_prefilter
+from logagent.formats.mixed import part_names
 from logagent.formats.selected import selection_of
 from logagent.formats.stagedtime import StagedTime
 from logagent.formats.windowed import Windowed, line_kind, time_of
@@ -228,6 +229,11 @@ def _bisected(
     return by_format if window is None or by_format.method == "bisection" else window
 
 
+#: A mix of layouts (``mixed(a+b)``) whose sampled records lack a readable stamp in more than
+#: one in this many is refused a window (``_check_stamps_read``).
+UNTIMED_SHARE = 100
+
+
 def _check_stamps_read(fmt: Format, time: Callable[[pl.Expr], pl.Expr], sample: list[str]) -> None:
     """A window needs times: if no sampled record's stamp can be read, say so (every record
     would otherwise be dropped as outside it, and "nothing in the window" would be false)."""
@@ -242,6 +248,16 @@ def _check_stamps_read(fmt: Format, time: Callable[[pl.Expr], pl.Expr], sample: 
             f"--since/--until: logagent reads no timestamp in the {records:,} sampled records of "
             f"{fmt.name}, so it cannot place them in a window; leave the window out, or name a "
             "format (or a custom one) that parses their stamps",
+            format=fmt.name,
+        )
+    # a mix's records are each one of its layouts': one whose records carry no date (log4j's
+    # time-only stamps beside Tomcat's) would all be "outside the window", the answer "exact"
+    # without them (a review)
+    if part_names(fmt.name) and (records - timed) * UNTIMED_SHARE > records:
+        raise ConfigError(
+            f"--since/--until: {records - timed:,} of the {records:,} sampled records of "
+            f"{fmt.name} carry no timestamp logagent reads (one of its layouts writes no date), "
+            "so they cannot be placed in a window; leave the window out, or name a format",
             format=fmt.name,
         )
 

@@ -118,10 +118,12 @@ DOTNET_LEVELS = (
     ("CRIT", FATAL),
 )
 
-#: Message words that give a syslog line without ``<PRI>`` its level, most severe first: whole
-#: words, not parts of a hyphenated one (kubelet's ``FLAG: --fail-swap-on="true"`` had been an
-#: ERROR record, and so would ``non-fatal`` a FATAL one; probe L).
-_ALONE, _END = r"(?:^|[^\w-])", r"(?:[^\w-]|$)"
+#: Message words that give a syslog line without ``<PRI>`` its level, most severe first: the
+#: last word of a hyphenated one counts (``read-error``, ``ATA-error``), not one a hyphen
+#: follows (kubelet's ``FLAG: --fail-swap-on="true"`` had been an ERROR record; probe L), nor
+#: one after ``non-`` (``NEGATED`` is taken out first).
+_ALONE, _END = r"\b", r"(?:[^\w-]|$)"
+NEGATED = r"(?i)\bnon-\w+"
 MESSAGE_LEVEL_WORDS: tuple[tuple[str, str], ...] = (
     (FATAL, r"(?i)" + _ALONE + r"(?:fatal|panic|emerg(?:ency)?|critical)" + _END),
     (ERROR, r"(?i)" + _ALONE + r"(?:error|errors|err|failed|failure|fail)" + _END),
@@ -185,6 +187,7 @@ def level_from_message(message: pl.Expr) -> pl.Expr:
     out: pl.Expr = pl.lit(INFO)
     worded = pl.any_horizontal([message.str.contains(p) for _, p in MESSAGE_LEVEL_WORDS])
     words = pl.when(worded).then(message).otherwise(pl.lit("")).str.replace_all(ADDRESSES, " ")
+    words = words.str.replace_all(NEGATED, " ")
     for level, pattern in reversed(MESSAGE_LEVEL_WORDS):
         text = words.str.replace_all(NO_ERRORS, " ") if level == ERROR else words
         out = pl.when(text.str.contains(pattern)).then(pl.lit(level)).otherwise(out)

@@ -120,3 +120,25 @@ def test_an_airflow_scheduler_output_with_gunicorn_lines(tmp_path: Path) -> None
     r = _ask(log, QuestionKind.TOP, by="level")
     assert r.input.format == "mixed(airflow+gunicorn)"
     assert {e.key: e.count for e in r.answer.top} == {"INFO": 50, "WARN": 4}
+
+
+def test_a_window_over_a_mix_whose_one_layout_writes_no_date_is_refused(tmp_path: Path) -> None:
+    """log4j's time-only stamps (``%d{ABSOLUTE}``) beside Tomcat's dated ones: the log4j
+    records cannot be placed in a window. They had all been "outside the window" and the
+    answer "exact" on Tomcat's alone (a review); the window is refused, as for log4j alone.
+    Without a window the mix counts both."""
+    from logagent.errors import ConfigError
+
+    lines = []
+    for i in range(300):
+        if i % 3 == 0:
+            lines.append(f"06-Dec-2026 02:{i % 60:02d}:11.456 SEVERE [main] a.B.c failed {i}")
+        else:
+            lines.append(f"02:{i % 60:02d}:12,678 ERROR [main] com.foo.Service - failed {i}")
+    log = tmp_path / "catalina.out"
+    log.write_text("\n".join(lines) + "\n")
+    assert {e.key: e.count for e in _ask(log, QuestionKind.TOP, by="level").answer.top} == {
+        "ERROR": 300
+    }
+    with pytest.raises(ConfigError, match="carry no timestamp logagent reads"):
+        _ask(log, QuestionKind.TOP, by="level", since="2026-12-06T02:30:00Z")

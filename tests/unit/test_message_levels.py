@@ -40,6 +40,10 @@ CASES = [
     ('FLAG: --fail-swap-on="true"', "INFO"),
     ("non-fatal: retry scheduled", "INFO"),
     ("non-fatal error, retrying", "ERROR"),
+    # ... but the last word of a hyphenated one is a word (a review)
+    ("read-error on socket 7", "ERROR"),
+    ("upstream-error: connect timed out", "ERROR"),
+    ("Device: /dev/sda, ATA-error count increased from 3 to 4", "ERROR"),
     # klog's letter opening the message (a kubelet in a journal, probe L)
     ('E0512 04:54:38.885907    2473 kubelet.go:2359] "Skipping pod synchronization"', "ERROR"),
     ('I0512 04:54:38.461366    2473 prober.go:107] "Probe failed" probeType="Liveness"', "INFO"),
