@@ -76,9 +76,10 @@ _TS_FORMATS = (
 )
 _WORDS = LEVEL_WORDS
 #: A level word in brackets or angle brackets, any case; or bare, upper or title case.
-_MARKED_LEVEL = r"(?:\[ *(?P<bl>(?i:" + _WORDS + r")) *\]|<(?P<al>(?i:" + _WORDS + r"))>)"
+_MARKED = r"\[ *(?P<bl>(?i:" + _WORDS + r")) *\]|<(?P<al>(?i:" + _WORDS + r"))>"
+_MARKED_LEVEL = r"(?:" + _MARKED + ")"
 _BARE_LEVEL = r"(?P<wl>" + _WORDS + "|" + _WORDS.title() + r")"
-LEVEL_WORD = r"(?:" + _MARKED_LEVEL[3:-1] + "|" + _BARE_LEVEL + ")"
+LEVEL_WORD = r"(?:" + _MARKED + "|" + _BARE_LEVEL + ")"
 #: A level word in lower case (``2016-06-30 12:00:01 error msg``, winston's ``info: msg``,
 #: VMware's ``... info vpxd[45715] ...``) counts only as the first word after the timestamp:
 #: anywhere else it may be prose (``connection error``).

@@ -93,9 +93,9 @@ def combined_app(parts: Sequence[object]) -> AppRegexFormat | None:
     A record without a component gets its error kind when a part's does
     (``head_component``); only the first part's ``fast`` patterns stay (another part's may
     match a line an earlier pattern reads)."""
-    if len(parts) < 2 or not all(isinstance(p, AppRegexFormat) for p in parts):
-        return None
     apps = [p for p in parts if isinstance(p, AppRegexFormat)]
+    if len(apps) < 2 or len(apps) < len(parts):
+        return None
     first = apps[0]
     same = ("level_words", "year", "refused_components")
     if any(getattr(p, a) != getattr(first, a) for p in apps[1:] for a in same):

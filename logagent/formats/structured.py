@@ -235,8 +235,7 @@ class JsonAppFormat(KeyedFields):
             {doc: pl.when(pl.col(flat)).then(line).str.json_decode(as_text)},
         ]
 
-        def decoded_value(key: str, text: pl.Expr) -> pl.Expr:
-            rest = pl.when(~pl.col(flat) & ~fit).then(text)  # null where read above: unparsed
+        def decoded_value(key: str, rest: pl.Expr) -> pl.Expr:
             value = (
                 pl.when(pl.col(flat))
                 .then(pl.col(doc).struct.field(key))
@@ -248,9 +247,10 @@ class JsonAppFormat(KeyedFields):
             return pl.when(fit).then(held).otherwise(value)
 
         def read(text: pl.Expr) -> dict[str, pl.Expr]:
+            rest = pl.when(~pl.col(flat) & ~fit).then(text)  # null where read above: unparsed
             return self._clef(
                 {
-                    k: decoded_value(v, text)
+                    k: decoded_value(v, rest)
                     if k in decoded
                     else text.str.json_path_match(jsonpath(v))
                     for k, v in self.mapping.items()
