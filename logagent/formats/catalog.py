@@ -41,6 +41,7 @@ from logagent.formats.jsonaccess import JSON_ACCESS_LAYOUTS
 from logagent.formats.jsonlayouts import JSON_LAYOUTS
 from logagent.formats.platformlogs import PLATFORM_LAYOUTS
 from logagent.formats.proxies import PROXY_LAYOUTS
+from logagent.formats.securitylogs import AUDITD
 from logagent.formats.serverlogs import (
     COMPOSE,
     CRI,
@@ -77,12 +78,15 @@ SERVER_LAYOUTS = (
 HPC_LAYOUTS = (BGL, THUNDERBIRD)
 _FIXED: dict[str, AppFormat] = {
     f.name: f
-    for f in (*SERVER_LAYOUTS, *PLATFORM_LAYOUTS, *HPC_LAYOUTS, SUPERVISORD, RUBY, *JSON_LAYOUTS)
-}
+    for f in (
+        *SERVER_LAYOUTS, *PLATFORM_LAYOUTS, *HPC_LAYOUTS, AUDITD, SUPERVISORD, RUBY, *JSON_LAYOUTS
+    )
+}  # fmt: skip
 APP_NAMES = (
     *(f.name for f in SERVER_LAYOUTS),
     *(f.name for f in PLATFORM_LAYOUTS),
     *(f.name for f in HPC_LAYOUTS),
+    AUDITD.name,
     "hadoop",
     "log4j",
     # after hadoop: its INFO/WARN lines with "name: " are hadoop's too, and ties go to hadoop;
@@ -118,6 +122,7 @@ NESTED = frozenset(
         ("haproxy", "syslog3164"),  # HAProxy logs through syslog
         ("squid", "syslog3164"),  # so may Squid
         ("elb", "syslog3164"),  # "stamp name client:port ..." reads as "stamp host tag: ..."
+        (AUDITD.name, "logfmt"),  # its kernel records are key=value pairs
     }
 )
 #: Layouts whose records carry no level at all: a level condition cannot hold on them.
@@ -130,6 +135,10 @@ FORMAT_NOTES: dict[str, str] = {
     "lighttpd": f"{_WORDS_NOTE}: lighttpd's error log carries no level",
     "zeek": "Zeek logs carry no level: level questions do not apply to them",
     ZEEK_TSV.name: "Zeek logs carry no level: level questions do not apply to them",
+    AUDITD.name: (
+        "the audit log writes no level: ERROR is a record whose outcome failed (res=failed or 0, "
+        "success=no, an AVC denial), INFO one that succeeded; records without an outcome have none"
+    ),
     GENERIC: (
         "the layout was inferred from sampled lines (generic): timestamp, level and component "
         "are guesses; see logagent detect"

@@ -1,0 +1,57 @@
+"""Built-in layouts of security logs (PURE): the Linux audit log.
+
+* ``auditd``: ``/var/log/audit/audit.log``, one record a line, ``type=KIND
+  msg=audit(EPOCH.mmm:SERIAL): key=value ...`` (``node=host`` first where auditd's
+  ``name_format`` asks for it), and ``ausearch -i``'s interpreted lines, whose stamp is a
+  local date (``msg=audit(11/28/2016 13:19:08.979:8587) :``). Component = the record type
+  (``USER_AUTH``, ``AVC``, ``SYSCALL``...). The log writes no level: a record whose outcome
+  is a failure (``res=failed``, ``res=0``, ``success=no``, an AVC ``denied``) is ERROR, one
+  whose outcome is a success is INFO, and a record with no outcome (``PROCTITLE``, ``PATH``,
+  ``CWD``: parts of a syscall's event) has no level. The time is the epoch (UTC).
+
+Read as logfmt before (probe L), a third of a real audit log was malformed: user-space
+records quote their own ``msg='op=... res=failed'`` in single quotes and start with a bare
+``user`` or ``auditd start,`` word, and no record had a level or a component.
+"""
+
+from __future__ import annotations
+
+from logagent.formats.app import AppRegexFormat
+from logagent.formats.levels import ERROR, INFO
+
+#: The outcome words of an audit record and their levels (``normalize_level`` keys: upper case).
+AUDIT_OUTCOMES = (
+    ("FAILED", ERROR),
+    ("NO", ERROR),
+    ("0", ERROR),
+    ("DENIED", ERROR),
+    ("SUCCESS", INFO),
+    ("YES", INFO),
+    ("1", INFO),
+    ("GRANTED", INFO),
+)
+_NODE_TYPE = r"^(?:node=[^ ]+ )?type=(?P<component>[A-Z][A-Z0-9_]*) msg=audit\("
+#: The first outcome the record names: ``res=`` (user space, the kernel's config records),
+#: ``success=`` (syscalls), an AVC's ``avc:  denied`` or ``granted``.
+_OUTCOME = (
+    r"(?P<message>(?:.*?\b(?:res=|success=|avc: +)"
+    r"(?P<level>failed|success|no|yes|denied|granted|0|1)\b)?.*)$"
+)
+AUDITD = AppRegexFormat(
+    name="auditd",
+    patterns=(
+        _NODE_TYPE + r"(?P<ts>[0-9]{9,11})\.[0-9]{3}:[0-9]+\): ?" + _OUTCOME,
+        _NODE_TYPE
+        + r"(?P<ts>[0-9]{2}/[0-9]{2}/[0-9]{4} [0-9]{2}:[0-9]{2}:[0-9]{2})\.[0-9]{3}:[0-9]+\) ?: ?"
+        + _OUTCOME,
+    ),
+    min_line_bytes=30,
+    time_formats=("%s", "%m/%d/%Y %H:%M:%S"),
+    record_start=r"(?:node=[^ ]+ )?type=[A-Z][A-Z0-9_]* msg=audit\(",
+    level_map=AUDIT_OUTCOMES,
+    description="Linux audit log (auditd, ausearch -i): component = record type; ERROR = a "
+    "failed outcome (res=failed/0, success=no, AVC denied), INFO = a successful one",
+    example="type=USER_AUTH msg=audit(1480339182.240:5): pid=7124 uid=0 auid=4294967295 "
+    'ses=4294967295 msg=\'op=PAM:authentication acct="root" exe="/bin/login" hostname=? '
+    "addr=? terminal=tty1 res=failed'",
+)
