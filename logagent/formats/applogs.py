@@ -237,7 +237,8 @@ PYTHON = AppRegexFormat(
         + _D4
         + " "
         + _HMS
-        + r"(?:,[0-9]{3})?) - (?P<component>.+?) - "
+        # Synapse's "%(name)s - %(lineno)d - %(levelname)s": the logger, not "name - 257"
+        + r"(?:,[0-9]{3})?) - (?P<component>.+?)(?: - [0-9]+)? - "
         + _PY_LEVEL
         + r" - (?P<message>.*)$",
         # Home Assistant's "%(asctime)s %(levelname)s (%(threadName)s) [%(name)s] %(message)s"

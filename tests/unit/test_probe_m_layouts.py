@@ -4,6 +4,9 @@
   the 2,505 records of the night hours had been read as continuation lines of the record
   before them, the WARN count 3,175 of 5,638 and "exact"; its docker image's entrypoint
   writes ``[Warn]``.
+- Synapse's ``ts - name - lineno - LEVEL - request - msg`` (alirad18/matrix
+  ``homeserver.log``): the component had been ``root - 257``, one logger split over its
+  lines, ``twisted`` ranked first (54) where ``synapse.app.homeserver`` has 113.
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ from datetime import datetime
 import polars as pl
 
 from logagent.formats.app import parse_app
+from logagent.formats.applogs import PYTHON
 from logagent.formats.detect import detect_all
 from logagent.formats.records import fold_records
 from logagent.formats.serverlogs import MYSQL
@@ -38,3 +42,15 @@ def test_mariadb_one_digit_hours_start_records() -> None:
     assert got["time"][5].replace(tzinfo=None) == datetime(2025, 9, 15, 7, 57, 31)
     assert got["component"][4] == "Entrypoint"
     assert detect_all(MARIADB * 3).best == "mysql"
+
+
+def test_python_line_numbers_are_not_part_of_the_logger() -> None:
+    lines = [
+        "2020-07-08 18:50:13,571 - root - 257 - WARNING - None - ***** STARTING SERVER *****",
+        "2020-07-08 18:50:13,891 - synapse.app.homeserver - 245 - WARNING -  - Starting daemon.",
+        "2020-07-08 18:50:14,001 - twisted - 192 - ERROR - - Unhandled error in Deferred:",
+        "2020-07-08 18:50:15,002 - app.worker - ERROR - no line number here",
+    ]
+    got = parse_app(PYTHON, pl.Series("line", lines))
+    assert got["component"].to_list() == ["root", "synapse.app.homeserver", "twisted", "app.worker"]
+    assert got["level"].to_list() == ["WARN", "WARN", "ERROR", "ERROR"]
