@@ -34,6 +34,7 @@ from logagent.formats.applogs import (
 from logagent.formats.apptimes import YearOf
 from logagent.formats.base import Format
 from logagent.formats.custom import CustomFormat
+from logagent.formats.desktoplogs import DESKTOP_LAYOUTS
 from logagent.formats.generic import NAME as GENERIC
 from logagent.formats.generic import describe as describe_generic
 from logagent.formats.generic import infer_generic
@@ -79,12 +80,14 @@ HPC_LAYOUTS = (BGL, THUNDERBIRD)
 _FIXED: dict[str, AppFormat] = {
     f.name: f
     for f in (
-        *SERVER_LAYOUTS, *PLATFORM_LAYOUTS, *HPC_LAYOUTS, AUDITD, SUPERVISORD, RUBY, *JSON_LAYOUTS
+        *SERVER_LAYOUTS, *PLATFORM_LAYOUTS, *DESKTOP_LAYOUTS, *HPC_LAYOUTS, AUDITD, SUPERVISORD,
+        RUBY, *JSON_LAYOUTS,
     )
 }  # fmt: skip
 APP_NAMES = (
     *(f.name for f in SERVER_LAYOUTS),
     *(f.name for f in PLATFORM_LAYOUTS),
+    *(f.name for f in DESKTOP_LAYOUTS),
     *(f.name for f in HPC_LAYOUTS),
     AUDITD.name,
     "hadoop",

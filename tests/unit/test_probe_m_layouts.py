@@ -7,6 +7,9 @@
 - Synapse's ``ts - name - lineno - LEVEL - request - msg`` (alirad18/matrix
   ``homeserver.log``): the component had been ``root - 257``, one logger split over its
   lines, ``twisted`` ranked first (54) where ``synapse.app.homeserver`` has 113.
+- IntelliJ's ``idea.log`` (ryan-williams/intellij-logs, Hacklesss/logs): refused as no known
+  format, its 279 ERROR records unseen (82 % of its lines are stack traces).
+- Minecraft's ``latest.log`` (three clients, vanilla, Forge, Fabric): refused.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ import polars as pl
 
 from logagent.formats.app import parse_app
 from logagent.formats.applogs import PYTHON
+from logagent.formats.desktoplogs import INTELLIJ, MINECRAFT
 from logagent.formats.detect import detect_all
 from logagent.formats.records import fold_records
 from logagent.formats.serverlogs import MYSQL
@@ -29,7 +33,7 @@ MARIADB = [
     "2022-11-19  1:01:32 8516 [Warning] Aborted connection 8516 to db: 'pantheon'",
     "2025-09-15  7:55:48 0 [Note] Starting MariaDB 12.0.2-MariaDB-ubu2404 source revision",
     "2025-09-15 07:55:48+00:00 [Warn] [Entrypoint]: /sys/fs/cgroup/memory.pressure not writable",
-    "2025-09-15  7:57:31 3 [Warning] Access denied for user 'root'@'localhost' (using password: NO)",
+    "2025-09-15  7:57:31 3 [Warning] Access denied for user 'root'@'localhost' (password: NO)",
 ]
 
 
@@ -54,3 +58,74 @@ def test_python_line_numbers_are_not_part_of_the_logger() -> None:
     got = parse_app(PYTHON, pl.Series("line", lines))
     assert got["component"].to_list() == ["root", "synapse.app.homeserver", "twisted", "app.worker"]
     assert got["level"].to_list() == ["WARN", "WARN", "ERROR", "ERROR"]
+
+
+IDEA = [
+    "2018-08-07 17:29:39,915 [238996401]  ERROR - aemon.impl.PassExecutorService - IntelliJ "
+    "IDEA 2018.2.1  Build #IU-182.3911.13",
+    "java.lang.Throwable: Assertion failed",
+    "\tat com.intellij.openapi.diagnostic.Logger.assertTrue(Logger.java:174)",
+    "\tat com.intellij.psi.impl.source.SubstrateRef$2.getContainingFile(SubstrateRef.java:101)",
+    "\tat java.lang.Thread.run(Thread.java:745)",
+    "2017-11-14 16:59:03,668 [se-915-b01]  ERROR - e.actions.ShowSettingsUtilImpl - null ",
+    "2017-11-14 15:39:10,466 [      1]   INFO -        #com.intellij.idea.Main - -------------",
+    "2018-08-07 17:30:01,002 [238998000]   WARN - #git4idea.util.GitFileUtils - cannot add",
+    "\tat git4idea.util.GitFileUtils.addPaths(GitFileUtils.java:120)",
+    "\tat java.lang.Thread.run(Thread.java:745)",
+]
+
+
+def test_intellij_records_and_their_traces() -> None:
+    found = detect_all(IDEA * 3)
+    assert found.best == "intellij" and found.confidence == 1.0
+    folded = fold_records(pl.Series("line", IDEA), INTELLIJ)
+    assert folded["lines"].to_list() == [5, 1, 1, 3]
+    assert folded["level"].to_list() == ["ERROR", "ERROR", "INFO", "WARN"]
+    assert folded["component"].to_list() == [
+        "aemon.impl.PassExecutorService",
+        "e.actions.ShowSettingsUtilImpl",
+        "#com.intellij.idea.Main",
+        "#git4idea.util.GitFileUtils",
+    ]
+    assert folded["time"][0].replace(tzinfo=None) == datetime(2018, 8, 7, 17, 29, 39, 915000)
+
+
+MC = [
+    "[09:59:37] [main/INFO]: Loading for game Minecraft 1.15.2",
+    "[09:59:38] [main/WARN]: Warnings were found! ",
+    " - Conflicting versions found for fabric-api-base: used 0.1.2+28f8190f42",
+    "[10:58:15] [main/INFO] [FML]: Forge Mod Loader version 14.23.5.2779 for Minecraft 1.12.2",
+    "[10:58:20] [Client thread/ERROR] [net.minecraft.client.audio.SoundManager]: Error in class "
+    "'LibraryLWJGLOpenAL'",
+    "[11:02:03] [Server thread/FATAL]: Encountered an unexpected exception",
+]
+
+
+def test_minecraft_levels_and_loggers() -> None:
+    found = detect_all(MC * 4)
+    assert found.best == "minecraft"
+    folded = fold_records(pl.Series("line", MC), MINECRAFT)
+    assert folded["level"].to_list() == ["INFO", "WARN", "INFO", "ERROR", "FATAL"]
+    assert folded["component"].to_list() == [
+        "Loading for game Minecraft",
+        "Warnings were",  # the error kind: up to four words, none ending in "!"
+        "FML",
+        "net.minecraft.client.audio.SoundManager",
+        "Encountered an unexpected exception",
+    ]
+    assert folded["time"].null_count() == 5  # a time of day without a date is no time
+
+
+def test_python_and_polars_agree_on_the_new_record_starts() -> None:
+    from logagent.formats.records import start_expr
+    from logagent.sources.records import compile_start
+
+    for fmt, lines in ((INTELLIJ, IDEA), (MINECRAFT, MC), (MYSQL, MARIADB)):
+        assert fmt.record_start is not None
+        data = "\n".join(lines).encode() + b"\n"
+        offsets = [0]
+        for line in lines[:-1]:
+            offsets.append(offsets[-1] + len(line.encode()) + 1)
+        by_python = [m.start() for m in compile_start(fmt.record_start).finditer(data)]
+        starts = pl.DataFrame({"line": lines}).select(start_expr(fmt, pl.col("line"))).to_series()
+        assert by_python == [o for o, s in zip(offsets, starts, strict=True) if s], fmt.name
