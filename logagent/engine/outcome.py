@@ -272,7 +272,8 @@ def _warn_counts(run: Run, tally: Tally, layout: str = "") -> None:
         run.warnings.append(
             f"{tally.truncated} lines longer than {cap} bytes were cut to {cap} bytes "
             "(truncated_lines): each is parsed from its first bytes, a record if its fields "
-            "lie there, else malformed"
+            "lie there, else malformed (a cut JSON line always: its object no longer closes); "
+            "--line-cap above the longest line reads them whole"
         )
     if tally.invalid_utf8:
         run.warnings.append(f"{tally.invalid_utf8} parsed lines held invalid UTF-8 (replaced)")
