@@ -15,6 +15,7 @@ import polars as pl
 import pytest
 
 from logagent.formats.app import AppRegexFormat, parse_app
+from logagent.formats.desktoplogs import INTELLIJ, MINECRAFT
 from logagent.formats.detect import detect_all
 from logagent.formats.levelfilter import level_prefilter
 from logagent.formats.platformlogs import (
@@ -31,6 +32,10 @@ from logagent.formats.platformlogs import (
     UVICORN,
 )
 from logagent.formats.records import fold_records
+from logagent.formats.securitylogs import AUDITD
+from logagent.formats.serverlogs import MYSQL
+from tests.unit.test_probe_m_layouts import IDEA, MARIADB, MC
+from tests.unit.test_security_layouts import AUDIT
 
 TOMCAT_TRACE = [
     "30-Dec-2020 11:44:31.277 SEVERE [main] org.apache.catalina.util.LifecycleBase."
@@ -326,6 +331,10 @@ def test_cassandra_dse_and_celery_thread_pools_and_mongodb_backtraces() -> None:
         (DOTNET, DOTNET_LINES),
         (CLICKHOUSE, CLICKHOUSE_LINES),
         (UVICORN, UVICORN_LINES),
+        (INTELLIJ, IDEA),
+        (MINECRAFT, MC),
+        (MYSQL, MARIADB),
+        (AUDITD, AUDIT),
     ],
 )
 def test_python_and_polars_agree_on_record_starts(fmt: AppRegexFormat, lines: list[str]) -> None:

@@ -114,18 +114,3 @@ def test_minecraft_levels_and_loggers() -> None:
         "Encountered an unexpected exception",
     ]
     assert folded["time"].null_count() == 5  # a time of day without a date is no time
-
-
-def test_python_and_polars_agree_on_the_new_record_starts() -> None:
-    from logagent.formats.records import start_expr
-    from logagent.sources.records import compile_start
-
-    for fmt, lines in ((INTELLIJ, IDEA), (MINECRAFT, MC), (MYSQL, MARIADB)):
-        assert fmt.record_start is not None
-        data = "\n".join(lines).encode() + b"\n"
-        offsets = [0]
-        for line in lines[:-1]:
-            offsets.append(offsets[-1] + len(line.encode()) + 1)
-        by_python = [m.start() for m in compile_start(fmt.record_start).finditer(data)]
-        starts = pl.DataFrame({"line": lines}).select(start_expr(fmt, pl.col("line"))).to_series()
-        assert by_python == [o for o, s in zip(offsets, starts, strict=True) if s], fmt.name
