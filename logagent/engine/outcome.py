@@ -102,12 +102,27 @@ def finish(run: Run, detection: Detection, unit_size: int, units_total: int | No
     sampled = detection.confidence if detection is not None else 0.0
     few = tally.malformed <= FEW_MALFORMED and sampled >= READS_THE_SAMPLE
     judged = not run.prefiltered or (tally.malformed > 0 and not few)
+    fmt = detection.best if detection else "the format"
     if not run.partial and tally.parsed > 0 and records <= 0 and judged:
-        fmt = detection.best if detection else "the format"
         detail = f"none of the {tally.parsed:,} lines parsed is a record of {fmt}"
         return recused(
             run, detection, RecuseCode.UNRECOGNIZED_FORMAT, detail, progress=progress, info=info
         )
+    # Every line parsed and its records under the threshold the sampled read's format check
+    # proves: no answer either (a Suricata eve.json was "exact" on generic's 3 of 751 lines,
+    # its detection sample 4 % records, over the threshold, so read in full).
+    floor = run.settings.analysis.min_format_confidence
+    if not run.partial and not run.prefiltered and tally.parsed > 0:
+        explained = tally.parsed - tally.malformed
+        if explained < floor * tally.parsed:
+            detail = (
+                f"only {explained:,} of the {tally.parsed:,} lines parsed are {fmt} records or "
+                f"lines inside them, under the {floor:.0%} a format must read "
+                "(min_format_confidence)"
+            )
+            return recused(
+                run, detection, RecuseCode.UNRECOGNIZED_FORMAT, detail, progress=progress, info=info
+            )
     negligible = _negligible(run, tally, ans.total + ans.keyless)
     if negligible is not None:
         ans = ans.model_copy(update={"negligible": negligible})

@@ -1,0 +1,48 @@
+"""A full read whose records are under ``min_format_confidence`` of its lines answers nothing.
+
+Probe N: a Suricata eve.json (JSON lines without a message key, which no JSON layout reads)
+was "exact" on generic's 3 records of 751 lines for ``-q status``: the detection sample held
+4 % of them, over the 1 % threshold, so the run read everything, then answered.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from logagent.cli import main
+
+
+def _eve(i: int) -> str:
+    return json.dumps(
+        {"timestamp": "2025-09-16T10:05:47.196121-0400", "flow_id": i, "event_type": "flow",
+         "src_ip": "10.0.0.1", "dest_ip": "10.0.0.2", "proto": "TCP", "flow": {"pkts": i}}
+    )  # fmt: skip
+
+
+def _run(log: Path, *args: str) -> dict:  # type: ignore[type-arg]
+    out = CliRunner().invoke(main, ["analyze", str(log), "--json", "--llm", "off", *args])
+    return json.loads(out.output)
+
+
+@pytest.mark.parametrize("question", ["status", "top-error-components"])
+def test_a_few_records_among_many_unread_lines_are_no_answer(tmp_path: Path, question: str) -> None:
+    log = tmp_path / "eve.json"
+    head = [f"2025-09-16T10:05:{i % 60:02d}.196121-0400 INFO worker {i} started" for i in range(40)]
+    log.write_text("\n".join([*head, *(_eve(i) for i in range(8000))]) + "\n")
+    got = _run(log, "-q", question, "--full")
+    assert got["input"]["format_confidence"] >= 0.01  # the sample let the read go on
+    assert got["status"] == "recused", got["answer"]
+    assert got["recuse"]["reason_code"] == "UNRECOGNIZED_FORMAT"
+    assert "40 of the 8,040 lines" in got["recuse"]["detail"]
+
+
+def test_records_over_the_threshold_still_answer(tmp_path: Path) -> None:
+    log = tmp_path / "mixed.log"
+    head = [f"2025-09-16 10:05:{i % 60:02d} ERROR engine: worker {i} failed" for i in range(60)]
+    log.write_text("\n".join([*head, *(_eve(i) for i in range(3000))]) + "\n")
+    got = _run(log, "-q", "status", "--full")  # 2 % records: malformed lines warned of
+    assert got["status"] == "exact" and got["answer"]["total"] == 60
