@@ -273,6 +273,18 @@ def _warn_layout(run: Run, detection: Detection) -> None:
         run.warnings.append(note)
 
 
+#: What an access layout's lines that are no request are (``skip``, W3C's ``#`` lines), by
+#: layout: the one text for all had named W3C and IIS on a Kubernetes audit log (probe N).
+_NOT_REQUESTS = {
+    "w3c": "#directives, IIS FTP entries",
+    "cloudfront": "#directives",
+    "elb": "TCP listener entries",
+    "s3": "operations without an HTTP request",
+    "k8s_audit": "events of a request's earlier stages, RequestReceived and ResponseStarted: "
+    "its ResponseComplete event counts it",
+}
+
+
 def _warn_counts(run: Run, tally: Tally, layout: str = "") -> None:
     cap = run.settings.reader.line_cap
     q = run.question  # the lines parsed: a prefilter's candidates, or all of them
@@ -297,9 +309,10 @@ def _warn_counts(run: Run, tally: Tally, layout: str = "") -> None:
             f"{tally.outside_window} records read lay outside the time window and were not counted"
         )
     if tally.continuation and not run.app_log:  # an access layout's own non-request lines
+        what = _NOT_REQUESTS.get(layout, "the layout's lines that record no HTTP request")
         run.warnings.append(
-            f"{tally.continuation} lines are no request of the layout (W3C #directives, IIS "
-            "FTP entries, TCP listener entries); they are neither counted nor malformed"
+            f"{tally.continuation} lines are no request of the layout ({what}); they are "
+            "neither counted nor malformed"
         )
     elif tally.continuation and layout in NO_LEVEL:  # Zeek TSV's # lines
         run.warnings.append(

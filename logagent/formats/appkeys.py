@@ -38,6 +38,11 @@ def auto_app_mapping(
     mapping = default_mapping(logfmt=logfmt) | found
     if _clef_level(objects, mapping):
         mapping[LEVEL] = "@l"
+    if not logfmt and objects and LEVEL not in found and MESSAGE not in found:
+        # JSON events that write neither (Suricata's eve.json, a JSON export of rows): each
+        # object is a record, without level or message (``structured.fields_of``); their
+        # fields answer --by/--where. They had been "no known format" whatever was asked.
+        del mapping[LEVEL], mapping[MESSAGE]
     mapping.update({k: v for k, v in (explicit or {}).items() if v and k in APP_KEYS})
     return mapping
 

@@ -42,7 +42,6 @@ from logagent.formats.jsonaccess import JSON_ACCESS_LAYOUTS
 from logagent.formats.jsonlayouts import JSON_LAYOUTS
 from logagent.formats.platformlogs import PLATFORM_LAYOUTS
 from logagent.formats.proxies import PROXY_LAYOUTS
-from logagent.formats.securitylogs import AUDITD
 from logagent.formats.serverlogs import (
     COMPOSE,
     CRI,
@@ -59,6 +58,7 @@ from logagent.formats.serverlogs import (
     ZOOKEEPER,
 )
 from logagent.formats.structured import JsonAppFormat, LogfmtFormat
+from logagent.formats.systemlogs import AUDITD, CLOUD_INIT
 from logagent.formats.w3c import W3C_LAYOUTS
 from logagent.formats.zeektsv import ZEEK_TSV
 
@@ -80,8 +80,8 @@ HPC_LAYOUTS = (BGL, THUNDERBIRD)
 _FIXED: dict[str, AppFormat] = {
     f.name: f
     for f in (
-        *SERVER_LAYOUTS, *PLATFORM_LAYOUTS, *DESKTOP_LAYOUTS, *HPC_LAYOUTS, AUDITD, SUPERVISORD,
-        RUBY, *JSON_LAYOUTS,
+        *SERVER_LAYOUTS, *PLATFORM_LAYOUTS, *DESKTOP_LAYOUTS, *HPC_LAYOUTS, AUDITD, CLOUD_INIT,
+        SUPERVISORD, RUBY, *JSON_LAYOUTS,
     )
 }  # fmt: skip
 APP_NAMES = (
@@ -90,6 +90,7 @@ APP_NAMES = (
     *(f.name for f in DESKTOP_LAYOUTS),
     *(f.name for f in HPC_LAYOUTS),
     AUDITD.name,
+    CLOUD_INIT.name,
     "hadoop",
     "log4j",
     # after hadoop: its INFO/WARN lines with "name: " are hadoop's too, and ties go to hadoop;

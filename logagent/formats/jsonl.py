@@ -75,6 +75,22 @@ KEY_CANDIDATES: dict[str, tuple[str, ...]] = {
         "timeStamp",
     ),
     "level": ("level", "severity", "levelname", "log.level"),
+    # -q top-clients (``--by client``): GitLab's production_json.log writes remote_ip, and
+    # the question had been refused with that key in its own list of keys (probe N)
+    "client": (
+        "client",
+        "client_ip",
+        "clientip",
+        "remote_ip",
+        "remote_addr",
+        "remoteAddr",
+        "ClientHost",  # traefik
+        "ClientIP",
+        "httpRequest.remoteIp",  # Google Cloud
+        "client.ip",  # ECS
+        "source.ip",
+        "ip",
+    ),
     "latency": ("latency", "duration", "request_time", "response_time", "elapsed", "duration_ms"),
 }
 

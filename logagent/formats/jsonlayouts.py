@@ -135,7 +135,11 @@ SLOG_JSON = JsonLayout(
     name="slog_json",
     mapping={TS: "time", LEVEL: "level", COMPONENT: "$.source.file", MESSAGE: "msg"},
     signature=("time", "level", "msg"),
-    description="Go slog JSONHandler: component = source file (AddSource) or '-'",
+    # logrus' JSON writes the same keys and never a source: Traefik's log had every record
+    # under "-" (probe N), where jsonapp ranked its error kinds
+    head_component=True,
+    description="Go slog JSONHandler, logrus JSON: component = source file (AddSource), "
+    "else the error kind",
 )
 ECS_JSON = JsonLayout(
     name="ecs_json",

@@ -200,7 +200,11 @@ SPDLOG = AppRegexFormat(
 #: into the one before them, its WARN count 3,175 of 5,638 and "exact" (probe M).
 _MARIA_HMS = r"  [0-9]:[0-9]{2}:[0-9]{2}"
 _MYSQL_TS = (
-    r"(?P<ts>" + _D4 + r"(?:[ T]" + _HMS + r"(?:\.[0-9]+)?(?:Z|[+-][0-9]{2}:[0-9]{2})?|"
+    r"(?P<ts>"
+    + _D4
+    + r"(?:[ T]"
+    + _HMS
+    + r"(?:\.[0-9]+)?(?:Z|[+-][0-9]{2}:[0-9]{2})?|"
     + _MARIA_HMS
     + r")|[0-9]{6} +[0-9]{1,2}:[0-9]{2}:[0-9]{2})"
 )

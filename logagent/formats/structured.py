@@ -358,7 +358,9 @@ def fields_of(
     names no component gets its message's error kind (``KeyedFields.head_component``)."""
     level, message = get.get(LEVEL), get.get(MESSAGE)
     present = [e.is_not_null() for e in (level, message) if e is not None]
-    ok = is_record & pl.any_horizontal(present) if present else pl.lit(False)
+    # a record holds a level or a message; where the format maps neither (``appkeys``:
+    # JSON events that write none), every line the format can read is one
+    ok = is_record & pl.any_horizontal(present) if present else is_record
     ts = get.get(TS, pl.lit(None, dtype=pl.String))
     component = get.get(COMPONENT, pl.lit(None, dtype=pl.String)).str.strip_chars()
     if head and message is not None:

@@ -32,10 +32,10 @@ from logagent.formats.platformlogs import (
     UVICORN,
 )
 from logagent.formats.records import fold_records
-from logagent.formats.securitylogs import AUDITD
 from logagent.formats.serverlogs import MYSQL
+from logagent.formats.systemlogs import AUDITD
 from tests.unit.test_probe_m_layouts import IDEA, MARIADB, MC
-from tests.unit.test_security_layouts import AUDIT
+from tests.unit.test_system_layouts import AUDIT
 
 TOMCAT_TRACE = [
     "30-Dec-2020 11:44:31.277 SEVERE [main] org.apache.catalina.util.LifecycleBase."

@@ -17,7 +17,7 @@ from click.testing import CliRunner
 from logagent.cli import main
 from logagent.formats.app import parse_app
 from logagent.formats.detect import detect_all
-from logagent.formats.securitylogs import AUDITD
+from logagent.formats.systemlogs import AUDITD
 
 AUDIT = [
     "type=DAEMON_START msg=audit(1480339148.979:8587): auditd start, ver=2.2 format=raw "
