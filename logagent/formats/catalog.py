@@ -60,6 +60,7 @@ from logagent.formats.serverlogs import (
 from logagent.formats.structured import JsonAppFormat, LogfmtFormat
 from logagent.formats.systemlogs import AUDITD, CLOUD_INIT
 from logagent.formats.w3c import W3C_LAYOUTS
+from logagent.formats.webservers import HAPROXY_TCP
 from logagent.formats.zeektsv import ZEEK_TSV
 
 AnyFormat: TypeAlias = Format | AppFormat
@@ -81,7 +82,7 @@ _FIXED: dict[str, AppFormat] = {
     f.name: f
     for f in (
         *SERVER_LAYOUTS, *PLATFORM_LAYOUTS, *DESKTOP_LAYOUTS, *HPC_LAYOUTS, AUDITD, CLOUD_INIT,
-        SUPERVISORD, RUBY, *JSON_LAYOUTS,
+        HAPROXY_TCP, SUPERVISORD, RUBY, *JSON_LAYOUTS,
     )
 }  # fmt: skip
 APP_NAMES = (
@@ -91,6 +92,7 @@ APP_NAMES = (
     *(f.name for f in HPC_LAYOUTS),
     AUDITD.name,
     CLOUD_INIT.name,
+    HAPROXY_TCP.name,
     "hadoop",
     "log4j",
     # after hadoop: its INFO/WARN lines with "name: " are hadoop's too, and ties go to hadoop;
@@ -124,6 +126,7 @@ NESTED = frozenset(
         ("pino", "slog_json"),
         *((f.name, other) for f in JSON_ACCESS_LAYOUTS for other in ("jsonl", "jsonapp")),
         ("haproxy", "syslog3164"),  # HAProxy logs through syslog
+        (HAPROXY_TCP.name, "syslog3164"),
         ("squid", "syslog3164"),  # so may Squid
         ("elb", "syslog3164"),  # "stamp name client:port ..." reads as "stamp host tag: ..."
         (AUDITD.name, "logfmt"),  # its kernel records are key=value pairs

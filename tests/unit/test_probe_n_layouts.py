@@ -7,6 +7,8 @@
 - GitLab's production_json.log: ``-q top-clients`` refused, its ``remote_ip`` listed.
 - cloud-init.log: "proved" no known format.
 - A Kubernetes audit log's ResponseStarted events were said to be W3C directives.
+- HAProxy's TCP log (epartington/rsa_nw_log_haproxy): plain syslog, "exact" INFO 100 where
+  55 connections ended on the client's side and one on a server error.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from logagent.formats.detect import detect_all
 from logagent.formats.jsonlayouts import SLOG_JSON
 from logagent.formats.structured import JsonAppFormat
 from logagent.formats.systemlogs import CLOUD_INIT
+from logagent.formats.webservers import HAPROXY_TCP
 
 
 def _analyze(path: Path, *args: str, code: int = 0) -> dict:  # type: ignore[type-arg]
@@ -143,3 +146,32 @@ def test_kubernetes_audit_skips_are_named_as_such(tmp_path: Path) -> None:
     assert got["input"]["format"] == "k8s_audit" and got["answer"]["total"] == 10
     said = next(w for w in got["warnings"] if "no request of the layout" in w)
     assert "ResponseStarted" in said and "W3C" not in said
+
+
+TCP = [
+    "Jul 12 10:13:23 localhost haproxy[30046]: 10.0.0.23:54824 [12/Jul/2018:10:13:12.662] "
+    "fe_db be_db/<db_2> 1/1/11103 186 -- 379/379/379/136/0 0/0",
+    "Jul 12 10:13:25 localhost haproxy[30046]: 10.0.0.96:57510 [12/Jul/2018:10:13:25.225] "
+    "fe_db be_db/<db_1> 1/1/116 414 cD 380/380/380/118/0 0/0",
+    "Jul 12 10:14:02 localhost haproxy[30046]: 10.0.0.96:57611 [12/Jul/2018:10:14:01.001] "
+    "fe_db be_db/<db_1> 1/-1/1002 0 SC 380/380/380/118/3 0/0",
+    "10.0.0.7:40000 [12/Jul/2018:10:15:00.000] fe_tls be_tls/web1 0/0/+5 +120 CD 1/1/1/1/0 0/0",
+]
+
+
+def test_haproxy_tcp_connections_by_termination_state(tmp_path: Path) -> None:
+    found = detect_all(TCP * 4)
+    assert found.best == "haproxy_tcp" and not found.ambiguous
+    got = parse_app(HAPROXY_TCP, pl.Series("line", TCP))
+    assert got["level"].to_list() == ["INFO", "WARN", "ERROR", "WARN"]
+    assert got["component"].to_list() == [
+        "be_db/<db_2>",
+        "be_db/<db_1>",
+        "be_db/<db_1>",
+        "be_tls/web1",
+    ]
+    assert got["time"][0].replace(tzinfo=None).isoformat() == "2018-07-12T10:13:12.662000"
+    log = tmp_path / "haproxy.log"
+    log.write_text("\n".join(TCP[:3] * 5) + "\n")
+    by_client = _analyze(log, "--by", "client", "--where", "level>=warn")
+    assert {r["key"]: r["count"] for r in by_client["answer"]["top"]} == {"10.0.0.96": 10}
