@@ -14,12 +14,17 @@
 * ``cloud_init``: ``/var/log/cloud-init.log`` of every cloud VM, ``2020-01-16 19:14:48,519 -
   util.py[DEBUG]: msg``; component = the source file, Python's levels; tracebacks folded.
   It had been "proved" no known format (probe N).
+* ``fail2ban``: ``/var/log/fail2ban.log``, ``2021-11-25 08:27:07,942 fail2ban.actions
+  [18937]: NOTICE  [sshd] Ban 203.228.100.41`` (0.8's ``fail2ban.actions: WARNING [ssh] Ban``
+  too); component = the logger (``fail2ban.actions``), ``--by jail`` ranks the jails;
+  NOTICE is INFO, as syslog's, and fail2ban's HEAVYDEBUG and TRACEDEBUG are DEBUG. Read by
+  generic before, its components were the message's first words (``Ban``, ``Unban``).
 """
 
 from __future__ import annotations
 
 from logagent.formats.app import AppRegexFormat
-from logagent.formats.levels import ERROR, INFO
+from logagent.formats.levels import DEBUG, ERROR, INFO, LEVEL_MAP
 
 _D4 = r"[0-9]{4}-[0-9]{2}-[0-9]{2}"
 _HMS = r"[0-9]{2}:[0-9]{2}:[0-9]{2}"
@@ -75,4 +80,19 @@ CLOUD_INIT = AppRegexFormat(
     "tracebacks folded",
     example="2020-01-16 19:15:52,253 - util.py[WARNING]: Getting data from <class "
     "'cloudinit.sources.DataSourceUI.DataSourceUI'> failed",
+)
+
+FAIL2BAN = AppRegexFormat(
+    name="fail2ban",
+    patterns=(
+        r"^(?P<ts>" + _D4 + " " + _HMS + r",[0-9]{3}) (?P<component>fail2ban\.[A-Za-z0-9_.]+) *"
+        r"(?:\[[0-9]+\])?: (?P<level>[A-Z]+) +(?:\[(?P<jail>[^\]]+)\] )?(?P<message>.*)$",
+    ),
+    min_line_bytes=40,
+    time_formats=("%Y-%m-%d %H:%M:%S,%3f",),
+    record_start=_D4 + " " + _HMS + r",[0-9]{3} fail2ban\.",
+    level_map=(*LEVEL_MAP.items(), ("HEAVYDEBUG", DEBUG), ("TRACEDEBUG", DEBUG)),
+    description="fail2ban.log: component = logger (fail2ban.actions...), --by jail; NOTICE is INFO",
+    example="2021-11-25 08:27:07,942 fail2ban.actions        [18937]: NOTICE  [sshd] Ban "
+    "203.228.100.41",
 )

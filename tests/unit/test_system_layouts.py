@@ -106,3 +106,37 @@ def test_cli_ranks_failing_record_types(tmp_path: Path) -> None:
     top = {row["key"]: row["count"] for row in got["answer"]["top"]}
     assert top == {"CONFIG_CHANGE": 50, "USER_AUTH": 50, "AVC": 50, "SYSCALL": 50}
     assert got["progress"]["malformed_lines"] == 0
+
+
+FAIL2BAN_LINES = [
+    "2021-11-25 08:27:05,435 fail2ban.filter         [18937]: INFO    [sshd] Found "
+    "203.228.100.41 - 2021-11-25 08:27:05",
+    "2021-11-25 08:27:07,942 fail2ban.actions        [18937]: NOTICE  [sshd] Ban 203.228.100.41",
+    "2014-10-12 07:35:02,876 fail2ban.server : INFO   Changed logging target to "
+    "/var/log/fail2ban.log for Fail2ban v0.8.6",
+    "2014-10-12 12:58:56,964 fail2ban.actions: WARNING [ssh] Ban 122.225.97.85",
+    "2025-10-21 11:43:19,641 fail2ban.server         [3062]: HEAVYDEBUG  Command: ['ping']",
+    "2025-10-21 11:43:20,000 fail2ban.transmitter    [3062]: ERROR   Command ['start'] failed",
+]
+
+
+def test_fail2ban_loggers_levels_and_jails() -> None:
+    from logagent.formats.fieldsets import getter
+    from logagent.formats.systemlogs import FAIL2BAN
+
+    assert detect_all(FAIL2BAN_LINES * 3).best == "fail2ban"
+    got = parse_app(FAIL2BAN, pl.Series("line", FAIL2BAN_LINES))
+    assert got["level"].to_list() == ["INFO", "INFO", "INFO", "WARN", "DEBUG", "ERROR"]
+    assert got["component"].to_list() == [
+        "fail2ban.filter",
+        "fail2ban.actions",
+        "fail2ban.server",
+        "fail2ban.actions",
+        "fail2ban.server",
+        "fail2ban.transmitter",
+    ]
+    assert got["message"][1] == "Ban 203.228.100.41"
+    jails = pl.DataFrame({"line": FAIL2BAN_LINES}).select(
+        getter(FAIL2BAN, "jail", {}, pl.col("line"))
+    )
+    assert jails.to_series().to_list() == ["sshd", "sshd", None, "ssh", None, None]
