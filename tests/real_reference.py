@@ -273,10 +273,12 @@ def ecs(line: str) -> Reading:
 
 
 def slog_json(line: str) -> Reading:
-    """Go slog JSONHandler: component = ``source.file`` (AddSource), else ``-``."""
+    """Go slog JSONHandler (and logrus' JSON): component = ``source.file`` (AddSource), else
+    the message's error kind, as ``slog_text``'s."""
     obj = json.loads(line)
     source = obj.get("source")
-    return level(obj["level"]), source.get("file", "-") if isinstance(source, dict) else "-"
+    named = source.get("file") if isinstance(source, dict) else None
+    return level(obj["level"]), named or kind(obj["msg"])
 
 
 def logfmt_pairs(line: str) -> dict[str, str]:

@@ -10,6 +10,9 @@
 - IntelliJ's ``idea.log`` (ryan-williams/intellij-logs, Hacklesss/logs): refused as no known
   format, its 279 ERROR records unseen (82 % of its lines are stack traces).
 - Minecraft's ``latest.log`` (three clients, vanilla, Forge, Fabric): refused.
+- Rails' FATAL exceptions (juniorsk8/logfiles, Rails 4; apiexchanger, Rails 5): Rails 4's
+  80 under "-" (the class is on the line after the blank FATAL one); Rails 5's 62 counted
+  as 248 FATAL records, one per piece.
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ from datetime import datetime
 import polars as pl
 
 from logagent.formats.app import parse_app
-from logagent.formats.applogs import PYTHON
+from logagent.formats.applogs import PYTHON, RUBY
 from logagent.formats.desktoplogs import INTELLIJ, MINECRAFT
 from logagent.formats.detect import detect_all
 from logagent.formats.records import fold_records
@@ -114,3 +117,36 @@ def test_minecraft_levels_and_loggers() -> None:
         "Encountered an unexpected exception",
     ]
     assert folded["time"].null_count() == 5  # a time of day without a date is no time
+
+
+_T4 = "F, [2015-06-08T08:04:55.714508 #5419] FATAL -- : "
+_T5 = "F, [2018-04-08T13:57:35.591992 #15888] FATAL -- : [fbfe6a02-4c88] "
+RAILS = [
+    'I, [2015-06-08T08:04:55.701000 #5419]  INFO -- : Started GET "/dnscfg.cgi" for 1.2.3.4',
+    _T4,
+    'ActionController::RoutingError (No route matches [GET] "/dnscfg.cgi"):',
+    "  actionpack (4.2.0) lib/action_dispatch/middleware/debug_exceptions.rb:21:in `call'",
+    "",
+    _T5 + "  ",
+    _T5 + "ActiveRecord::StatementInvalid (PG::UndefinedTable: relation does not exist",
+    "LINE 8:                WHERE a.attrelid = '\"currencies\"'::regclass",
+    "):",
+    _T5 + "  ",
+    _T5 + "app/controllers/api/currencies_controller.rb:8:in `currency_reserves'",
+    _T5 + "actionpack (5.1.4) lib/action_controller/metal/basic_implicit_render.rb:4:in `x'",
+    "E, [2018-04-08T13:58:00.000000 #15888] ERROR -- : [aa11] Net::ReadTimeout",
+    "F, [2018-04-08T13:59:00.000000 #15888] FATAL -- : /usr/lib/ruby/2.5.0/net/http.rb:1:in `x'",
+]
+
+
+def test_rails_exceptions_are_one_fatal_record_each() -> None:
+    assert detect_all(RAILS * 3).best == "ruby"
+    folded = fold_records(pl.Series("line", RAILS), RUBY)
+    assert folded["level"].to_list() == ["INFO", "FATAL", "FATAL", "ERROR"]
+    assert folded["component"].to_list() == [
+        "Started GET",
+        "ActionController::RoutingError",
+        "ActiveRecord::StatementInvalid",
+        "Net::ReadTimeout",
+    ]
+    assert folded["lines"].to_list() == [2, 4, 6, 2]
