@@ -11,7 +11,6 @@ import re
 
 from logagent.formats.app import LEVEL_WORD_ALONE, AppRegexFormat
 from logagent.formats.apptimes import YEAR, YearOf
-from logagent.formats.levels import FATAL, LEVEL_MAP
 
 _D4 = r"[0-9]{4}-[0-9]{2}-[0-9]{2}"
 _HMS = r"[0-9]{2}:[0-9]{2}:[0-9]{2}"
@@ -331,19 +330,16 @@ HADOOP = AppRegexFormat(
 #: severity's letter, the time, the process id, the severity, the program name (often empty).
 #: Rails logs an exception at FATAL in pieces. Rails 5+ writes each on a FATAL line of its own:
 #: a blank one (after the ``[request-id]`` tags), the ``Class (message):`` line, a blank one,
-#: each backtrace frame (``app/x.rb:8:in``, ``actionpack (5.1.4) lib/...``); a real log's 62
-#: exceptions had been 248 FATAL records, 182 of them under "-". Rails 4 writes the blank
-#: FATAL line, then the ``Class (message):`` line and the backtrace without the head: 80
-#: FATAL records, every one under "-" (probe M). So a FATAL line starts a record only where
-#: its message (after the tags) opens with neither a blank, a lower-case letter nor a "/",
-#: and a line that opens with a class name and `` (`` is Rails 4's exception line: a FATAL
-#: record of its own (its level read from that `` (``), the blank FATAL line before it and the
-#: frames folded.
+#: each backtrace frame (``app/x.rb:8:in``, ``actionpack (5.1.4) lib/...``): a real log's 62
+#: exceptions had been 248 FATAL records, 182 of them under "-" (probe B2). So a FATAL line
+#: starts a record only where its message (after the tags) opens with neither a blank, a
+#: lower-case letter, a "/" nor a "[", or is empty: Rails 4 writes one empty FATAL line per
+#: exception, the ``Class (message):`` line and the backtrace after it without the head. That
+#: record keeps its stamp (a window places it) but names no kind: it ranks under "-".
 _RUBY_STAMP = _D4 + "T" + _HMS
-_RUBY_EXCEPTION = r"[A-Z][A-Za-z0-9_]*(?:::[A-Z][A-Za-z0-9_]*)*"
 _RUBY_HEAD = (
     r"[DIWEAU], \[" + _RUBY_STAMP + "|F, \\[" + _RUBY_STAMP + r"[^\]]*\] +[A-Z]+ -- [^:]*: "
-    r"(?:\[[^\]]*\] )*[^a-z\s/\[]|" + _RUBY_EXCEPTION + r" \("
+    r"(?:(?:\[[^\]]*\] )*[^a-z\s/\[]|\r?$)"
 )
 RUBY = AppRegexFormat(
     name="ruby",
@@ -351,16 +347,15 @@ RUBY = AppRegexFormat(
         r"^[DIWEFAU], \[(?P<ts>" + _RUBY_STAMP + r"(?:\.[0-9]+)?) #[0-9]+\] +"
         r"(?P<level>DEBUG|INFO|WARN|ERROR|FATAL|ANY|UNKNOWN) -- (?:(?P<component>[^:]+?))?: "
         r"(?P<message>.*)$",
-        r"^(?P<message>" + _RUBY_EXCEPTION + r"(?P<level> \().*)$",
     ),
-    min_line_bytes=16,  # a Rails 4 exception line: "NoMethodError (x):"
+    min_line_bytes=44,
     time_formats=("%Y-%m-%dT%H:%M:%S%.f",),
     head_component=True,
-    level_map=(*LEVEL_MAP.items(), ("(", FATAL)),
     record_start=_RUBY_HEAD,
     continuation=r"F, \[" + _RUBY_STAMP,  # the pieces of an exception (see above)
     description="Ruby's Logger (Rails, Sidekiq: L, [ts #pid] LEVEL -- prog: msg): component = "
-    "program name, else error kind (message head, Rails' [request-id] tags skipped)",
+    "program name, else error kind (message head, Rails' [request-id] tags skipped); a Rails "
+    "exception's FATAL pieces are one record",
     example="E, [2018-04-08T13:44:35.453355 #15810] ERROR -- : [c99427a8] Boom (RuntimeError)",
 )
 
