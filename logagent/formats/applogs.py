@@ -388,7 +388,8 @@ _MD_STAMP = r"[0-9]{2}-[0-9]{2} " + _HMS + r"\.[0-9]{3}"
 
 def logcat(year: YearOf = None) -> AppRegexFormat:
     """Android's ``logcat -v threadtime`` (the default of ``adb logcat`` and bug reports; with
-    ``-v uid`` a user before the process id), ``-v time`` (``I/Tag( 123): msg``) and Android
+    ``-v uid`` a user before the process id), ``-v time`` (``I/Tag( 123): msg`` after the
+    stamp), ``-v brief`` (the same without a stamp: its records carry no time) and Android
     Studio's Logcat window (``2025-01-24 11:39:16.533  1249-1321  Tag  package  E  msg``): a
     year-less ``MM-DD`` stamp takes ``year``, the tag is the component."""
     return AppRegexFormat(
@@ -397,16 +398,19 @@ def logcat(year: YearOf = None) -> AppRegexFormat:
             r"^(?P<ts>" + _MD_STAMP + r") +(?:[A-Za-z0-9_]+ +)?[0-9]+ +[0-9]+ "
             # a tag may hold C++'s "::" (``APM::ConfigParsingUtils: ...``, probe K)
             r"(?P<level>[VDIWEFA]) (?P<component>(?:[^:]|::)*?) *: (?P<message>.*)$",
+            # a tag may hold parentheses: ``V/AllShare(ASF-DMSLIB)( 4553): ...`` (probe O)
             r"^(?P<ts>" + _MD_STAMP + r") (?P<level>[VDIWEFA])/"
-            r"(?P<component>[^(]*?) *\( *[0-9]+\): (?P<message>.*)$",
+            r"(?P<component>.*?) *\( *[0-9]+\): (?P<message>.*)$",
+            # ``-v brief``, the default of old adb: no stamp (probe O: "no known format")
+            r"^(?P<level>[VDIWEFA])/(?P<component>.*?) *\( *[0-9]+\): (?P<message>.*)$",
             # Android Studio's Logcat window, copied or saved: date, pid-tid, tag, package
             r"^(?P<ts>" + _D4 + " " + _HMS + r"\.[0-9]{3}) +[0-9]+-[0-9]+ +(?P<component>[^ ]+) +"
             r"[^ ]+ +(?P<level>[VDIWEFA]) +(?P<message>.*)$",
         ),
-        min_line_bytes=30,
+        min_line_bytes=12,  # brief: "I/Tag( 12): m"
         time_formats=(f"{YEAR}%m-%d %H:%M:%S%.f", "%Y-%m-%d %H:%M:%S%.f"),
         year=year,
-        description="Android logcat (threadtime): level letter, component = tag",
+        description="Android logcat (threadtime, time, brief): level letter, component = tag",
         example="03-17 16:13:38.811  1702  2395 D WindowManager: printFreezingDisplayLogs",
     )
 

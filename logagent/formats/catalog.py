@@ -58,7 +58,7 @@ from logagent.formats.serverlogs import (
     ZOOKEEPER,
 )
 from logagent.formats.structured import JsonAppFormat, LogfmtFormat
-from logagent.formats.systemlogs import AUDITD, CLOUD_INIT, FAIL2BAN
+from logagent.formats.systemlogs import AUDITD, CLOUD_INIT, FAIL2BAN, PGBOUNCER
 from logagent.formats.w3c import W3C_LAYOUTS
 from logagent.formats.webservers import HAPROXY_TCP
 from logagent.formats.zeektsv import ZEEK_TSV
@@ -82,7 +82,7 @@ _FIXED: dict[str, AppFormat] = {
     f.name: f
     for f in (
         *SERVER_LAYOUTS, *PLATFORM_LAYOUTS, *DESKTOP_LAYOUTS, *HPC_LAYOUTS, AUDITD, CLOUD_INIT,
-        FAIL2BAN, HAPROXY_TCP, SUPERVISORD, RUBY, *JSON_LAYOUTS,
+        FAIL2BAN, PGBOUNCER, HAPROXY_TCP, SUPERVISORD, RUBY, *JSON_LAYOUTS,
     )
 }  # fmt: skip
 APP_NAMES = (
@@ -93,6 +93,7 @@ APP_NAMES = (
     AUDITD.name,
     CLOUD_INIT.name,
     FAIL2BAN.name,
+    PGBOUNCER.name,
     HAPROXY_TCP.name,
     "hadoop",
     "log4j",

@@ -44,7 +44,10 @@ APP_KEYS: dict[str, tuple[str, ...]] = {
         *("time", "ts", "timestamp", "@timestamp", "@t", "datetime", "asctime", "date", "t"),
         "Timestamp",
     ),
-    LEVEL: ("level", "lvl", "severity", "levelname", "log.level", "loglevel", "@l", "at", "Level"),
+    LEVEL: (
+        *("level", "lvl", "severity", "levelname", "log.level", "loglevel", "@l", "at", "Level"),
+        "error_severity",  # PostgreSQL's jsonlog (probe O: "(no level)" 3,544, exact)
+    ),
     COMPONENT: (
         "logger",
         "logger_name",

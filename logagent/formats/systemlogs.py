@@ -1,4 +1,5 @@
-"""Built-in layouts of system tools' own logs (PURE): the Linux audit log and cloud-init.
+"""Built-in layouts of system and infrastructure tools' own logs (PURE): the Linux audit log,
+cloud-init, fail2ban and PgBouncer.
 
 * ``auditd``: ``/var/log/audit/audit.log``, one record a line, ``type=KIND
   msg=audit(EPOCH.mmm:SERIAL): key=value ...`` (``node=host`` first where auditd's
@@ -19,6 +20,10 @@
   too); component = the logger (``fail2ban.actions``), ``--by jail`` ranks the jails;
   NOTICE is INFO, as syslog's, and fail2ban's HEAVYDEBUG and TRACEDEBUG are DEBUG. Read by
   generic before, its components were the message's first words (``Ban``, ``Unban``).
+* ``pgbouncer``: ``2023-12-19 03:06:13.586 CET [10384] LOG C-0x7f3b...: db/user@10.0.0.8:38296
+  closing because: client close request (age=5s)`` (1.x; the zone and the brackets around
+  the pid optional); component = ``db/user`` of a client's or server's line, else the error
+  kind (``stats``, ``got SIGHUP``). No known format before (probe O).
 """
 
 from __future__ import annotations
@@ -95,4 +100,24 @@ FAIL2BAN = AppRegexFormat(
     description="fail2ban.log: component = logger (fail2ban.actions...), --by jail; NOTICE is INFO",
     example="2021-11-25 08:27:07,942 fail2ban.actions        [18937]: NOTICE  [sshd] Ban "
     "203.228.100.41",
+)
+
+PGBOUNCER = AppRegexFormat(
+    name="pgbouncer",
+    patterns=(
+        r"^(?P<ts>"
+        + _D4
+        + " "
+        + _HMS
+        + r"\.[0-9]{3})(?: [A-Za-z]{2,5}| [+-][0-9]{2}(?::?[0-9]{2})?)?"
+        r" (?:\[[0-9]+\]|[0-9]+) (?P<level>LOG|NOISE|DEBUG|WARNING|ERROR|FATAL|PANIC) "
+        r"(?:[CS]-0x[0-9a-f]+: (?P<component>[^ /]*/[^ @]*)@\S+ )?(?P<message>.*)$",
+    ),
+    min_line_bytes=30,
+    time_formats=("%Y-%m-%d %H:%M:%S%.f",),
+    head_component=True,
+    level_map=(*LEVEL_MAP.items(), ("NOISE", DEBUG)),
+    description="PgBouncer log: component = db/user of a connection's line, else the error kind",
+    example="2023-12-19 03:06:13.586 CET [10384] WARNING C-0x7f3bd6c47f40: retail/api@10.0.0.8:"
+    "38296 pooler error: no more connections allowed (max_client_conn)",
 )
