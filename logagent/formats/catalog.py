@@ -33,6 +33,7 @@ from logagent.formats.applogs import (
 )
 from logagent.formats.apptimes import YearOf
 from logagent.formats.base import Format
+from logagent.formats.cilogs import GITHUB_ACTIONS
 from logagent.formats.custom import CustomFormat
 from logagent.formats.desktoplogs import DESKTOP_LAYOUTS
 from logagent.formats.generic import NAME as GENERIC
@@ -82,7 +83,7 @@ _FIXED: dict[str, AppFormat] = {
     f.name: f
     for f in (
         *SERVER_LAYOUTS, *PLATFORM_LAYOUTS, *DESKTOP_LAYOUTS, *HPC_LAYOUTS, AUDITD, CLOUD_INIT,
-        FAIL2BAN, PGBOUNCER, HAPROXY_TCP, SUPERVISORD, RUBY, *JSON_LAYOUTS,
+        FAIL2BAN, PGBOUNCER, HAPROXY_TCP, GITHUB_ACTIONS, SUPERVISORD, RUBY, *JSON_LAYOUTS,
     )
 }  # fmt: skip
 APP_NAMES = (
@@ -95,6 +96,7 @@ APP_NAMES = (
     FAIL2BAN.name,
     PGBOUNCER.name,
     HAPROXY_TCP.name,
+    GITHUB_ACTIONS.name,
     "hadoop",
     "log4j",
     # after hadoop: its INFO/WARN lines with "name: " are hadoop's too, and ties go to hadoop;

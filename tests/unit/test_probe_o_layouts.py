@@ -5,6 +5,7 @@
 - logcat ``-v brief`` (no stamp): no known format, 21,049 lines; and a tag holding
   parentheses (``V/AllShare(ASF-DMSLIB)( 4553): ...``) was malformed in ``-v time`` too.
 - PgBouncer's log: no known format, 100,000 lines malformed.
+- A GitHub Actions job log: syslog, a third of it malformed, its ``##[error]`` no error.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import polars as pl
 from logagent.formats.app import parse_app
 from logagent.formats.appkeys import auto_app_mapping
 from logagent.formats.applogs import logcat
+from logagent.formats.cilogs import GITHUB_ACTIONS
 from logagent.formats.detect import detect_all
 from logagent.formats.structured import JsonAppFormat
 from logagent.formats.systemlogs import PGBOUNCER
@@ -86,3 +88,23 @@ def test_pgbouncer_levels_and_db_user() -> None:
         "web/api",
     ]
     assert got["time"].null_count() == 0
+
+
+GHA = [
+    "2021-09-28T03:48:04.2964206Z Found online and idle hosted runner in the current "
+    "repository's organization account that matches the required labels: 'ubuntu-latest'",
+    "2021-09-28T03:48:11.9165133Z ##[group]Operating System",
+    "2021-09-28T03:48:11.9167891Z ##[endgroup]",
+    "2021-09-28T03:49:02.0000001Z hint: Using 'master' as the name for the initial branch.",
+    "2021-09-28T03:50:00.1000000Z ##[warning]Node.js 12 actions are deprecated.",
+    "2021-09-28T03:52:40.1191010Z ##[error]Process completed with exit code 5.",
+]
+
+
+def test_github_actions_workflow_commands_are_the_levels() -> None:
+    found = detect_all(GHA * 4)
+    assert found.best == "github_actions" and found.confidence == 1.0
+    got = parse_app(GITHUB_ACTIONS, pl.Series("line", GHA))
+    assert got["level"].to_list() == [None, None, None, None, "WARN", "ERROR"]
+    assert got["component"][5] == "Process completed with exit"
+    assert got["time"][5].isoformat().startswith("2021-09-28T03:52:40.119101")
