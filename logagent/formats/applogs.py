@@ -328,34 +328,32 @@ HADOOP = AppRegexFormat(
 
 #: Ruby's Logger (Rails, Sidekiq, any Ruby program): ``"%s, [%s #%d] %5s -- %s: %s"``, the
 #: severity's letter, the time, the process id, the severity, the program name (often empty).
-#: Rails logs an exception at FATAL in pieces. Rails 5+ writes each on a FATAL line of its own:
-#: a blank one (after the ``[request-id]`` tags), the ``Class (message):`` line, a blank one,
-#: each backtrace frame (``app/x.rb:8:in``, ``actionpack (5.1.4) lib/...``): a real log's 62
-#: exceptions had been 248 FATAL records, 182 of them under "-" (probe B2). So a FATAL line
-#: starts a record only where its message (after the tags) opens with neither a blank, a
-#: lower-case letter, a "/" nor a "[", or is empty: Rails 4 writes one empty FATAL line per
-#: exception, the ``Class (message):`` line and the backtrace after it without the head. That
-#: record keeps its stamp (a window places it) but names no kind: it ranks under "-".
+#: Rails (5+) logs an exception at FATAL in pieces, each a FATAL line of its own: a blank one
+#: (after the ``[request-id]`` tags), the ``Class (message):`` line, a blank one, each
+#: backtrace frame (``app/x.rb:8:in``, ``actionpack (5.1.4) lib/...rb:4:in``): a real log's 62
+#: exceptions had been 248 FATAL records, 182 of them under "-" (probe B2). A FATAL line whose
+#: message (after any tags) is blank or a Ruby frame is read first, as a record without a
+#: level: the exception counts once, by its class line, and every line keeps its stamp. Rails
+#: 4 writes one empty FATAL line, then the class line and the frames without the head: that
+#: empty line is the FATAL record (its class on the next line: it ranks under "-").
 _RUBY_STAMP = _D4 + "T" + _HMS
-_RUBY_HEAD = (
-    r"[DIWEAU], \[" + _RUBY_STAMP + "|F, \\[" + _RUBY_STAMP + r"[^\]]*\] +[A-Z]+ -- [^:]*: "
-    r"(?:(?:\[[^\]]*\] )*[^a-z\s/\[]|\r?$)"
-)
+_RUBY_LINE = r"^[DIWEFAU], \[(?P<ts>" + _RUBY_STAMP + r"(?:\.[0-9]+)?) #[0-9]+\] +"
+_RUBY_FRAME = r"(?:[^ ]+ \([0-9][^)]*\) )?[^ ]+\.rb:[0-9]+:in "
 RUBY = AppRegexFormat(
     name="ruby",
     patterns=(
-        r"^[DIWEFAU], \[(?P<ts>" + _RUBY_STAMP + r"(?:\.[0-9]+)?) #[0-9]+\] +"
-        r"(?P<level>DEBUG|INFO|WARN|ERROR|FATAL|ANY|UNKNOWN) -- (?:(?P<component>[^:]+?))?: "
-        r"(?P<message>.*)$",
+        _RUBY_LINE + r"FATAL -- (?:(?P<component>[^:]+?))?: "
+        r"(?P<message>(?:\[[^\]]*\] )+ *|  *|(?:\[[^\]]*\] )*" + _RUBY_FRAME + r".*)$",
+        _RUBY_LINE + r"(?P<level>DEBUG|INFO|WARN|ERROR|FATAL|ANY|UNKNOWN) -- "
+        r"(?:(?P<component>[^:]+?))?: (?P<message>.*)$",
     ),
     min_line_bytes=44,
     time_formats=("%Y-%m-%dT%H:%M:%S%.f",),
     head_component=True,
-    record_start=_RUBY_HEAD,
-    continuation=r"F, \[" + _RUBY_STAMP,  # the pieces of an exception (see above)
+    record_start=r"[DIWEFAU], \[" + _RUBY_STAMP,
     description="Ruby's Logger (Rails, Sidekiq: L, [ts #pid] LEVEL -- prog: msg): component = "
-    "program name, else error kind (message head, Rails' [request-id] tags skipped); a Rails "
-    "exception's FATAL pieces are one record",
+    "program name, else error kind (message head, Rails' [request-id] tags skipped); the "
+    "blank and backtrace pieces of a Rails exception have no level",
     example="E, [2018-04-08T13:44:35.453355 #15810] ERROR -- : [c99427a8] Boom (RuntimeError)",
 )
 

@@ -121,6 +121,7 @@ def test_minecraft_levels_and_loggers() -> None:
 
 _T4 = "F, [2015-06-08T08:04:55.714508 #5419] FATAL -- : "
 _T5 = "F, [2018-04-08T13:57:35.591992 #15888] FATAL -- : [fbfe6a02-4c88] "
+_F = "F, [2024-01-01T10:00:02.000001 #100] FATAL -- "
 _INFO = "I, [2015-06-08T08:04:55.701000 #5419]  INFO -- : "
 RAILS = [
     _INFO + "Processing by ItemsController#search as HTML",
@@ -140,22 +141,41 @@ RAILS = [
     _T5 + "app/controllers/api/currencies_controller.rb:8:in `currency_reserves'",
     _T5 + "actionpack (5.1.4) lib/action_controller/metal/basic_implicit_render.rb:4:in `x'",
     "E, [2018-04-08T13:58:00.000000 #15888] ERROR -- : [aa11] Net::ReadTimeout",
+    "F, [2018-04-08T13:59:00.000000 #15888] FATAL -- :   ",
     "F, [2018-04-08T13:59:00.000000 #15888] FATAL -- : /usr/lib/ruby/2.5.0/net/http.rb:1:in `x'",
+    # a plain Ruby program's FATAL records, whatever their first character (a review)
+    _F + ": database connection lost",
+    _F + "MyApp: shutting down after error",
+    _F + ": /etc/app.yml missing",
 ]
 
 
-def test_rails_exceptions_are_one_fatal_record_each() -> None:
-    """Rails 5's pieces fold into the record of its ``Class (message):`` line; Rails 4's empty
-    FATAL line stays the record (its stamp places it in a window), the class line after it
-    folded: that record ranks under "-"."""
+def test_rails_exceptions_count_once() -> None:
+    """Rails 5's blank and backtrace pieces are records without a level, so its exception
+    counts once, by its class line; Rails 4's empty FATAL line is the record (the class line
+    after it folded, so it ranks under "-"); a plain FATAL message stays FATAL. Every
+    record keeps its stamp."""
     assert detect_all(RAILS * 3).best == "ruby"
     folded = fold_records(pl.Series("line", RAILS), RUBY)
-    assert folded["level"].to_list() == ["INFO"] * 5 + ["FATAL", "FATAL", "ERROR"]
-    assert folded["component"].to_list()[4:] == [
-        "Started GET",
+    assert folded["level"].to_list() == [
+        *["INFO"] * 5,
+        "FATAL",  # Rails 4's empty line, its class and frames folded
+        None,
+        "FATAL",  # Rails 5's class line
+        *[None] * 3,
+        "ERROR",
+        None,
+        None,
+        *["FATAL"] * 3,
+    ]
+    got = dict(zip(folded["level"], folded["component"], strict=True))
+    assert folded.filter(pl.col("level") == "FATAL")["component"].to_list() == [
         "-",
         "ActiveRecord::StatementInvalid",
-        "Net::ReadTimeout",
+        "database connection lost",
+        "MyApp",
+        "-",
     ]
-    assert folded["lines"].to_list() == [1, 1, 1, 1, 1, 5, 6, 2]
+    assert got["ERROR"] == "Net::ReadTimeout"
+    assert folded["lines"].to_list()[5:8] == [4, 1, 3]
     assert folded["time"].null_count() == 0
