@@ -224,7 +224,13 @@ MYSQL = AppRegexFormat(
         r"^(?P<level>ERROR): (?P<message>.*)$",  # 5.x bootstrap errors
     ),
     min_line_bytes=20,
-    time_formats=("%Y-%m-%dT%H:%M:%S%.f%#z", "%Y-%m-%d %H:%M:%S", "%y%m%d %H:%M:%S"),
+    # the docker entrypoint's "2023-06-13 07:51:29+00:00" (a review: its records had no time)
+    time_formats=(
+        "%Y-%m-%dT%H:%M:%S%.f%#z",
+        "%Y-%m-%d %H:%M:%S%#z",
+        "%Y-%m-%d %H:%M:%S",
+        "%y%m%d %H:%M:%S",
+    ),
     record_start=r"(?:" + _D4 + r"(?:[ T]" + _HMS + "|" + _MARIA_HMS + ")"
     "|[0-9]{6} +[0-9]{1,2}:[0-9]{2}:[0-9]{2} "
     "|InnoDB: |ERROR: )",
