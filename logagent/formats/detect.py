@@ -41,7 +41,7 @@ from logagent.formats.extract import CONTINUATION
 from logagent.formats.generic import GENERIC_DISCOUNT
 from logagent.formats.generic import NAME as GENERIC
 from logagent.formats.jsonaccess import JSON_ACCESS_LAYOUTS
-from logagent.formats.jsonl import PLAIN_KEY, JsonFormat, auto_mapping
+from logagent.formats.jsonl import OBJECT_FIRST, OBJECT_INSIDE, PLAIN_KEY, JsonFormat, auto_mapping
 from logagent.formats.jsonlayouts import JsonLayout
 from logagent.formats.needs import (
     AllOf,
@@ -297,11 +297,24 @@ def detect_all(
     scores = []
     for n in names:
         last_resort = n in LAST_RESORT and n not in custom
+        last_resort = last_resort or bool(getattr(fmts[n], "bare", False))
         discount = GENERIC_DISCOUNT if last_resort else 1.0
         scores.append((n, shares[n] * discount))
     ranked = sorted(scores, key=lambda s: -s[1])  # stable: earlier formats win ties
     preferred = PREFERRED if specific_first else PREFERRED_ALWAYS
+    if ranked and getattr(fmts[ranked[0][0]], "bare", False):  # any JSON object with a stamp
+        preferred = preferred | {(n, ranked[0][0]) for n in fmts if _json_layout(fmts[n])}
     return Detection(tuple(_specific_first(ranked, preferred)), len(lines))
+
+
+def _json_layout(fmt: object) -> bool:
+    """Whether ``fmt`` reads JSON objects by keys of its own (a named JSON layout, jsonl): a
+    bare ``jsonapp`` reads all its lines and more, so it yields to one that reads
+    ``PREFER_SPECIFIC`` of the sample (a review: a Zeek JSON log whose 12 of 112 lines hold
+    no uid had become jsonapp)."""
+    return getattr(fmt, "record_needs", None) in (OBJECT_FIRST, OBJECT_INSIDE) and not getattr(
+        fmt, "bare", False
+    )
 
 
 #: The share of the sample from which a layout written through syslog wins over

@@ -185,6 +185,13 @@ class JsonAppFormat(KeyedFields):
     #: (``fast_pattern``) instead of a shape test, key counts and a JSON decode.
     key_order: tuple[str, ...] = ()
 
+    @property
+    def bare(self) -> bool:
+        """Whether it maps neither a level nor a message (``appkeys.auto_app_mapping``): any
+        JSON object with a stamp is then a record, so detection discounts it as it does
+        ``generic`` (``detect.detect_all``)."""
+        return LEVEL not in self.mapping and MESSAGE not in self.mapping
+
     def raw(self, line: pl.Expr) -> tuple[dict[str, pl.Expr], pl.Expr]:
         """Each mapped key's value as written; a line that is no JSON object is no record."""
         get = {k: line.str.json_path_match(jsonpath(v)) for k, v in self.mapping.items()}
@@ -361,9 +368,9 @@ def fields_of(
     names no component gets its message's error kind (``KeyedFields.head_component``)."""
     level, message = get.get(LEVEL), get.get(MESSAGE)
     present = [e.is_not_null() for e in (level, message) if e is not None]
-    # a record holds a level or a message; where the format maps neither (``appkeys``:
-    # JSON events that write none), every line the format can read is one
-    ok = is_record & pl.any_horizontal(present) if present else is_record
+    if not present and TS in get:  # a format that maps neither (``appkeys``: JSON events
+        present = [get[TS].is_not_null()]  # that write none): a record holds its stamp
+    ok = is_record & pl.any_horizontal(present) if present else pl.lit(False)
     ts = get.get(TS, pl.lit(None, dtype=pl.String))
     component = get.get(COMPONENT, pl.lit(None, dtype=pl.String)).str.strip_chars()
     if head and message is not None:
