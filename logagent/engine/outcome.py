@@ -112,7 +112,9 @@ def finish(run: Run, detection: Detection, unit_size: int, units_total: int | No
     # proves: no answer either (a Suricata eve.json was "exact" on generic's 3 of 751 lines,
     # its detection sample 4 % records, over the threshold, so read in full).
     floor = run.settings.analysis.min_format_confidence
-    if not run.partial and not run.prefiltered and tally.parsed > 0:
+    read_all = units_total is not None and tally.units >= units_total  # a sampled read has its
+    named = run.settings.analysis.format != "auto"  # own check; a format named is the user's
+    if read_all and not named and not run.partial and not run.prefiltered and tally.parsed > 0:
         explained = tally.parsed - tally.malformed
         if explained < floor * tally.parsed:
             detail = (

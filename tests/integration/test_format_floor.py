@@ -1,8 +1,9 @@
 """A full read whose records are under ``min_format_confidence`` of its lines answers nothing.
 
-Probe N: a Suricata eve.json (JSON lines without a message key, which no JSON layout reads)
-was "exact" on generic's 3 records of 751 lines for ``-q status``: the detection sample held
-4 % of them, over the 1 % threshold, so the run read everything, then answered.
+Probe N: a Suricata eve.json (JSON lines without a message key, which no JSON layout read
+then) was "exact" on generic's 3 records of 751 lines for ``-q status``: the detection
+sample held 4 % of them, over the 1 % threshold, so the run read everything, then answered.
+Here the JSON lines write no stamp either (a bare jsonapp reads stamped events now).
 """
 
 from __future__ import annotations
@@ -18,8 +19,8 @@ from logagent.cli import main
 
 def _eve(i: int) -> str:
     return json.dumps(
-        {"timestamp": "2025-09-16T10:05:47.196121-0400", "flow_id": i, "event_type": "flow",
-         "src_ip": "10.0.0.1", "dest_ip": "10.0.0.2", "proto": "TCP", "flow": {"pkts": i}}
+        {"flow_id": i, "event_type": "flow", "src_ip": "10.0.0.1", "dest_ip": "10.0.0.2",
+         "proto": "TCP", "flow": {"pkts": i}}
     )  # fmt: skip
 
 
@@ -46,3 +47,14 @@ def test_records_over_the_threshold_still_answer(tmp_path: Path) -> None:
     log.write_text("\n".join([*head, *(_eve(i) for i in range(3000))]) + "\n")
     got = _run(log, "-q", "status", "--full")  # 2 % records: malformed lines warned of
     assert got["status"] == "exact" and got["answer"]["total"] == 60
+
+
+def test_a_format_the_user_names_is_not_second_guessed(tmp_path: Path) -> None:
+    """A review: uWSGI's request log among pages of the app's own output, ``--format uwsgi``,
+    was refused; the named format answers, its malformed lines warned of."""
+    log = tmp_path / "eve.json"
+    head = [f"2025-09-16T10:05:{i % 60:02d}.196121-0400 INFO worker {i} started" for i in range(40)]
+    log.write_text("\n".join([*head, *(_eve(i) for i in range(8000))]) + "\n")
+    got = _run(log, "-q", "status", "--full", "--format", "generic")
+    assert got["status"] == "exact" and got["answer"]["total"] == 40
+    assert any("malformed" in w for w in got["warnings"])
