@@ -328,13 +328,20 @@ PREFER_SPECIFIC = 0.5
 #: was refused.
 PREFERRED = frozenset(
     (specific, "syslog3164")
-    for specific in ("haproxy", "squid", "elb", "log4j", "hadoop", "zerolog")
+    for specific in ("haproxy", "squid", "elb", "log4j", "hadoop", "zerolog", "haproxy_tcp")
 )
 #: The pairs preferred for every question, an application one too: zerolog's lines are no
 #: syslog lines at all ("stamp LVL caller" read as "stamp host program"), where a log4j or
 #: Hadoop layout may be what a syslog daemon wrote (a review: a Traefik log was zerolog to
 #: --by level and syslog3164 to top-error-components, its levels guessed from words).
-PREFERRED_ALWAYS = frozenset({("zerolog", "syslog3164")})
+PREFERRED_ALWAYS = frozenset(
+    {
+        ("zerolog", "syslog3164"),
+        # HAProxy's TCP connections beside its own syslog lines (``Proxy fe started.``,
+        # ``Server be/db1 is DOWN``): syslog3164 read them all, INFO every one (a review)
+        ("haproxy_tcp", "syslog3164"),
+    }
+)
 
 
 def _specific_first(

@@ -162,6 +162,14 @@ TCP = [
 def test_haproxy_tcp_connections_by_termination_state(tmp_path: Path) -> None:
     found = detect_all(TCP * 4)
     assert found.best == "haproxy_tcp" and not found.ambiguous
+    own = [  # HAProxy's own syslog lines beside its connections (a review: syslog3164 won)
+        "Jul 12 10:13:00 lb haproxy[30046]: Proxy fe_db started.",
+        "Jul 12 10:14:00 lb haproxy[30046]: Server be_db/db1 is DOWN, reason: Layer4 timeout",
+    ]
+    for specific_first in (True, False):
+        assert detect_all([*TCP[:3] * 4, *own], specific_first=specific_first).best == (
+            "haproxy_tcp"
+        )
     got = parse_app(HAPROXY_TCP, pl.Series("line", TCP))
     assert got["level"].to_list() == ["INFO", "WARN", "ERROR", "WARN"]
     assert got["component"].to_list() == [
