@@ -8,7 +8,8 @@ cloud-init, fail2ban and PgBouncer.
   (``USER_AUTH``, ``AVC``, ``SYSCALL``...). The log writes no level: a record whose outcome
   is a failure (``res=failed``, ``res=0``, ``success=no``, an AVC ``denied``) is ERROR, one
   whose outcome is a success is INFO, and a record with no outcome (``PROCTITLE``, ``PATH``,
-  ``CWD``: parts of a syscall's event) has no level. The time is the epoch (UTC).
+  ``CWD``: parts of a syscall's event) has no level; an anomaly (``ANOM_ABEND``, a crash) is
+  ERROR. The time is the epoch (UTC). ``ausearch``'s ``----`` and ``time->`` lines fold.
   Read as logfmt before (probe L), a third of a real audit log was malformed: user-space
   records quote their own ``msg='op=... res=failed'`` in single quotes and start with a bare
   ``user`` or ``auditd start,`` word, and no record had a level or a component.
@@ -52,20 +53,27 @@ _OUTCOME = (
     r"(?P<message>(?:.*?\b(?:res=|success=|avc: +)"
     r"(?P<level>failed|success|no|yes|denied|granted|0|1)\b)?.*)$"
 )
+_AUDIT_STAMPS = (
+    r"(?P<ts>[0-9]{9,11})\.[0-9]{3}:[0-9]+\): ?",
+    r"(?P<ts>[0-9]{2}/[0-9]{2}/[0-9]{4} [0-9]{2}:[0-9]{2}:[0-9]{2})\.[0-9]{3}:[0-9]+\) ?: ?",
+)
+#: An anomaly record (``ANOM_ABEND``: a process crashed, ``ANOM_PROMISCUOUS``...) is ERROR
+#: whatever its ``res=``, which says the record was written (a review: a crash was INFO).
+_ANOMALY = r"^(?:node=[^ ]+ )?type=(?P<component>(?P<level>ANOM)_[A-Z0-9_]*) msg=audit\("
 AUDITD = AppRegexFormat(
     name="auditd",
     patterns=(
-        _NODE_TYPE + r"(?P<ts>[0-9]{9,11})\.[0-9]{3}:[0-9]+\): ?" + _OUTCOME,
-        _NODE_TYPE
-        + r"(?P<ts>[0-9]{2}/[0-9]{2}/[0-9]{4} [0-9]{2}:[0-9]{2}:[0-9]{2})\.[0-9]{3}:[0-9]+\) ?: ?"
-        + _OUTCOME,
+        *(_ANOMALY + stamp + r"(?P<message>.*)$" for stamp in _AUDIT_STAMPS),
+        *(_NODE_TYPE + stamp + _OUTCOME for stamp in _AUDIT_STAMPS),
     ),
     min_line_bytes=30,
     time_formats=("%s", "%m/%d/%Y %H:%M:%S"),
     record_start=r"(?:node=[^ ]+ )?type=[A-Z][A-Z0-9_]* msg=audit\(",
-    level_map=AUDIT_OUTCOMES,
+    continuation=r"----$|time->",  # ausearch's separators and event heads
+    level_map=(*AUDIT_OUTCOMES, ("ANOM", ERROR)),
     description="Linux audit log (auditd, ausearch -i): component = record type; ERROR = a "
-    "failed outcome (res=failed/0, success=no, AVC denied), INFO = a successful one",
+    "failed outcome (res=failed/0, success=no, AVC denied) or an anomaly (ANOM_*), INFO = a "
+    "successful one",
     example="type=USER_AUTH msg=audit(1480339182.240:5): pid=7124 uid=0 auid=4294967295 "
     'ses=4294967295 msg=\'op=PAM:authentication acct="root" exe="/bin/login" hostname=? '
     "addr=? terminal=tty1 res=failed'",

@@ -73,6 +73,24 @@ def test_audit_records_types_outcomes_and_times() -> None:
     assert got["message"][0].startswith("auditd start, ver=2.2")
 
 
+def test_anomalies_are_errors_and_ausearch_separators_fold() -> None:
+    from logagent.formats.records import fold_records
+
+    lines = [
+        "----",
+        "time->Mon Nov 28 13:19:08 2016",
+        'type=ANOM_ABEND msg=audit(1480339182.240:9): auid=0 uid=0 ses=1 pid=900 comm="app" '
+        'reason="memory violation" sig=11 res=1',
+        "----",
+        "time->Mon Nov 28 13:19:09 2016",
+        AUDIT[2],
+    ]
+    assert detect_all(lines * 4).best == "auditd" and detect_all(lines * 4).confidence == 1.0
+    folded = fold_records(pl.Series("line", lines), AUDITD).filter(pl.col("start"))
+    assert folded["level"].to_list() == ["ERROR", "ERROR"]
+    assert folded["component"].to_list() == ["ANOM_ABEND", "USER_AUTH"]
+
+
 def test_the_first_outcome_counts_and_words_are_whole() -> None:
     """``res=`` inside another value's text is not read where a word runs on (``xres=``,
     ``success=yesterday``); the first outcome of the record is its level."""
