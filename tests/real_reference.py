@@ -213,8 +213,13 @@ def mysql(line: str) -> Reading:
 
 
 def nginx_error(line: str) -> Reading:
+    """The error kind; a message opening with the quoted file it names (``"/x" is not
+    found (2: ...)``): the lower-case words after it."""
     m = re.match(r"\d{4}/\d\d/\d\d [\d:]+ \[(\w+)\] \d+#\d+: (?:\*\d+ )?(.*)$", line)
-    return (level(m[1]), kind(m[2])) if m else None
+    if not m:
+        return None
+    named = re.match(r'"[^"]*" ([a-z][a-z ]*[a-z])(?: \(|,|$)', m[2])
+    return level(m[1]), named[1] if named else kind(m[2])
 
 
 #: Level words a container's message may start a word with (as written, upper or lower case).

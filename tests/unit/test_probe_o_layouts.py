@@ -108,3 +108,17 @@ def test_github_actions_workflow_commands_are_the_levels() -> None:
     assert got["level"].to_list() == [None, None, None, None, "WARN", "ERROR"]
     assert got["component"][5] == "Process completed with exit"
     assert got["time"][5].isoformat().startswith("2021-09-28T03:52:40.119101")
+
+
+def test_nginx_errors_naming_a_file_first_rank_by_the_words_after_it() -> None:
+    from logagent.formats.serverlogs import NGINX_ERROR
+
+    lines = [
+        '2022/12/03 11:42:31 [error] 7#7: *1 "/etc/nginx/html/index.html" is not found (2: No '
+        'such file or directory), client: 172.18.0.1, server: localhost, request: "GET / HTTP/1.1"',
+        '2022/12/03 11:42:32 [error] 7#7: *2 "/srv/www/" is forbidden (13: Permission denied)',
+        '2022/12/03 11:42:33 [error] 7#7: *3 open() "/srv/favicon.ico" failed (2: No such file '
+        "or directory)",
+    ]
+    got = parse_app(NGINX_ERROR, pl.Series("line", lines))
+    assert got["component"].to_list() == ["is not found", "is forbidden", "open()"]
