@@ -41,6 +41,8 @@ def auto_app_mapping(
     if (
         not logfmt
         and TS in found
+        and LEVEL not in found  # nor inside an envelope (``_nested``)
+        and MESSAGE not in found
         and not _any_held(objects, (*APP_KEYS[LEVEL], *APP_KEYS[MESSAGE]))
     ):
         # JSON events that write neither, in no sampled object (Suricata's eve.json, a JSON
