@@ -211,7 +211,16 @@ _LEVEL_FIRST = (
 
 LOG4J = AppRegexFormat(
     name="log4j",
-    patterns=(_SPRING_BOOT, r"^" + _LOG4J_TS + _LOG4J_REST, _JBOSS, _LEVEL_FIRST),
+    patterns=(
+        _SPRING_BOOT,
+        r"^" + _LOG4J_TS + _LOG4J_REST,
+        _JBOSS,
+        _LEVEL_FIRST,
+        # log4j 1.x's "%d %p [%c] - <%m>": the logger in brackets (an older Tomcat app's; its
+        # records had been generic's, and Tomcat's JUL records beside them lost, probe P)
+        r"^" + _LOG4J_TS + r" +" + _JAVA_LEVEL + r" +\[(?P<component>[A-Za-z_$][A-Za-z0-9_$.]*)\]"
+        r" +-(?: (?P<message>.*))?$",
+    ),
     fast=(_LOG4J_FAST,),
     min_line_bytes=24,
     time_formats=(*_ISO_TIMES, *_LOCAL_TIMES),

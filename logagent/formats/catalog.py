@@ -39,6 +39,7 @@ from logagent.formats.desktoplogs import DESKTOP_LAYOUTS
 from logagent.formats.generic import NAME as GENERIC
 from logagent.formats.generic import describe as describe_generic
 from logagent.formats.generic import infer_generic
+from logagent.formats.javalogs import JUL
 from logagent.formats.jsonaccess import JSON_ACCESS_LAYOUTS
 from logagent.formats.jsonlayouts import JSON_LAYOUTS
 from logagent.formats.platformlogs import PLATFORM_LAYOUTS
@@ -83,7 +84,7 @@ _FIXED: dict[str, AppFormat] = {
     f.name: f
     for f in (
         *SERVER_LAYOUTS, *PLATFORM_LAYOUTS, *DESKTOP_LAYOUTS, *HPC_LAYOUTS, AUDITD, CLOUD_INIT,
-        FAIL2BAN, PGBOUNCER, HAPROXY_TCP, GITHUB_ACTIONS, SUPERVISORD, RUBY, *JSON_LAYOUTS,
+        FAIL2BAN, PGBOUNCER, HAPROXY_TCP, GITHUB_ACTIONS, JUL, SUPERVISORD, RUBY, *JSON_LAYOUTS,
     )
 }  # fmt: skip
 APP_NAMES = (
@@ -111,6 +112,7 @@ APP_NAMES = (
     "apache_error",
     "syslog5424",
     "syslog3164",
+    JUL.name,  # late: its "LEVEL: msg" lines are uvicorn's and PostgreSQL's ones too
     *(f.name for f in JSON_LAYOUTS),
     ZEEK_TSV.name,
     "jsonapp",

@@ -30,9 +30,16 @@ from logagent.formats.extract import CONTINUATION
 from logagent.formats.levels import LEVEL_MAP
 
 #: Application layouts one file may hold together, read by ``combined_app``: Tomcat's
-#: catalina.out (JULI's records and the app's log4j ones, both on standard output); an
-#: Airflow scheduler's output (its records, and its log server's gunicorn lines).
-APP_MIXES = frozenset({frozenset({"log4j", "tomcat"}), frozenset({"airflow", "gunicorn"})})
+#: catalina.out (JULI's records and the app's log4j ones, both on standard output; before
+#: Tomcat 8.5, java.util.logging's two-line records); an Airflow scheduler's output (its
+#: records, and its log server's gunicorn lines).
+APP_MIXES = frozenset(
+    {
+        frozenset({"log4j", "tomcat"}),
+        frozenset({"airflow", "gunicorn"}),
+        frozenset({"log4j", "jul"}),  # an older Tomcat's catalina.out (``javalogs``)
+    }
+)
 
 
 def part_names(name: str) -> tuple[str, ...]:

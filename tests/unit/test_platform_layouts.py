@@ -18,6 +18,7 @@ from logagent.formats.app import AppRegexFormat, parse_app
 from logagent.formats.applogs import RUBY
 from logagent.formats.desktoplogs import INTELLIJ, MINECRAFT
 from logagent.formats.detect import detect_all
+from logagent.formats.javalogs import JUL
 from logagent.formats.levelfilter import level_prefilter
 from logagent.formats.platformlogs import (
     AIRFLOW,
@@ -36,6 +37,7 @@ from logagent.formats.records import fold_records
 from logagent.formats.serverlogs import MYSQL
 from logagent.formats.systemlogs import AUDITD
 from tests.unit.test_probe_m_layouts import IDEA, MARIADB, MC, RAILS
+from tests.unit.test_probe_p_layouts import JUL_LINES
 from tests.unit.test_system_layouts import AUDIT
 
 TOMCAT_TRACE = [
@@ -337,6 +339,7 @@ def test_cassandra_dse_and_celery_thread_pools_and_mongodb_backtraces() -> None:
         (MYSQL, MARIADB),
         (AUDITD, AUDIT),
         (RUBY, RAILS),
+        (JUL, JUL_LINES),
     ],
 )
 def test_python_and_polars_agree_on_record_starts(fmt: AppRegexFormat, lines: list[str]) -> None:
