@@ -228,7 +228,7 @@ class AppRegexFormat:
 #: ``generic`` reads as a level, and what no component is (``LEVEL_WORD_ALONE``).
 LEVEL_WORDS = (  # four letters: log15's and op/go-logging's EROR, DBUG, DEBG; logrus' ERRO
     "FATAL|CRITICAL|CRIT|EMERGENCY|EMERG|ALERT|PANIC|ERROR|ERRO|EROR|ERR|SEVERE|WARNING|WARN"
-    "|NOTICE|INFO|DEBUG|DEBG|DBUG|TRACE|VERBOSE|FTL|WRN|INF|DBG|VRB"
+    "|NOTICE|INFO|DDEBUG|SUBDEBUG|DEBUG|DEBG|DBUG|TRACE|VERBOSE|FTL|WRN|INF|DBG|VRB"
 )  # not supervisord's TRAC (its own layout reads it): a program named trac (the wiki) is one
 #: The level words no program, service or logger is named like (``LEVEL_WORD_ALONE``): not
 #: the four-letter spellings, which name real things in some case (a compose service

@@ -61,6 +61,7 @@ _WORDS: dict[str, tuple[str, ...]] = {
     ),
     DEBUG: (  # log15's DBUG, supervisord's DEBG; lnav's DEBUG2..5 (as TRACE1..8 are TRACE)
         *("DEBUG", "FINE", "CONFIG", "D", "DBG", "DBUG", "DEBG"),
+        *("DDEBUG", "SUBDEBUG"),  # dnf's (and anaconda's packaging.log) below DEBUG
         *(f"DEBUG{i}" for i in range(1, 10)),
     ),
     TRACE: (
@@ -167,6 +168,9 @@ NO_ERRORS = (
     r"(?i)\b(?:errors?|failures?|failed|fails?|err)=0+(?:[^0-9.]|$)"
     r"|\b(?:errors|failures)\s*:\s*0+\s*(?:[,;)\]}]|$)"
     r"|\b(?:0|no|zero|without)\s+(?:errors?|failures?)\b"
+    # systemd's "X was skipped because of a failed condition check (ConditionPathExists=...)":
+    # a unit not needed here (probe P: 46 of a Rocky Linux journal's 54 systemd "errors")
+    r"|\bbecause of a failed condition check\b"
 )
 
 

@@ -24,6 +24,13 @@ CASES = [
     ("processor=<KSActionProcessor:0x1> isProcessing=NO errors=0 currentActionErrors=0", "INFO"),
     ("Sync done: 0 errors, no failures", "INFO"),
     ("failures: 0, retries: 2", "INFO"),
+    # systemd, a Rocky Linux journal (probe P): a unit not needed here is no failure
+    (
+        "Load AppArmor profiles was skipped because of a failed condition check "
+        "(ConditionSecurity=apparmor).",
+        "INFO",
+    ),
+    ("Failed to start Load AppArmor profiles.", "ERROR"),
     ("Errors: 3 found in the index", "ERROR"),  # a count of some; "Errors:" is no tag
     ("connect() failed (111: Connection refused)", "ERROR"),
     ("ERROR:root:could not open the socket", "ERROR"),  # Python's basicConfig

@@ -64,3 +64,19 @@ def test_old_catalina_out_counts_both_layouts(tmp_path: Path) -> None:
         "The web application": 2,
     }
     assert got["progress"]["malformed_lines"] == 0
+
+
+def test_dnf_levels_below_debug_are_debug() -> None:
+    """dnf.log (CentOS 9): its 319 DDEBUG lines had been malformed, ``-q status`` 562 of 889."""
+    from logagent.formats.catalog import build_any_format
+
+    lines = [
+        "2023-04-22T15:08:46-0700 INFO --- logging initialized ---",
+        "2023-04-22T15:08:46-0700 DDEBUG timer: config: 1 ms",
+        "2023-04-22T15:08:46-0700 DEBUG Loaded plugins: builddep, changelog",
+        "2023-04-22T15:08:47-0700 SUBDEBUG Upgrade: kernel-5.14.0-284.el9.x86_64",
+        "2023-04-22T15:08:48-0700 WARNING Failed to resolve the repository",
+    ] * 4
+    fmt = build_any_format(detect_all(lines).best, lines)
+    got = parse_app(fmt, pl.Series("line", lines[:5]))
+    assert got["level"].to_list() == ["INFO", "DEBUG", "DEBUG", "DEBUG", "WARN"]
