@@ -150,7 +150,8 @@ FORMAT_NOTES: dict[str, str] = {
     ZEEK_TSV.name: "Zeek logs carry no level: level questions do not apply to them",
     AUDITD.name: (
         "the audit log writes no level: ERROR is a record whose outcome failed (res=failed or 0, "
-        "success=no, an AVC denial), INFO one that succeeded; records without an outcome have none"
+        "success=no, an AVC denial) or an anomaly (ANOM_*), INFO one that succeeded; records "
+        "without an outcome have none"
     ),
     GENERIC: (
         "the layout was inferred from sampled lines (generic): timestamp, level and component "
