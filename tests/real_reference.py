@@ -143,7 +143,11 @@ def message_level(msg: str) -> str:
     words = re.sub(r"(?i)\b(errors?|failures?|failed|fails?|err)=0+(?![0-9.])", " ", words)
     words = re.sub(r"(?i)\b(errors|failures) *: *0+ *(?=[,;)\]}]|$)", " ", words)
     words = re.sub(r"(?i)\b(0|no|zero|without) +(errors?|failures?)\b", " ", words)
-    words = re.sub(r"(?i)\bbecause of a failed condition check\b", " ", words)  # systemd
+    words = re.sub(  # systemd's units not needed here
+        r"(?i)\bbecause (?:of a failed condition check|all trigger condition checks failed)\b",
+        " ",
+        words,
+    )
     # the last word of a hyphenated one counts (read-error), not one a hyphen follows
     # (--fail-swap-on, error-cleanup), nor one after non- (non-fatal)
     words = re.sub(r"(?i)\bnon-\w+", " ", words)

@@ -170,7 +170,7 @@ NO_ERRORS = (
     r"|\b(?:0|no|zero|without)\s+(?:errors?|failures?)\b"
     # systemd's "X was skipped because of a failed condition check (ConditionPathExists=...)":
     # a unit not needed here (probe P: 46 of a Rocky Linux journal's 54 systemd "errors")
-    r"|\bbecause of a failed condition check\b"
+    r"|\bbecause of a failed condition check\b|\bbecause all trigger condition checks failed\b"
 )
 
 

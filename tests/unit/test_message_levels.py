@@ -31,6 +31,7 @@ CASES = [
         "INFO",
     ),
     ("Failed to start Load AppArmor profiles.", "ERROR"),
+    ("Repartition Root Disk was skipped because all trigger condition checks failed.", "INFO"),
     ("Errors: 3 found in the index", "ERROR"),  # a count of some; "Errors:" is no tag
     ("connect() failed (111: Connection refused)", "ERROR"),
     ("ERROR:root:could not open the socket", "ERROR"),  # Python's basicConfig
