@@ -10,10 +10,10 @@ from __future__ import annotations
 import re
 
 from logagent.formats.app import LEVEL_WORD_ALONE, AppRegexFormat
+from logagent.formats.apptimes import DAY as _D4
+from logagent.formats.apptimes import HMS as _HMS
 from logagent.formats.apptimes import YEAR, YearOf
 
-_D4 = r"[0-9]{4}-[0-9]{2}-[0-9]{2}"
-_HMS = r"[0-9]{2}:[0-9]{2}:[0-9]{2}"
 _ISO = _D4 + r"[ T]" + _HMS + r"(?:[,.][0-9]{1,9})?(?:Z|[+-][0-9]{2}:?[0-9]{2})?"
 _BSD = r"[A-Z][a-z]{2} +[0-9]{1,2} " + _HMS + r"(?:\.[0-9]+)?"
 _ISO_TIMES = ("%Y-%m-%dT%H:%M:%S%.f%#z", "%Y-%m-%d %H:%M:%S%.f%#z")

@@ -21,6 +21,9 @@ from logagent.formats.stampchars import reads_comma
 
 UTC = pl.Datetime("us", "UTC")
 #: Marks a time format for timestamps written without a year.
+#: The date and time of day most stamps write (regex parts every layout module shares).
+DAY = r"[0-9]{4}-[0-9]{2}-[0-9]{2}"
+HMS = r"[0-9]{2}:[0-9]{2}:[0-9]{2}"
 YEAR = "{year}"
 #: Ends a time format for stamps followed by a blank and their zone: an offset (``+02``,
 #: ``-0330``, ``+05:30``) or a common abbreviation (``ZONES``), as PostgreSQL writes them

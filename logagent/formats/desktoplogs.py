@@ -16,9 +16,9 @@
 from __future__ import annotations
 
 from logagent.formats.app import AppRegexFormat
+from logagent.formats.apptimes import DAY as _D4
+from logagent.formats.apptimes import HMS as _HMS
 
-_D4 = r"[0-9]{4}-[0-9]{2}-[0-9]{2}"
-_HMS = r"[0-9]{2}:[0-9]{2}:[0-9]{2}"
 _IDEA_HEAD = _D4 + " " + _HMS + r",[0-9]{3} \[[^\]]*\] +"
 INTELLIJ = AppRegexFormat(
     name="intellij",

@@ -38,6 +38,8 @@ stack traces and tracebacks continue the record before them (``record_start``).
 from __future__ import annotations
 
 from logagent.formats.app import ANSI, AppRegexFormat
+from logagent.formats.apptimes import DAY as _D4
+from logagent.formats.apptimes import HMS as _HMS
 from logagent.formats.apptimes import ZONE
 from logagent.formats.levels import (
     DEBUG,
@@ -54,8 +56,6 @@ from logagent.formats.selfhosted import GITEA, VAULTWARDEN
 from logagent.formats.serverlogs import ISO_TIMES
 from logagent.formats.webservers import GUNICORN, LIGHTTPD
 
-_D4 = r"[0-9]{4}-[0-9]{2}-[0-9]{2}"
-_HMS = r"[0-9]{2}:[0-9]{2}:[0-9]{2}"
 _DMY = r"[0-9]{2}-[A-Z][a-z]{2}-[0-9]{4}"  # 06-Dec-2026
 #: java.util.logging's levels, English first, then as other locales write them.
 _JUL = r"SEVERE|WARNING|INFO|CONFIG|FINE|FINER|FINEST|" + "|".join(

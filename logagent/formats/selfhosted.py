@@ -10,10 +10,10 @@ Gitea the Go file, Vaultwarden the Rust module, the component.
 from __future__ import annotations
 
 from logagent.formats.app import AppRegexFormat
+from logagent.formats.apptimes import HMS as _HMS
 from logagent.formats.levels import DEBUG, ERROR, FATAL, INFO, TRACE, WARN
 from logagent.formats.serverlogs import ISO_TIMES
 
-_HMS = r"[0-9]{2}:[0-9]{2}:[0-9]{2}"
 _GITEA_STAMP = r"[0-9]{4}/[0-9]{2}/[0-9]{2} " + _HMS + r"(?:\.[0-9]+)?"
 #: Gitea's level initials (``modules/log``): Critical and Fatal end the process.
 GITEA_LEVELS = (

@@ -12,6 +12,8 @@ component question still ranks something meaningful; their descriptions say so.
 from __future__ import annotations
 
 from logagent.formats.app import ANSI, REFUSED_WORDS, AppRegexFormat
+from logagent.formats.apptimes import DAY as _D4
+from logagent.formats.apptimes import HMS as _HMS
 from logagent.formats.apptimes import ZONE
 from logagent.formats.levels import (
     DEBUG,
@@ -27,8 +29,6 @@ from logagent.formats.levels import (
     WARN,
 )
 
-_D4 = r"[0-9]{4}-[0-9]{2}-[0-9]{2}"
-_HMS = r"[0-9]{2}:[0-9]{2}:[0-9]{2}"
 _MS = r"[,.][0-9]{3}"
 _LEVEL = r"(?P<level>TRACE|DEBUG|INFO|NOTICE|WARN|WARNING|ERROR|SEVERE|FATAL|CRITICAL|AUDIT)"
 _JAVA_NAME = r"[A-Za-z_$][A-Za-z0-9_$.\-]*"

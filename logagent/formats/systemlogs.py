@@ -30,10 +30,9 @@ cloud-init, fail2ban and PgBouncer.
 from __future__ import annotations
 
 from logagent.formats.app import AppRegexFormat
+from logagent.formats.apptimes import DAY as _D4
+from logagent.formats.apptimes import HMS as _HMS
 from logagent.formats.levels import DEBUG, ERROR, INFO, LEVEL_MAP
-
-_D4 = r"[0-9]{4}-[0-9]{2}-[0-9]{2}"
-_HMS = r"[0-9]{2}:[0-9]{2}:[0-9]{2}"
 
 #: The outcome words of an audit record and their levels (``normalize_level`` keys: upper case).
 AUDIT_OUTCOMES = (
@@ -79,11 +78,13 @@ AUDITD = AppRegexFormat(
     "addr=? terminal=tty1 res=failed'",
 )
 
-_CLOUD_INIT_HEAD = _D4 + " " + _HMS + r",[0-9]{3} - [^\[\] ]+\[[A-Z]+\]: "
+#: Python logging's ``%(asctime)s``, as cloud-init and fail2ban write it.
+_ASCTIME = _D4 + " " + _HMS + r",[0-9]{3}"
+_CLOUD_INIT_HEAD = _ASCTIME + r" - [^\[\] ]+\[[A-Z]+\]: "
 CLOUD_INIT = AppRegexFormat(
     name="cloud_init",
     patterns=(
-        r"^(?P<ts>" + _D4 + " " + _HMS + r",[0-9]{3}) - (?P<component>[^\[\] ]+)"
+        r"^(?P<ts>" + _ASCTIME + r") - (?P<component>[^\[\] ]+)"
         r"\[(?P<level>DEBUG|INFO|WARNING|ERROR|CRITICAL)\]: ?(?P<message>.*)$",
     ),
     min_line_bytes=30,
@@ -98,12 +99,12 @@ CLOUD_INIT = AppRegexFormat(
 FAIL2BAN = AppRegexFormat(
     name="fail2ban",
     patterns=(
-        r"^(?P<ts>" + _D4 + " " + _HMS + r",[0-9]{3}) (?P<component>fail2ban\.[A-Za-z0-9_.]+) *"
+        r"^(?P<ts>" + _ASCTIME + r") (?P<component>fail2ban\.[A-Za-z0-9_.]+) *"
         r"(?:\[[0-9]+\])?: (?P<level>[A-Z]+) +(?:\[(?P<jail>[^\]]+)\] )?(?P<message>.*)$",
     ),
     min_line_bytes=40,
     time_formats=("%Y-%m-%d %H:%M:%S,%3f",),
-    record_start=_D4 + " " + _HMS + r",[0-9]{3} fail2ban\.",
+    record_start=_ASCTIME + r" fail2ban\.",
     level_map=(*LEVEL_MAP.items(), ("HEAVYDEBUG", DEBUG), ("TRACEDEBUG", DEBUG)),
     description="fail2ban.log: component = logger (fail2ban.actions...), --by jail; NOTICE is INFO",
     example="2021-11-25 08:27:07,942 fail2ban.actions        [18937]: NOTICE  [sshd] Ban "
