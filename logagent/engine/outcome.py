@@ -48,6 +48,13 @@ from logagent.timeline import MAX_DRAWN_BUCKETS, timeline_answer
 READS_THE_SAMPLE = 0.5
 #: ... as long as they are this few (40 malformed "5xx lines" of 100 are refused: a review).
 FEW_MALFORMED = 3
+#: A full read of a detected format that explains under this share of the lines it parsed
+#: (records and the lines inside them) answers nothing, however many records it found: the
+#: rest are lines of a layout it does not read, which may hold what was asked. Probe Q: an
+#: Asterisk log read as syslog (2 of 48 lines) was "exact" ERROR 1, WARN 1 where it holds
+#: NOTICE 33, SECURITY 9, WARNING 5; a Heroku Postgres log, generic (1 of 36), ERROR 1 of 10
+#: records. Correct reads of 40 real logs explained 84 % of their lines at least.
+EXPLAINS_THE_INPUT = 0.5
 
 
 def finish(run: Run, detection: Detection, unit_size: int, units_total: int | None) -> Result:
@@ -111,16 +118,19 @@ def finish(run: Run, detection: Detection, unit_size: int, units_total: int | No
     # Every line parsed and its records under the threshold the sampled read's format check
     # proves: no answer either (a Suricata eve.json was "exact" on generic's 3 of 751 lines,
     # its detection sample 4 % records, over the threshold, so read in full).
-    floor = run.settings.analysis.min_format_confidence
+    floor = max(run.settings.analysis.min_format_confidence, EXPLAINS_THE_INPUT)
     read_all = units_total is not None and tally.units >= units_total  # a sampled read has its
     named = run.settings.analysis.format != "auto"  # own check; a format named is the user's
-    if read_all and not named and not run.partial and not run.prefiltered and tally.parsed > 0:
+    # a prefilter's candidates are judged as above: by their malformed lines, when not few
+    judged = not run.prefiltered or tally.malformed > FEW_MALFORMED
+    if read_all and not named and not run.partial and judged and tally.parsed > 0:
         explained = tally.parsed - tally.malformed
-        if explained < floor * tally.parsed:
+        if explained < floor * tally.parsed and tally.malformed > FEW_MALFORMED:
+            lines = "candidate lines" if run.prefiltered else "lines"
             detail = (
-                f"only {explained:,} of the {tally.parsed:,} lines parsed are {fmt} records or "
-                f"lines inside them, under the {floor:.0%} a format must read "
-                "(min_format_confidence)"
+                f"only {explained:,} of the {tally.parsed:,} {lines} parsed are {fmt} records "
+                f"or lines inside them, under the {floor:.0%} a detected format must read; "
+                f"to count its records anyway, name it: --format {fmt}"
             )
             return recused(
                 run, detection, RecuseCode.UNRECOGNIZED_FORMAT, detail, progress=progress, info=info
