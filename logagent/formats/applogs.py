@@ -57,6 +57,9 @@ _PROGRAMS = (
     # a tag in brackets (rsyslog takes it: Elastic Beanstalk's "[eb-cfn-init]: ..."; probe L:
     # 261 of a real log's 685 lines had been malformed, its errors ranked without them)
     rf"\[(?P<component>{_NAME})\]" + _DETAIL,
+    # GDM's PAM idents, "gdm-password]:" (a stray bracket: the service name as PAM sets it);
+    # an Ubuntu auth.log's 1,010 such lines had been malformed, 29 auth failures (probe Q)
+    rf"(?P<component>{_NAME})\]" + _DETAIL,
 )
 _SYSLOG_PROGRAMS = (
     *(rf"(?:{_NAME} )?" + program for program in _PROGRAMS),
@@ -162,7 +165,10 @@ _SPRING_BOOT = (
     + r" +[0-9]+ +--- +(?:\[[^\]]*\] +){1,2}(?P<component>[^ ].*?) +: ?(?P<message>.*)$"
 )
 
-_LOG4J_TS = r"(?P<ts>" + _ISO + "|" + _HMS + r"[.,][0-9]{3})"
+#: logback's ``%d{MMM-dd HH:mm:ss.SSS}`` too, Nextflow's ``.nextflow.log`` (refused, probe Q);
+#: like a time alone, it gives no time (no year, no date).
+_MONTH_DAY = r"[A-Z][a-z]{2}-[0-9]{2} " + _HMS + r"[.,][0-9]{3}"
+_LOG4J_TS = r"(?P<ts>" + _ISO + "|" + _HMS + r"[.,][0-9]{3}|" + _MONTH_DAY + ")"
 #: log4j's ``ts [x] LEVEL [thread]... logger - message`` after the ``ts``.
 _LOG4J_REST = (  # up to three bracketed fields before the level: logback's [%X{mdc}] [%thread]
     r" +(?:\[[^\]]*\] +){0,3}"
@@ -183,12 +189,26 @@ _LOG4J_REST = (  # up to three bracketed fields before the level: logback's [%X{
 _LOG4J_FAST = (
     r"^(?P<ts>[0-9]{2}(?:[0-9]{2}-[0-9]{2}-[0-9]{2}[ T]"
     + _HMS
-    + r"(?:[,.][0-9]{1,9})?(?:Z|[+-][0-9]{2}:?[0-9]{2})?|:[0-9]{2}:[0-9]{2}[.,][0-9]{3}))"
+    + r"(?:[,.][0-9]{1,9})?(?:Z|[+-][0-9]{2}:?[0-9]{2})?|:[0-9]{2}:[0-9]{2}[.,][0-9]{3})|"
+    + _MONTH_DAY
+    + ")"
     + r" +(?:\[[^\]]*\] +){0,3}"
     + _JAVA_LEVEL.replace("|WARN|WARNING|", "|WARN(?:ING)?|")
     + r" +(?:\[[^\]]*\] +)*(?P<component>[A-Za-z_$][A-Za-z0-9_$.]*)"
     + r"(?::(?:[0-9]+ *[-:])?| +[-:])(?: (?P<message>.*))?$"
 )
+
+#: log4j's ``%d %-5p [%c{1}:%L] %m``: the logger and its line number in brackets, the message
+#: right after them (Liferay's). Read as ``_LOG4J_REST``, the brackets were a thread's and the
+#: record was read only when its message began ``Word:``, that word its component: a Liferay
+#: catalina.out ranked ``NoSuchFileException`` 576 where the logger was ``ImageProcessorImpl``
+#: (probe Q). A thread's name rarely ends ``:<digits>``; Spring Boot's lines match it never.
+_LOGGER_LINE = (
+    r" +"
+    + _JAVA_LEVEL
+    + r" +\[(?P<component>[A-Za-z_$][A-Za-z0-9_$.]*):[0-9]+\](?: (?P<message>.*))?$"
+)
+_STAMP_FAST = _LOG4J_FAST[: _LOG4J_FAST.index(r" +(?:\[")]  # its one-pass stamp
 
 #: JBoss LogManager's default (WildFly, Quarkus, Keycloak): ``ts %-5p [category] (thread) msg``.
 #: Its padded level and "(thread)" after the category no other pattern reads: Keycloak's logs
@@ -213,6 +233,7 @@ LOG4J = AppRegexFormat(
     name="log4j",
     patterns=(
         _SPRING_BOOT,
+        r"^" + _LOG4J_TS + _LOGGER_LINE,
         r"^" + _LOG4J_TS + _LOG4J_REST,
         _JBOSS,
         _LEVEL_FIRST,
@@ -221,7 +242,8 @@ LOG4J = AppRegexFormat(
         r"^" + _LOG4J_TS + r" +" + _JAVA_LEVEL + r" +\[(?P<component>[A-Za-z_$][A-Za-z0-9_$.]*)\]"
         r" +-(?: (?P<message>.*))?$",
     ),
-    fast=(_LOG4J_FAST,),
+    # the logger-line one first: the other would read its lines as a thread's (``fast``)
+    fast=(_STAMP_FAST + _LOGGER_LINE.replace("|WARN|WARNING|", "|WARN(?:ING)?|"), _LOG4J_FAST),
     min_line_bytes=24,
     time_formats=(*_ISO_TIMES, *_LOCAL_TIMES),
     record_start=_D4
@@ -230,6 +252,8 @@ LOG4J = AppRegexFormat(
     + "|"
     + _HMS
     + "[.,][0-9]{3} |"
+    + _MONTH_DAY
+    + " |"
     + _JAVA_LEVEL.replace("(?P<level>", r"\[(?:")
     + r"\] +[0-9]",
     description="log4j/logback/Spring Boot/JBoss: component = logger; stack traces folded",
