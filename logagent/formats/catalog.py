@@ -61,6 +61,7 @@ from logagent.formats.serverlogs import (
 )
 from logagent.formats.structured import JsonAppFormat, LogfmtFormat
 from logagent.formats.systemlogs import AUDITD, CLOUD_INIT, FAIL2BAN, PGBOUNCER
+from logagent.formats.textlogs import ASTERISK, LOGRUS_TEXT
 from logagent.formats.w3c import W3C_LAYOUTS
 from logagent.formats.webservers import HAPROXY_TCP
 from logagent.formats.zeektsv import ZEEK_TSV
@@ -85,6 +86,7 @@ _FIXED: dict[str, AppFormat] = {
     for f in (
         *SERVER_LAYOUTS, *PLATFORM_LAYOUTS, *DESKTOP_LAYOUTS, *HPC_LAYOUTS, AUDITD, CLOUD_INIT,
         FAIL2BAN, PGBOUNCER, HAPROXY_TCP, GITHUB_ACTIONS, JUL, SUPERVISORD, RUBY, *JSON_LAYOUTS,
+        LOGRUS_TEXT, ASTERISK,
     )
 }  # fmt: skip
 APP_NAMES = (
@@ -98,6 +100,8 @@ APP_NAMES = (
     PGBOUNCER.name,
     HAPROXY_TCP.name,
     GITHUB_ACTIONS.name,
+    LOGRUS_TEXT.name,
+    ASTERISK.name,
     "hadoop",
     "log4j",
     # after hadoop: its INFO/WARN lines with "name: " are hadoop's too, and ties go to hadoop;
