@@ -132,6 +132,7 @@ NESTED = frozenset(
         *((f.name, "jsonapp") for f in JSON_LAYOUTS),
         ("bunyan", "pino"),
         ("caddy", "zap_json"),  # Caddy writes its access log with zap
+        ("cloudnative_pg", "zap_json"),  # and CloudNativePG its operator's
         ("bunyan", "slog_json"),
         ("pino", "slog_json"),
         *((f.name, other) for f in JSON_ACCESS_LAYOUTS for other in ("jsonl", "jsonapp")),

@@ -301,7 +301,7 @@ def detect_all(
         discount = GENERIC_DISCOUNT if last_resort else 1.0
         scores.append((n, shares[n] * discount))
     ranked = sorted(scores, key=lambda s: -s[1])  # stable: earlier formats win ties
-    preferred = PREFERRED if specific_first else PREFERRED_ALWAYS
+    preferred = (PREFERRED if specific_first else frozenset()) | PREFERRED_ALWAYS
     if ranked and getattr(fmts[ranked[0][0]], "bare", False):  # any JSON object with a stamp
         preferred = preferred | {(n, ranked[0][0]) for n in fmts if _json_layout(fmts[n])}
     return Detection(tuple(_specific_first(ranked, preferred)), len(lines))
@@ -340,6 +340,9 @@ PREFERRED_ALWAYS = frozenset(
         # HAProxy's TCP connections beside its own syslog lines (``Proxy fe started.``,
         # ``Server be/db1 is DOWN``): syslog3164 read them all, INFO every one (a review)
         ("haproxy_tcp", "syslog3164"),
+        # CloudNativePG's PostgreSQL records are zap lines too, their severity inside; the
+        # operator's own lines without a pod (a few at start-up) are its malformed ones
+        ("cloudnative_pg", "zap_json"),
     }
 )
 

@@ -119,6 +119,25 @@ ZAP_JSON = JsonLayout(
     fallback={COMPONENT: "logger"},
     description="zap JSON (production encoder): component = caller, else the logger's name",
 )
+#: CloudNativePG's operator log: zap JSON whose PostgreSQL records (``"msg":"record"``) carry
+#: the server's own severity and message in ``record``; the wrapper's ``level`` is "info" on
+#: every one, so a cluster's ERROR and FATAL records were "no ERROR+ record in the whole
+#: input" as zap_json (probe Q). Its own lines (``logger`` setup, wal-archive) keep zap's.
+CLOUDNATIVE_PG = JsonLayout(
+    name="cloudnative_pg",
+    mapping={
+        TS: "ts",
+        LEVEL: "$.record.error_severity",
+        COMPONENT: "logger",
+        MESSAGE: "$.record.message",
+    },
+    signature=("level", "ts", "msg", "logging_pod"),
+    fallback={LEVEL: "level", MESSAGE: "msg"},
+    description="CloudNativePG (zap JSON): PostgreSQL's record.error_severity, else the "
+    "operator's level; component = logger",
+    example='{"level":"info","ts":1669575482.09,"logger":"postgres","msg":"record",'
+    '"logging_pod":"pg-1","record":{"error_severity":"ERROR","message":"syntax error"}}',
+)
 PINO = JsonLayout(
     name="pino",
     mapping={TS: "time", LEVEL: "level", COMPONENT: "name", MESSAGE: "msg"},
@@ -193,6 +212,7 @@ JSON_LAYOUTS = (
     DOCKER_JSON,
     JOURNALD,
     ZAP_JSON,
+    CLOUDNATIVE_PG,
     BUNYAN,
     PINO,
     ECS_JSON,

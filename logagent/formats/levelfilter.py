@@ -49,9 +49,13 @@ def level_prefilter(fmt: object, levels: Sequence[str]) -> re.Pattern[bytes] | N
     if isinstance(fmt, JsonAppFormat) and LEVEL in fmt.mapping:
         return json_level_prefilter(fmt.mapping[LEVEL].split(".")[-1], levels)  # nested path
     if isinstance(fmt, JsonLayout) and LEVEL in fmt.mapping and not fmt.level_from_message:
-        key = fmt.mapping[LEVEL]
-        name = _last_part(key) if key.startswith("$") else key
-        return json_level_prefilter(name, levels, fmt.level_map)  # the layout's own words
+        keys = [fmt.mapping[LEVEL], *([fmt.fallback[LEVEL]] if LEVEL in fmt.fallback else [])]
+        names = [_last_part(key) if key.startswith("$") else key for key in keys]
+        found = [json_level_prefilter(name, levels, fmt.level_map) for name in names]
+        if any(f is None for f in found):
+            return None
+        # a level read from a second key where the first is absent: either may hold it
+        return re.compile(b"|".join(f.pattern for f in found if f is not None))
     if isinstance(fmt, AppRegexFormat):
         return regex_level_prefilter(fmt, levels)
     return None

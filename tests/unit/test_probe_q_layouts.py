@@ -130,3 +130,36 @@ def test_gdm_pam_idents_are_programs(tmp_path: Path) -> None:
     assert got["progress"]["malformed_lines"] == 0
     top = {t["key"]: t["count"] for t in got["answer"]["top"]}
     assert top == {"gdm-password": 10, "gdm-fingerprint": 10}
+
+
+def _cnpg(severity: str, i: int) -> str:
+    record = {
+        "log_time": "2022-11-27 18:58:02.096 UTC",
+        "error_severity": severity,
+        "message": f'relation "t{i % 3}" does not exist',
+        "backend_type": "client backend",
+    }
+    wrapper = {"level": "info", "ts": 1669575482.09 + i, "logger": "postgres", "msg": "record"}
+    return json.dumps({**wrapper, "logging_pod": "pg-1", "record": record})
+
+
+def test_cloudnative_pg_records_carry_postgres_severity(tmp_path: Path) -> None:
+    """CloudNativePG's wrapper level is "info" on every PostgreSQL record: its ERROR and
+    FATAL records were "no ERROR+ record in the whole input" as zap_json."""
+    lines = [_cnpg("LOG", i) for i in range(40)] + [_cnpg("ERROR", i) for i in range(4)]
+    lines += [
+        _cnpg("FATAL", 0),
+        '{"level":"error","ts":1669575499.1,"logger":"wal-archive","msg":"failed to archive",'
+        '"logging_pod":"pg-1"}',
+    ]
+    log = tmp_path / "cnpg.log"
+    log.write_text("\n".join(lines) + "\n")
+    got = _run(log, "--full")
+    assert got["input"]["format"] == "cloudnative_pg"
+    assert {t["key"]: t["count"] for t in got["answer"]["top"]} == {"postgres": 5, "wal-archive": 1}
+    status = _run(log, "-q", "status", "--full")
+    assert {t["key"]: t["count"] for t in status["answer"]["top"]} == {
+        "INFO": 40,
+        "ERROR": 5,
+        "FATAL": 1,
+    }
