@@ -119,8 +119,11 @@ def finish(run: Run, detection: Detection, unit_size: int, units_total: int | No
     # proves: no answer either (a Suricata eve.json was "exact" on generic's 3 of 751 lines,
     # its detection sample 4 % records, over the threshold, so read in full).
     floor = max(run.settings.analysis.min_format_confidence, EXPLAINS_THE_INPUT)
-    read_all = units_total is not None and tally.units >= units_total  # a sampled read has its
-    named = run.settings.analysis.format != "auto"  # own check; a format named is the user's
+    # a stream (stdin, .gz) is read to its end unless a race settled it or the read was cut
+    # short (partial); a sampled read has its own check
+    streamed = any(not s.seekable for s in run.sources) and not run.settled
+    read_all = streamed or (units_total is not None and tally.units >= units_total)
+    named = run.settings.analysis.format != "auto"  # a format named is the user's
     # a prefilter's candidates are judged as above: by their malformed lines, when not few
     judged = not run.prefiltered or tally.malformed > FEW_MALFORMED
     if read_all and not named and not run.partial and judged and tally.parsed > 0:

@@ -8,6 +8,7 @@ Here the JSON lines write no stamp either (a bare jsonapp reads stamped events n
 
 from __future__ import annotations
 
+import gzip
 import json
 from pathlib import Path
 
@@ -91,3 +92,14 @@ def test_a_format_the_user_names_is_not_second_guessed(tmp_path: Path) -> None:
     got = _run(log, "-q", "status", "--full", "--format", "generic")
     assert got["status"] == "exact" and got["answer"]["total"] == 40
     assert any("malformed" in w for w in got["warnings"])
+
+
+def test_a_stream_read_to_its_end_is_judged_too(tmp_path: Path) -> None:
+    """A ``.gz`` file and stdin have no unit count, but are read whole: the same refusal."""
+    text = "\n".join([*_syslog(60), *(_eve(i) for i in range(3000))]) + "\n"
+    packed = tmp_path / "mixed.log.gz"
+    packed.write_bytes(gzip.compress(text.encode()))
+    assert _run(packed, "-q", "status")["recuse"]["reason_code"] == "UNRECOGNIZED_FORMAT"
+    args = ["analyze", "-", "--json", "--llm", "off", "-q", "status"]
+    piped = json.loads(CliRunner().invoke(main, args, input=text).output)
+    assert piped["recuse"]["reason_code"] == "UNRECOGNIZED_FORMAT"
