@@ -15,7 +15,7 @@ from dataclasses import dataclass, field, fields, replace
 import polars as pl
 
 from logagent.formats.base import BUCKET, STATUS
-from logagent.formats.extract import BLANK, CONTINUATION, OUTSIDE, Extracted
+from logagent.formats.extract import BLANK, CONTINUATION, OUTSIDE, UNLIKE, Extracted
 from logagent.formats.routes import INVALID_REQUEST
 
 ROUTE, UNIT, N = "route", "unit", "n"
@@ -50,6 +50,7 @@ class Tally:
     count_error: int = 0  # E: a kept count may be below the truth by this much (sketch.py)
     dropped_errors: int = 0  # 5xx lines of routes the bounded summary dropped (exact)
     continuation: int = 0  # lines continuing a multi-line record (neither records nor malformed)
+    unlike_continuation: int = 0  # of those, lines that look like no part of a record
     outside_window: int = 0  # valid records outside the time window (not counted)
 
     def scalars(self) -> dict[str, int]:
@@ -97,6 +98,7 @@ def tally_batch(extracted: Extracted, *, units: int, bytes_read: int, truncated:
         parsed=parsed,
         malformed=parsed - _count(valid, "valid") - _count(valid, CONTINUATION),
         continuation=_count(valid, CONTINUATION),
+        unlike_continuation=_count(valid, UNLIKE),
         outside_window=_count(valid, OUTSIDE),
         invalid_utf8=extracted.invalid_utf8,
         truncated=truncated,

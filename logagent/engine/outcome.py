@@ -109,6 +109,9 @@ def finish(run: Run, detection: Detection, unit_size: int, units_total: int | No
     sampled = detection.confidence if detection is not None else 0.0
     few = tally.malformed <= FEW_MALFORMED and sampled >= READS_THE_SAMPLE
     judged = not run.prefiltered or (tally.malformed > 0 and not few)
+    # nor does a time window's byte range that holds only lines before a record (a glog
+    # header, probe R: "none of the 4 lines parsed is a record of golog" for an empty window)
+    judged = judged and not ((q.since or q.until) and tally.malformed == 0)
     fmt = detection.best if detection else "the format"
     if not run.partial and tally.parsed > 0 and records <= 0 and judged:
         detail = f"none of the {tally.parsed:,} lines parsed is a record of {fmt}"
@@ -125,15 +128,19 @@ def finish(run: Run, detection: Detection, unit_size: int, units_total: int | No
     read_all = streamed or (units_total is not None and tally.units >= units_total)
     named = run.settings.analysis.format != "auto"  # a format named is the user's
     # a prefilter's candidates are judged as above: by their malformed lines, when not few
-    judged = not run.prefiltered or tally.malformed > FEW_MALFORMED
+    judged = not run.prefiltered or tally.malformed + tally.unlike_continuation > FEW_MALFORMED
     if read_all and not named and not run.partial and judged and tally.parsed > 0:
-        explained = tally.parsed - tally.malformed
-        if explained < floor * tally.parsed and tally.malformed > FEW_MALFORMED:
+        # lines folded into a record that look like no part of one (a CLF request after a
+        # zerolog line, JSON after a log4j one) are explained no better than malformed ones
+        unexplained = tally.malformed + tally.unlike_continuation
+        explained = tally.parsed - unexplained
+        if explained < floor * tally.parsed and unexplained > FEW_MALFORMED:
             lines = "candidate lines" if run.prefiltered else "lines"
             detail = (
                 f"only {explained:,} of the {tally.parsed:,} {lines} parsed are {fmt} records "
-                f"or lines inside them, under the {floor:.0%} a detected format must read; "
-                f"to count its records anyway, name it: --format {fmt}"
+                f"or look like lines inside them (stack traces), under the {floor:.0%} a "
+                f"detected format must read; to count its records anyway, name it: "
+                f"--format {fmt}"
             )
             return recused(
                 run, detection, RecuseCode.UNRECOGNIZED_FORMAT, detail, progress=progress, info=info

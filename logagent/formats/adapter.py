@@ -27,9 +27,9 @@ import polars as pl
 
 from logagent.formats.app import COMPONENT, LEVEL, MESSAGE, AppFormat, AppRegexFormat
 from logagent.formats.base import PATH, STATUS, Stages, staged_fields
-from logagent.formats.extract import CONTINUATION
+from logagent.formats.extract import CONTINUATION, UNLIKE
 from logagent.formats.levels import DEBUG, ERROR, FATAL, INFO, TRACE, WARN
-from logagent.formats.records import start_expr
+from logagent.formats.records import continuation_like, start_expr
 from logagent.formats.structured import KeyedFields
 
 if TYPE_CHECKING:  # templates are mined only for error types: imported there (start-up time)
@@ -175,5 +175,10 @@ class AppAsAccess:
             STATUS: pl.when(record).then(code).cast(pl.Int32),
         }
         if self.app.record_start is not None:
-            out[CONTINUATION] = ~start_expr(self.app, line)
+            cont = ~start_expr(self.app, line)
+            out[CONTINUATION] = cont
+            # tested on the continuation lines alone (the others are null): the lines that
+            # look like no part of a record, as detection judges them (``outcome`` floor)
+            like = pl.when(cont).then(line).str.contains(continuation_like(self.app))
+            out[UNLIKE] = like.not_().fill_null(False)
         return out

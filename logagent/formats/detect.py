@@ -54,7 +54,7 @@ from logagent.formats.needs import (
     searcher,
 )
 from logagent.formats.proxies import GENERIC_ACCESS, PROXY_LAYOUTS
-from logagent.formats.records import start_expr
+from logagent.formats.records import continuation_like, start_expr
 from logagent.formats.w3c import W3C_LAYOUTS
 
 FORMAT_NAMES = ("combined", "common", "jsonl")
@@ -62,21 +62,6 @@ FORMAT_NAMES = ("combined", "common", "jsonl")
 FIXED_ACCESS: dict[str, Format] = {f.name: f for f in (*PROXY_LAYOUTS, *JSON_ACCESS_LAYOUTS)}
 AMBIGUOUS_MARGIN = 0.05
 LOW_CONFIDENCE = 0.5
-#: Lines that continue a record (stack traces, tracebacks, goroutine dumps).
-#: Jenkins writes ``Caused: java.lang.X``; a Python traceback ends in the exception's dotted
-#: name, a class whatever it is called (``psycopg2.errors.UniqueViolation: ...``; not
-#: ``nginx.service: ...``, systemd's line of another program); a driver's error
-#: text goes on with ``DETAIL:``/``HINT:``/``LINE 1:`` (a real-log probe found these lines
-#: read as another program's: "only 50 % of sampled lines parse as python").
-CONTINUATION_LIKE = (
-    r"^(?:[ \t]|at |Caused by:|Caused: |Suppressed:|\.\.\. [0-9]+ (?:more|common frames)|"
-    r"Traceback |During handling|The above exception|"
-    r"[A-Za-z_][A-Za-z0-9_.$]*(?:Error|Exception|Exit)\b|"
-    r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*\.[A-Z][A-Za-z0-9_$]*: |"
-    r"(?:DETAIL|HINT|CONTEXT|QUERY|LINE [0-9]+):  ?|goroutine |panic: |$)"
-)
-
-
 #: The layouts that read what no named layout does (discounted, never ambiguous with one).
 LAST_RESORT = frozenset({GENERIC, GENERIC_ACCESS.name})
 
@@ -255,7 +240,7 @@ def _score_exprs(fmt: AnyFormat, line: pl.Expr, n: int) -> tuple[pl.Expr, pl.Exp
     valid = (start & ok).sum()
     if app.record_start is None:  # type: ignore[union-attr]  # no folding: nothing excused
         return valid, pl.lit(n, dtype=pl.Int64)
-    excused = (~start & line.str.contains(_continuation_like(app))).sum()
+    excused = (~start & line.str.contains(continuation_like(app))).sum()
     return valid, pl.lit(n, dtype=pl.Int64) - excused
 
 
@@ -267,12 +252,6 @@ def _message(fmt: object, line: pl.Expr) -> pl.Expr:
         expr: pl.Expr = own(line)
         return expr
     return fmt.fields(line)[MESSAGE]  # type: ignore[attr-defined, no-any-return]
-
-
-def _continuation_like(fmt: object) -> str:
-    """``CONTINUATION_LIKE``, widened by what the layout itself writes inside a record."""
-    own = getattr(fmt, "continuation", None)
-    return CONTINUATION_LIKE if own is None else f"{CONTINUATION_LIKE}|^(?:{own})"
 
 
 def detect_all(

@@ -42,6 +42,8 @@ from logagent.sources.locate import int64_series
 UNIT, ROUTE, N = "unit", "route", "n"
 #: Optional columns of ``Format.fields`` (see formats/adapter.py) and what ``valid`` counts.
 CONTINUATION, IN_WINDOW, OUTSIDE = "continuation", "in_window", "outside_window"
+#: Continuation lines that look like no part of a record (``records.continuation_like``).
+UNLIKE = "unlike_continuation"
 #: Blank lines (nothing but blanks) among those parsed: no record, no continuation, not
 #: malformed, and not counted as parsed (``counters.tally``).
 BLANK = "blank"
@@ -228,6 +230,7 @@ def extract_scanned(
         valid=base.select(
             (ok.sum() + unparsed).alias("valid"),
             (cont.sum() - (blank & cont.filter(~ok)).sum()).alias(CONTINUATION),
+            *([(pl.col(UNLIKE) & cont & ~ok).sum().alias(UNLIKE)] if UNLIKE in fields else []),
             (ok & ~inside).sum().alias(OUTSIDE),
             blank.sum().alias(BLANK),
         ),

@@ -20,6 +20,26 @@ from logagent.formats.app import MESSAGE, AppFormat
 
 UNIT, LINES, START, VALID, CONTINUATION = "unit", "lines", "start", "valid", "continuation"
 
+#: Lines that continue a record (stack traces, tracebacks, goroutine dumps).
+#: Jenkins writes ``Caused: java.lang.X``; a Python traceback ends in the exception's dotted
+#: name, a class whatever it is called (``psycopg2.errors.UniqueViolation: ...``; not
+#: ``nginx.service: ...``, systemd's line of another program); a driver's error
+#: text goes on with ``DETAIL:``/``HINT:``/``LINE 1:`` (a real-log probe found these lines
+#: read as another program's: "only 50 % of sampled lines parse as python").
+CONTINUATION_LIKE = (
+    r"^(?:[ \t]|at |Caused by:|Caused: |Suppressed:|\.\.\. [0-9]+ (?:more|common frames)|"
+    r"Traceback |During handling|The above exception|"
+    r"[A-Za-z_][A-Za-z0-9_.$]*(?:Error|Exception|Exit)\b|"
+    r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*\.[A-Z][A-Za-z0-9_$]*: |"
+    r"(?:DETAIL|HINT|CONTEXT|QUERY|LINE [0-9]+):  ?|goroutine |panic: |$)"
+)
+
+
+def continuation_like(fmt: object) -> str:
+    """``CONTINUATION_LIKE``, widened by what the layout itself writes inside a record."""
+    own = getattr(fmt, "continuation", None)
+    return CONTINUATION_LIKE if own is None else f"{CONTINUATION_LIKE}|^(?:{own})"
+
 
 def start_expr(fmt: AppFormat, line: pl.Expr) -> pl.Expr:
     """Whether each line starts a record (always true for single-line formats)."""

@@ -103,3 +103,26 @@ def test_a_stream_read_to_its_end_is_judged_too(tmp_path: Path) -> None:
     args = ["analyze", "-", "--json", "--llm", "off", "-q", "status"]
     piped = json.loads(CliRunner().invoke(main, args, input=text).output)
     assert piped["recuse"]["reason_code"] == "UNRECOGNIZED_FORMAT"
+
+
+def test_lines_folded_into_records_must_look_like_part_of_one(tmp_path: Path) -> None:
+    """Probe R: a Traefik debug log read as zerolog folded its 24 access lines into the
+    DEBUG records as "stack traces" and was "exact"; JSON lines after one log4j record too.
+    Stack-trace lines are parts of their records: a Java log of them still answers."""
+    log = tmp_path / "traefik.log"
+    head = [f"2024-11-08T07:31:{i:02d}+01:00 DBG github.com/x/fw.go:187 > msg" for i in range(20)]
+    access = [
+        f'10.0.0.{i} - - [08/Nov/2024:07:31:{i:02d} +0100] "GET /a HTTP/1.1" 200 5 "-" "-"'
+        for i in range(12)
+    ]
+    log.write_text("\n".join([*head, *access, *(_eve(i) for i in range(12))]) + "\n")
+    got = _run(log, "-q", "status", "--full")
+    assert got["input"]["format"] == "zerolog"
+    assert got["recuse"]["reason_code"] == "UNRECOGNIZED_FORMAT"
+    assert "20 of the 44 lines" in got["recuse"]["detail"]
+    java = tmp_path / "app.log"
+    trace = ["java.lang.IllegalStateException: boom", "\tat a.B.c(B.java:1)", "\t... 4 more"]
+    record = "2024-01-02 03:04:05,678 ERROR [main] com.foo.Bar - failed"
+    java.write_text("\n".join([record, *trace * 3] * 20) + "\n")  # 90 % stack lines
+    answered = _run(java, "-q", "status", "--full")
+    assert answered["status"] == "exact" and answered["answer"]["total"] == 20
