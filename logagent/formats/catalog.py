@@ -61,7 +61,7 @@ from logagent.formats.serverlogs import (
 )
 from logagent.formats.structured import JsonAppFormat, LogfmtFormat
 from logagent.formats.systemlogs import AUDITD, CLOUD_INIT, FAIL2BAN, PGBOUNCER
-from logagent.formats.textlogs import ASTERISK, LOGRUS_TEXT
+from logagent.formats.textlogs import ASTERISK, LOGRUS_TEXT, RABBITMQ_LEGACY
 from logagent.formats.w3c import W3C_LAYOUTS
 from logagent.formats.webservers import HAPROXY_TCP
 from logagent.formats.zeektsv import ZEEK_TSV
@@ -86,7 +86,7 @@ _FIXED: dict[str, AppFormat] = {
     for f in (
         *SERVER_LAYOUTS, *PLATFORM_LAYOUTS, *DESKTOP_LAYOUTS, *HPC_LAYOUTS, AUDITD, CLOUD_INIT,
         FAIL2BAN, PGBOUNCER, HAPROXY_TCP, GITHUB_ACTIONS, JUL, SUPERVISORD, RUBY, *JSON_LAYOUTS,
-        LOGRUS_TEXT, ASTERISK,
+        LOGRUS_TEXT, ASTERISK, RABBITMQ_LEGACY,
     )
 }  # fmt: skip
 APP_NAMES = (
@@ -102,6 +102,7 @@ APP_NAMES = (
     GITHUB_ACTIONS.name,
     LOGRUS_TEXT.name,
     ASTERISK.name,
+    RABBITMQ_LEGACY.name,
     "hadoop",
     "log4j",
     # after hadoop: its INFO/WARN lines with "name: " are hadoop's too, and ties go to hadoop;

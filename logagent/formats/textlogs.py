@@ -1,4 +1,5 @@
-"""Built-in layouts of two more text logs (PURE): logrus's terminal output and Asterisk's.
+"""Built-in layouts of more text logs (PURE): logrus's terminal output, Asterisk's and
+RabbitMQ's before 3.9.
 
 * ``logrus_text``: logrus's ``TextFormatter`` writing to a terminal (colours or not), as
   ``docker logs`` and a service started by hand show it (ChirpStack, Docker's own CLI):
@@ -14,6 +15,11 @@
   (DEBUG). An older ``[Feb 13 17:21:54]`` stamp has no year: it gives no time. Read as
   syslog before (probe Q), 46 of 48 lines were malformed and a NOTICE with "failed" in it
   was its one "ERROR".
+* ``rabbitmq_legacy``: RabbitMQ before 3.9, ``=WARNING REPORT==== 22-Mar-2021::12:19:14 ===``
+  and the message on the lines below it, up to a blank line: the head is the record (level,
+  time), its message lines continue it, so the record has no message of its own and ranks
+  under ``-``. CRASH and SUPERVISOR reports are ERROR, PROGRESS ones INFO. Refused before
+  (probe R: 106 INFO and 103 WARNING reports, their 312 message lines "malformed").
 """
 
 from __future__ import annotations
@@ -72,4 +78,28 @@ ASTERISK = AppRegexFormat(
     "NOTICE and VERBOSE INFO",
     example="[2012-02-13 17:21:54] NOTICE[1638] chan_sip.c: Registration from '<sip:301@x>' "
     "failed for '1.2.3.4' - Wrong password",
+)
+
+_REPORTS = (
+    ("INFO", "INFO"),
+    ("WARNING", "WARN"),
+    ("ERROR", "ERROR"),
+    ("CRASH", "ERROR"),
+    ("SUPERVISOR", "ERROR"),
+    ("PROGRESS", "INFO"),
+)
+_REPORT = "|".join(word for word, _ in _REPORTS)
+_REPORT_STAMP = rf"[0-9]{{1,2}}-[A-Z][a-z]{{2}}-[0-9]{{4}}::{HMS}"
+RABBITMQ_LEGACY = AppRegexFormat(
+    name="rabbitmq_legacy",
+    patterns=(rf"^=(?P<level>{_REPORT}) REPORT==== (?P<ts>{_REPORT_STAMP}) ===(?P<message>)$",),
+    min_line_bytes=30,
+    time_formats=("%d-%b-%Y::%H:%M:%S",),
+    level_map=_REPORTS,
+    record_start=r"=[A-Z]+ REPORT==== ",
+    # a report's message: any line up to the blank one after it (Erlang terms, "** ..." lines)
+    continuation=r"[^=]",
+    description="RabbitMQ before 3.9 (=LEVEL REPORT==== head, message below): no component "
+    "(-); CRASH and SUPERVISOR reports are ERROR",
+    example="=WARNING REPORT==== 22-Mar-2021::12:19:14 ===",
 )

@@ -14,7 +14,7 @@ from click.testing import CliRunner
 from logagent.cli import main
 from logagent.formats.app import parse_app
 from logagent.formats.detect import detect_all
-from logagent.formats.textlogs import ASTERISK, LOGRUS_TEXT
+from logagent.formats.textlogs import ASTERISK, LOGRUS_TEXT, RABBITMQ_LEGACY
 
 LOGRUS = [
     "INFO[0000] starting ChirpStack Network Server            band=AS_923 version=3.16.1",
@@ -84,4 +84,36 @@ def test_a_logrus_log_after_a_shell_prompt(tmp_path: Path) -> None:
     assert got["input"]["format"] == "logrus_text"
     top = {t["key"]: t["count"] for t in got["answer"]["top"]}
     assert top == {"INFO": 8, "WARN": 4, "ERROR": 4, "FATAL": 4, "DEBUG": 4}
+    assert got["progress"]["malformed_lines"] == 0
+
+
+RABBIT = [
+    "=INFO REPORT==== 22-Mar-2021::12:19:07 ===",
+    "accepting AMQP connection <0.26296.60> (52.29.119.55:48059 -> 10.84.5.201:5672)",
+    "",
+    "=WARNING REPORT==== 22-Mar-2021::12:19:14 ===",
+    "closing AMQP connection <0.26296.60> (52.29.119.55:48059 -> 10.84.5.201:5672):",
+    "connection_closed_abruptly",
+    "",
+    "=CRASH REPORT==== 2-Apr-2021::01:02:03 ===",
+    "  crasher:",
+    "    initial call: rabbit_reader:init/2",
+    "",
+]
+
+
+def test_rabbitmq_before_3_9(tmp_path: Path) -> None:
+    """Probe R: its reports were refused; their message lines continue them."""
+    got = parse_app(RABBITMQ_LEGACY, pl.Series("line", RABBIT[:1] + RABBIT[3:4] + RABBIT[7:8]))
+    assert got["level"].to_list() == ["INFO", "WARN", "ERROR"]
+    assert got["time"].dt.day().to_list() == [22, 22, 2]
+    log = tmp_path / "rabbit@host.log"
+    log.write_text("\n".join(RABBIT * 5) + "\n")
+    got = _run(log, "-q", "status", "--full")
+    assert got["input"]["format"] == "rabbitmq_legacy"
+    assert {t["key"]: t["count"] for t in got["answer"]["top"]} == {
+        "INFO": 5,
+        "WARN": 5,
+        "ERROR": 5,
+    }
     assert got["progress"]["malformed_lines"] == 0
