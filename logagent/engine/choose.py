@@ -15,6 +15,7 @@ clock (for year-less stamps) is ``RunEnv``'s.
 from __future__ import annotations
 
 import datetime
+import re
 from typing import Any
 
 import polars as pl
@@ -57,7 +58,13 @@ def choose_format(
         return detection, fmt
     run.stamp_ref = latest
     now = run.env.wall_clock()
-    if latest < now - STALE_LOG:
+    if any(_created(lines) is not None for lines in samples):
+        run.warnings.append(
+            f"{fmt.name} stamps carry no year: they are placed after the date the file's "
+            f"header names (Log file created at: ...), the latest in {latest.year}; --year "
+            "names the year"
+        )
+    elif latest < now - STALE_LOG:
         run.warnings.append(
             f"{fmt.name} stamps carry no year: the log's latest ({latest:%b %d %H:%M}) is "
             f"placed in {latest.year}, the last such date up to now, and each other line in "
@@ -100,9 +107,36 @@ def _last_stamp(run: Run, fmt: AnyFormat, samples: list[list[str]]) -> datetime.
         undated += stamps.filter(pl.col("t").is_not_null() & ~pl.col("dated")).height
         last = year_reference(stamps["t"].drop_nulls().to_list())
         if last is not None:
-            lasts.append(last)
+            lasts.append(_after_creation(last, lines))
     # a layout with stamps of both kinds (logcat: threadtime's MM-DD, Android Studio's date)
     return max(lasts, default=None) if undated else None
+
+
+#: glog's first lines: ``Log file created at: 2019/08/20 20:28:26`` (klog's too).
+_CREATED = re.compile(r"Log file created at: ([0-9]{4})/([0-9]{2})/([0-9]{2}) ([0-9:]{8})\s*$")
+
+
+def _created(lines: list[str]) -> re.Match[str] | None:
+    """The glog header among the first lines of an input's sample, if any."""
+    return next((m for m in map(_CREATED.match, lines[:64]) if m is not None), None)
+
+
+def _after_creation(last: datetime.datetime, lines: list[str]) -> datetime.datetime:
+    """``last`` moved to the year that puts it at or after the creation a glog header in
+    ``lines`` names (the file's stamps follow it; placed from now, a 2019 kubelet log was
+    read in 2026, and a window on its real dates held nothing: probe R); else ``last``."""
+    found = _created(lines)
+    if found is None:
+        return last
+    year, month, day = (int(g) for g in found.groups()[:3])
+    try:
+        created = datetime.datetime.fromisoformat(f"{year:04d}-{month:02d}-{day:02d}T{found[4]}")
+        moved = last.replace(year=year)
+        if moved >= created.replace(tzinfo=last.tzinfo):
+            return moved
+        return last.replace(year=year + 1)
+    except ValueError:  # no such date (a Feb 29 in another year): placed from now, as before
+        return last
 
 
 def _chosen(run: Run, sample: list[str], samples: list[list[str]]) -> tuple[Detection, AnyFormat]:

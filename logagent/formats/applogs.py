@@ -307,6 +307,8 @@ def golog(year: YearOf = None) -> AppRegexFormat:
         time_formats=(f"{YEAR}%m%d %H:%M:%S%.f", "%Y%m%d %H:%M:%S%.f"),
         year=year,
         record_start=r"[IWEF](?:[0-9]{4})?[0-9]{4} [0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{6} ",
+        # the header glog writes atop each file (its date places the year-less stamps)
+        continuation=r"Log file created at: |Running on machine: |Binary: |Log line format: ",
         description="Go glog/klog: component = source file; goroutine dumps folded",
         example="E0102 03:04:05.678901    1234 controller.go:123] sync failed",
     )
