@@ -183,7 +183,9 @@ ACCESS_ASKED = 0.1
 #: outbound calls) stays one: a review found its ERROR records lost to generic_access.
 WRAPPERS = frozenset(
     {"syslog3164", "syslog5424", "cri", "compose", "docker_json", "journald", "nginx_error",
-     "uvicorn", "zap_json"}
+     "uvicorn", "zap_json",
+     # Traefik v3's console log, its access log written to the same stdout (probe R)
+     "zerolog"}
 )  # fmt: skip
 
 

@@ -179,7 +179,7 @@ def requests_advice(question: Question, detection: Detection) -> str | None:
     """An application question that found nothing in a log whose lines are partly requests
     (``docker logs`` of nginx's image: its [notice] lines and the requests, folded into them
     as their "stack traces"): the request question that reads them; None otherwise."""
-    from logagent.engine.choose import ACCESS_ASKED
+    from logagent.engine.choose import ACCESS_ASKED, WRAPPERS
     from logagent.formats.catalog import ACCESS_NAMES
 
     if question.kind not in APP_KINDS:
@@ -188,9 +188,13 @@ def requests_advice(question: Question, detection: Detection) -> str | None:
     if not access or access[0][1] < ACCESS_ASKED:
         return None
     name, share = access[0]
+    # a layout that wraps other programs' lines gives way to an access question by itself
+    # (``choose._access_first``); another one must be named (probe R: the advice sent a Traefik
+    # debug log read as zerolog to a question that then refused it)
+    named = "" if detection.best in WRAPPERS else f"--format {name} "
     return (
         f"{share:.0%} of the sampled lines are requests ({name}), which an application log's "
-        "records do not count: -q top-errors (or -q status) ranks their 5xx"
+        f"records do not count: {named}-q top-errors (or {named}-q status) ranks their 5xx"
     )
 
 

@@ -54,3 +54,33 @@ def test_a_window_with_no_record_is_no_unknown_format(tmp_path: Path) -> None:
     )
     assert got["status"] == "recused"
     assert got["recuse"]["reason_code"] == "NO_MATCHING_EVENTS"
+
+
+def test_the_requests_advice_names_the_format_where_it_must() -> None:
+    """Probe R: "-q top-errors ranks their 5xx" sent a Traefik debug log read as zerolog to a
+    question that refused it; a layout that does not give way by itself needs --format."""
+    from logagent.engine.recusal import requests_advice
+    from logagent.formats.detect import Detection
+    from logagent.result import Question
+
+    question = Question(kind="top-error-components")
+    wrapped = Detection((("syslog3164", 0.6), ("combined", 0.3)), 100)
+    assert "--format" not in (requests_advice(question, wrapped) or "-")
+    own = Detection((("log4j", 0.6), ("combined", 0.3)), 100)
+    advice = requests_advice(question, own) or ""
+    assert "--format combined -q top-errors" in advice
+
+
+def test_traefik_stdout_answers_a_request_question(tmp_path: Path) -> None:
+    """Traefik v3's console log (zerolog) with its access log on the same stdout."""
+    app = [f"2024-11-08T07:31:{i:02d}+01:00 DBG github.com/x/fw.go:187 > msg" for i in range(20)]
+    request = '"GET /a HTTP/1.1"'
+    access = [
+        f'10.0.0.{i} - - [08/Nov/2024:07:31:{i:02d} +0100] {request} {500 + i % 2} 5 "-" "-"'
+        for i in range(12)
+    ]
+    log = tmp_path / "traefik.log"
+    log.write_text("\n".join([*app, *access]) + "\n")
+    got = _run(log, "-q", "top-errors", "--full")
+    assert got["input"]["format"] == "combined"
+    assert got["answer"]["top"][0]["key"] == "/a" and got["answer"]["top"][0]["count"] == 12
