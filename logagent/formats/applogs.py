@@ -168,6 +168,7 @@ _SPRING_BOOT = (
 #: logback's ``%d{MMM-dd HH:mm:ss.SSS}`` too, Nextflow's ``.nextflow.log`` (refused, probe Q);
 #: like a time alone, it gives no time (no year, no date).
 _MONTH_DAY = r"[A-Z][a-z]{2}-[0-9]{2} " + _HMS + r"[.,][0-9]{3}"
+_DAY_MONTH = r"[0-9]{2} [A-Z][a-z]{2} [0-9]{4} " + _HMS + r",[0-9]{3}"
 _LOG4J_TS = r"(?P<ts>" + _ISO + "|" + _HMS + r"[.,][0-9]{3}|" + _MONTH_DAY + ")"
 #: log4j's ``ts [x] LEVEL [thread]... logger - message`` after the ``ts``.
 _LOG4J_REST = (  # up to three bracketed fields before the level: logback's [%X{mdc}] [%thread]
@@ -241,11 +242,20 @@ LOG4J = AppRegexFormat(
         # records had been generic's, and Tomcat's JUL records beside them lost, probe P)
         r"^" + _LOG4J_TS + r" +" + _JAVA_LEVEL + r" +\[(?P<component>[A-Za-z_$][A-Za-z0-9_$.]*)\]"
         r" +-(?: (?P<message>.*))?$",
+        # ActiveMQ's "%d | %-5p | %m | %c | %t": the logger after the message (probe R: read
+        # as generic, its records ranked by message heads, six under "-")
+        r"^" + _LOG4J_TS + r" \| " + _JAVA_LEVEL + r" *\| (?P<message>.*?) \| "
+        r"(?P<component>[^ |]+) \| [^|]*$",  # a servlet context's logger too: "/admin"
+        # Flume's "%d{dd MMM yyyy HH:mm:ss,SSS} %-5p [%t] (%C.%M:%L) %x - %m": the class before
+        # its method (probe R: generic ranked the thread)
+        r"^(?P<ts>" + _DAY_MONTH + r") +" + _JAVA_LEVEL + r" +\[[^\]]*\] +"
+        r"\((?P<component>[A-Za-z_$][A-Za-z0-9_$.]*)\.[A-Za-z_$<][A-Za-z0-9_$<>]*:[0-9]+\) +-"
+        r"(?: (?P<message>.*))?$",
     ),
     # the logger-line one first: the other would read its lines as a thread's (``fast``)
     fast=(_STAMP_FAST + _LOGGER_LINE.replace("|WARN|WARNING|", "|WARN(?:ING)?|"), _LOG4J_FAST),
     min_line_bytes=24,
-    time_formats=(*_ISO_TIMES, *_LOCAL_TIMES),
+    time_formats=(*_ISO_TIMES, *_LOCAL_TIMES, "%d %b %Y %H:%M:%S,%3f"),
     record_start=_D4
     + "[ T]"
     + _HMS
@@ -253,6 +263,8 @@ LOG4J = AppRegexFormat(
     + _HMS
     + "[.,][0-9]{3} |"
     + _MONTH_DAY
+    + " |"
+    + _DAY_MONTH
     + " |"
     + _JAVA_LEVEL.replace("(?P<level>", r"\[(?:")
     + r"\] +[0-9]",

@@ -84,3 +84,38 @@ def test_traefik_stdout_answers_a_request_question(tmp_path: Path) -> None:
     got = _run(log, "-q", "top-errors", "--full")
     assert got["input"]["format"] == "combined"
     assert got["answer"]["top"][0]["key"] == "/a" and got["answer"]["top"][0]["count"] == 12
+
+
+def test_activemq_and_flume_name_their_loggers() -> None:
+    """Probe R: both were generic, ranked by message heads (six under "-") and by thread."""
+    import polars as pl
+
+    from logagent.formats.app import parse_app
+    from logagent.formats.applogs import LOG4J
+
+    lines = [
+        "2018-03-10 22:49:09,256 | WARN  | Exception thrown from LifecycleProcessor on context "
+        "close | org.apache.activemq.xbean.XBeanBrokerFactory$1 | main",
+        "2018-03-10 23:06:36,253 | INFO  | No Spring WebApplicationInitializer types | /admin | "
+        "WrapperSimpleAppMain",
+        "2018-03-10 23:06:37,000 | ERROR | a | b | c | org.eclipse.jetty.http.HttpParser | qtp-1",
+        "05 Nov 2017 08:24:47,534 WARN  [conf-file-poller-0] (org.apache.flume.node."
+        "AbstractConfigurationProvider.getConfiguration:135)  - No configuration found for a1",
+        "05 Nov 2017 08:24:47,518 INFO  [conf-file-poller-0] (org.apache.flume.conf."
+        "FlumeConfiguration$AgentConfiguration.addProperty:1016)  - Processing:loggerSink",
+    ]
+    got = parse_app(LOG4J, pl.Series("line", lines))
+    assert got["level"].to_list() == ["WARN", "INFO", "ERROR", "WARN", "INFO"]
+    assert got["component"].to_list() == [
+        "org.apache.activemq.xbean.XBeanBrokerFactory$1",
+        "/admin",
+        "org.eclipse.jetty.http.HttpParser",
+        "org.apache.flume.node.AbstractConfigurationProvider",
+        "org.apache.flume.conf.FlumeConfiguration$AgentConfiguration",
+    ]
+    assert got["message"][2] == "a | b | c"
+    assert got["time"][3] is not None and got["time"][3].year == 2017
+    from logagent.formats.detect import detect_all
+
+    assert detect_all(lines[:3] * 4).best == "log4j"
+    assert detect_all(lines[3:] * 4).best == "log4j"
