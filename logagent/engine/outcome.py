@@ -55,6 +55,9 @@ FEW_MALFORMED = 3
 #: NOTICE 33, SECURITY 9, WARNING 5; a Heroku Postgres log, generic (1 of 36), ERROR 1 of 10
 #: records. Correct reads of 40 real logs explained 84 % of their lines at least.
 EXPLAINS_THE_INPUT = 0.5
+#: Layouts whose file holds other output by design (README: "its app output lines are no
+#: records"), counted as malformed and said, never refused for it.
+SHARES_ITS_FILE = frozenset({"uwsgi"})
 
 
 def finish(run: Run, detection: Detection, unit_size: int, units_total: int | None) -> Result:
@@ -127,8 +130,10 @@ def finish(run: Run, detection: Detection, unit_size: int, units_total: int | No
     streamed = any(not s.seekable for s in run.sources) and not run.settled
     read_all = streamed or (units_total is not None and tally.units >= units_total)
     named = run.settings.analysis.format != "auto"  # a format named is the user's
-    # a prefilter's candidates are judged as above: by their malformed lines, when not few
-    judged = not run.prefiltered or tally.malformed + tally.unlike_continuation > FEW_MALFORMED
+    # not a prefilter's candidates: their share depends on what the prefilter lets through
+    # (a TCP line's byte count "503" is a 5xx candidate of HAProxy's, a review), nor a layout
+    # whose file holds other output by design (uWSGI's: the app's tracebacks, its banner)
+    judged = not run.prefiltered and fmt not in SHARES_ITS_FILE
     if read_all and not named and not run.partial and judged and tally.parsed > 0:
         # lines folded into a record that look like no part of one (a CLF request after a
         # zerolog line, JSON after a log4j one) are explained no better than malformed ones

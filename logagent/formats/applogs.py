@@ -166,7 +166,7 @@ _SPRING_BOOT = (
 )
 
 #: logback's ``%d{MMM-dd HH:mm:ss.SSS}`` too, Nextflow's ``.nextflow.log`` (refused, probe Q);
-#: like a time alone, it gives no time (no year, no date).
+#: without a year it gives no time, as a time alone does (``--since`` does not apply).
 _MONTH_DAY = r"[A-Z][a-z]{2}-[0-9]{2} " + _HMS + r"[.,][0-9]{3}"
 _DAY_MONTH = r"[0-9]{2} [A-Z][a-z]{2} [0-9]{4} " + _HMS + r",[0-9]{3}"
 _LOG4J_TS = r"(?P<ts>" + _ISO + "|" + _HMS + r"[.,][0-9]{3}|" + _MONTH_DAY + ")"
@@ -204,12 +204,29 @@ _LOG4J_FAST = (
 #: record was read only when its message began ``Word:``, that word its component: a Liferay
 #: catalina.out ranked ``NoSuchFileException`` 576 where the logger was ``ImageProcessorImpl``
 #: (probe Q). A thread's name rarely ends ``:<digits>``; Spring Boot's lines match it never.
+#: Liferay 6.1+ writes the thread first, ``[%t][%c{1}:%L]``. A line whose bracket is followed
+#: by ``logger - msg`` is ``_LOG4J_DASH``'s: its bracket is a thread named ``Name:N``
+#: (Cassandra's ``[CompactionExecutor:1]``, ZooKeeper's ``[SyncThread:0]``; a review).
 _LOGGER_LINE = (
     r" +"
     + _JAVA_LEVEL
+    + r" +\[(?:[^\]\[]*\]\[)?(?P<component>[A-Za-z_$][A-Za-z0-9_$.]*):[0-9]+\]"
+    + r"(?: (?P<message>.*))?$"
+)
+_LOGGER_LINE_FAST = (  # one-pass: no thread before it (``_LOG4J_FAST`` reads none of those)
+    r" +"
+    + _JAVA_LEVEL.replace("|WARN|WARNING|", "|WARN(?:ING)?|")
     + r" +\[(?P<component>[A-Za-z_$][A-Za-z0-9_$.]*):[0-9]+\](?: (?P<message>.*))?$"
 )
 _STAMP_FAST = _LOG4J_FAST[: _LOG4J_FAST.index(r" +(?:\[")]  # its one-pass stamp
+#: ``_LOG4J_REST`` whose logger a "-" follows (log4j's ``%c - %m``): tried before
+#: ``_LOGGER_LINE``, so a thread's ``[Name:N]`` bracket before a logger stays a thread's.
+_SEPARATOR = r"(?::[0-9]+)? *[-:](?: (?P<message>.*))?$"
+assert _LOG4J_REST.endswith(_SEPARATOR)
+_LOG4J_DASH = _LOG4J_REST.replace(_SEPARATOR, r"(?::[0-9]+)? *-(?: (?P<message>.*))?$")
+_FAST_SEPARATOR = r"(?::(?:[0-9]+ *[-:])?| +[-:])"
+assert _FAST_SEPARATOR in _LOG4J_FAST
+_LOG4J_DASH_FAST = _LOG4J_FAST.replace(_FAST_SEPARATOR, r"(?::[0-9]+ *-| +-)")
 
 #: JBoss LogManager's default (WildFly, Quarkus, Keycloak): ``ts %-5p [category] (thread) msg``.
 #: Its padded level and "(thread)" after the category no other pattern reads: Keycloak's logs
@@ -234,6 +251,7 @@ LOG4J = AppRegexFormat(
     name="log4j",
     patterns=(
         _SPRING_BOOT,
+        r"^" + _LOG4J_TS + _LOG4J_DASH,
         r"^" + _LOG4J_TS + _LOGGER_LINE,
         r"^" + _LOG4J_TS + _LOG4J_REST,
         _JBOSS,
@@ -252,8 +270,8 @@ LOG4J = AppRegexFormat(
         r"\((?P<component>[A-Za-z_$][A-Za-z0-9_$.]*)\.[A-Za-z_$<][A-Za-z0-9_$<>]*:[0-9]+\) +-"
         r"(?: (?P<message>.*))?$",
     ),
-    # the logger-line one first: the other would read its lines as a thread's (``fast``)
-    fast=(_STAMP_FAST + _LOGGER_LINE.replace("|WARN|WARNING|", "|WARN(?:ING)?|"), _LOG4J_FAST),
+    # in the patterns' order: the general one would read a logger line's bracket as a thread's
+    fast=(_LOG4J_DASH_FAST, _STAMP_FAST + _LOGGER_LINE_FAST, _LOG4J_FAST),
     min_line_bytes=24,
     time_formats=(*_ISO_TIMES, *_LOCAL_TIMES, "%d %b %Y %H:%M:%S,%3f"),
     record_start=_D4

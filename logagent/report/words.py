@@ -91,7 +91,7 @@ def reading(result: Result) -> str:
 
 
 RECUSE_WHY = {
-    RecuseCode.UNRECOGNIZED_FORMAT: "the input is not in a log format logagent knows",
+    RecuseCode.UNRECOGNIZED_FORMAT: "no log format logagent knows reads enough of the input",
     RecuseCode.NO_MATCHING_EVENTS: "nothing in the input matches the question",
     RecuseCode.EMPTY_INPUT: "the input is empty",
     RecuseCode.INPUT_UNREADABLE: "the input cannot be read",

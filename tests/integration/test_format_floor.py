@@ -126,3 +126,41 @@ def test_lines_folded_into_records_must_look_like_part_of_one(tmp_path: Path) ->
     java.write_text("\n".join([record, *trace * 3] * 20) + "\n")  # 90 % stack lines
     answered = _run(java, "-q", "status", "--full")
     assert answered["status"] == "exact" and answered["answer"]["total"] == 20
+
+
+def test_a_layout_that_shares_its_file_and_a_prefilter_are_not_refused(tmp_path: Path) -> None:
+    """A review: uWSGI's request lines among its banner and the app's tracebacks (no records
+    by design, README), and HAProxy's HTTP lines whose 5xx candidates are mostly TCP lines
+    (their byte counts "5xx"): both were refused by the floor, and answered before."""
+    request = (
+        "[pid: 7|app: 0|req: {i}/{i}] 10.0.0.1 () {{38 vars in 512 bytes}} "
+        "[Mon Mar  4 10:00:{s:02d} 2024] GET /api/orders/{i} => generated 31 bytes in 4 msecs "
+        "(HTTP/1.1 {status}) 2 headers in 79 bytes (1 switches on core 0)"
+    )
+    noise = ["*** Starting uWSGI 2.0.21 (64bit) on [Mon Mar  4 10:00:00 2024] ***"] * 20 + [
+        "Traceback (most recent call last):",
+        '  File "/app/views.py", line 3, in get',
+        "KeyError: 'x'",
+    ] * 10
+    lines = [request.format(i=i, s=i % 60, status=500 if i < 5 else 200) for i in range(30)]
+    log = tmp_path / "uwsgi.log"
+    log.write_text("\n".join([*noise, *lines]) + "\n")
+    got = _run(log, "-q", "status")
+    assert got["input"]["format"] == "uwsgi" and got["status"] == "exact"
+    assert {t["key"]: t["count"] for t in got["answer"]["top"]} == {"200": 25, "500": 5}
+    http = (
+        "Jul 12 10:00:{s:02d} lb haproxy[30046]: 10.0.1.{i}:40000 [12/Jul/2018:10:00:{s:02d}.662]"
+        ' www~ be_app/app0 0/0/1/46/25 {status} 4234 - - ---- 12/12/1/0/0 0/0 "GET /api/items/{i}'
+        ' HTTP/1.1"'
+    )
+    tcp = (
+        "Jul 12 10:00:{s:02d} lb haproxy[30046]: 10.0.0.{i}:50023 [12/Jul/2018:10:00:{s:02d}.662]"
+        " fe_db be_db/db1 1/1/18423 5{i:02d} -- 12/12/1/0/0 0/0"
+    )
+    mixed = [http.format(i=i, s=i % 60, status=503 if i < 3 else 200) for i in range(60)]
+    mixed += [tcp.format(i=i, s=i % 60) for i in range(40)]  # each a 5xx candidate
+    haproxy = tmp_path / "haproxy.log"
+    haproxy.write_text("\n".join(mixed) + "\n")
+    answered = _run(haproxy, "--full")
+    assert answered["input"]["format"] == "haproxy" and answered["status"] == "exact"
+    assert answered["answer"]["total"] == 3

@@ -52,9 +52,21 @@ def test_a_thread_in_brackets_is_still_a_thread() -> None:
         "2024-01-02 03:04:05,678 ERROR [main] com.foo.Bar - msg: x",
         "2024-01-02 03:04:05,678 ERROR [pool-1-thread-1] com.foo.Baz: msg",
         "12:00:00.001 [main] ERROR io.javalin.Javalin - boom",
+        # threads named Name:N before the logger (a review: Cassandra's, ZooKeeper's)
+        "2024-01-02 03:04:05,678 ERROR [CompactionExecutor:1] org.apache.cassandra.Daemon - x",
+        "2024-01-02 03:04:05,678 WARN  [SyncThread:0] org.apache.zookeeper.FileTxnLog - fsync",
+        # Liferay 6.1+: the thread, then the logger and its line
+        "2024-01-02 03:04:05,678 ERROR [http-nio-8080-exec-3][ImageProcessorImpl:181] a.B: c",
     ]
     got = parse_app(LOG4J, pl.Series("line", lines))
-    assert got["component"].to_list() == ["com.foo.Bar", "com.foo.Baz", "io.javalin.Javalin"]
+    assert got["component"].to_list() == [
+        "com.foo.Bar",
+        "com.foo.Baz",
+        "io.javalin.Javalin",
+        "org.apache.cassandra.Daemon",
+        "org.apache.zookeeper.FileTxnLog",
+        "ImageProcessorImpl",
+    ]
 
 
 def _run(log: Path, *args: str) -> dict:  # type: ignore[type-arg]
