@@ -169,7 +169,7 @@ class AnalysisSettings(Model):
     top: Annotated[Count, Ge(1), Le(1000)] = 5
     min_requests: Annotated[Count, Ge(1)] = 100
     format: str = "auto"  # auto, a built-in or a custom format (checked when it is built)
-    level: Literal["error", "warn"] = "error"
+    level: Literal["error", "warn"] | None = None  # None: not asked (error for app questions)
     key: str | None = None
     by: Annotated[str, After(_named)] | None = None  # --by: the field a ``top`` question ranks
     where: tuple[str, ...] = ()  # --where: conditions every counted record meets

@@ -375,7 +375,8 @@ def question_from(settings: Settings, *, for_log: bool = True) -> Question:
 
     a = settings.analysis
     asked = a.question or QuestionKind.TOP_ERRORS
-    kind, by, where, level, key = resolve_selection(asked, a.by, a.where, a.level, a.key)
+    level_asked = a.level or "error"
+    kind, by, where, level, key = resolve_selection(asked, a.by, a.where, level_asked, a.key)
     return Question(
         default_kind=for_log and (a.question, a.by, a.key) == (None, None, None) and not a.where,
         kind=kind,

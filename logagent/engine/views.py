@@ -64,6 +64,17 @@ def counted_format(run: Run, found: AnyFormat, sample: list[str]) -> Format:
             f"({metric_for(answered.level)} per component); -q names another question"
         )
         run.question = answered
+    if run.settings.analysis.level is not None and run.question.kind not in APP_KINDS:
+        # probe R: an access log's 5xx answer had no word that --level warn did nothing
+        instead = (
+            "--where level>=warn keeps WARN+ records"
+            if run.app_log
+            else "-q top-4xx ranks 4xx requests, --where status>=400 any error status"
+        )
+        run.warnings.append(
+            "--level sets the least level an application log's error questions count; this "
+            f"question ({run.question.kind.value}) ignores it ({instead})"
+        )
     if run.app_log and run.question.kind in APP_KINDS:  # measured only if nothing is found
         run.levelless = lambda: levelless(found, sample)
     fmt = _within_window(run, _as_access(run.question, found, sample), sample)

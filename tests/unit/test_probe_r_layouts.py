@@ -119,3 +119,13 @@ def test_activemq_and_flume_name_their_loggers() -> None:
 
     assert detect_all(lines[:3] * 4).best == "log4j"
     assert detect_all(lines[3:] * 4).best == "log4j"
+
+
+def test_level_on_an_access_question_is_said_to_do_nothing(tmp_path: Path) -> None:
+    """Probe R: ``--level warn`` on an access log answered the 5xx question without a word."""
+    sample = Path(__file__).parents[2] / "sample_logs" / "nginx_access.log"
+    said = _run(sample, "--level", "warn")
+    assert said["question"]["kind"] == "top-errors"
+    assert any("--level" in w and "ignores it" in w for w in said["warnings"])
+    unsaid = _run(sample)
+    assert not any("--level" in w for w in unsaid["warnings"])
