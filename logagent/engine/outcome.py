@@ -135,17 +135,15 @@ def finish(run: Run, detection: Detection, unit_size: int, units_total: int | No
     # whose file holds other output by design (uWSGI's: the app's tracebacks, its banner)
     judged = not run.prefiltered and fmt not in SHARES_ITS_FILE
     if read_all and not named and not run.partial and judged and tally.parsed > 0:
-        # lines folded into a record that look like no part of one (a CLF request after a
-        # zerolog line, JSON after a log4j one) are explained no better than malformed ones
-        unexplained = tally.malformed + tally.unlike_continuation
-        explained = tally.parsed - unexplained
-        if explained < floor * tally.parsed and unexplained > FEW_MALFORMED:
-            lines = "candidate lines" if run.prefiltered else "lines"
+        # Lines folded into a record that look like no part of one are not judged here: a
+        # review found them in correct reads (Hibernate's "Hibernate: select ..." lines in a
+        # Spring Boot log, flush-left SQL and JSON payloads); a warning counts them.
+        explained = tally.parsed - tally.malformed
+        if explained < floor * tally.parsed and tally.malformed > FEW_MALFORMED:
             detail = (
-                f"only {explained:,} of the {tally.parsed:,} {lines} parsed are {fmt} records "
-                f"or look like lines inside them (stack traces), under the {floor:.0%} a "
-                f"detected format must read; to count its records anyway, name it: "
-                f"--format {fmt}"
+                f"only {explained:,} of the {tally.parsed:,} lines parsed are {fmt} records "
+                f"or lines inside them, under the {floor:.0%} a detected format must read; to "
+                f"count its records anyway, name it: --format {fmt}"
             )
             return recused(
                 run, detection, RecuseCode.UNRECOGNIZED_FORMAT, detail, progress=progress, info=info
@@ -348,9 +346,17 @@ def _warn_counts(run: Run, tally: Tally, layout: str = "") -> None:
         )
     elif tally.continuation:
         lines = f"lines among the {candidates}" if candidates else "lines"
+        unlike = tally.unlike_continuation
         run.warnings.append(
             f"{tally.continuation} {lines} continue multi-line records (stack traces); they "
             "belong to the record they follow and are not counted on their own"
+            + (
+                f"; {unlike} of them look like no stack trace (a program's own output, or "
+                "another layout's records, such as requests, which are not counted: "
+                "logagent detect shows what else reads them)"
+                if unlike
+                else ""
+            )
         )
 
 

@@ -97,8 +97,10 @@ RABBITMQ_LEGACY = AppRegexFormat(
     time_formats=("%d-%b-%Y::%H:%M:%S",),
     level_map=_REPORTS,
     record_start=r"=[A-Z]+ REPORT==== ",
-    # a report's message: any line up to the blank one after it (Erlang terms, "** ..." lines)
-    continuation=r"[^=]",
+    # a report's message: its lines up to the blank one after it (Erlang terms, "** ..."
+    # lines, words); not a dated line, another layout's record (a review: RabbitMQ 3.7's
+    # lines after one old report were "part of it", and detection scored it 1.0)
+    continuation=r"[^=0-9]",
     description="RabbitMQ before 3.9 (=LEVEL REPORT==== head, message below): no component "
     "(-); CRASH and SUPERVISOR reports are ERROR",
     example="=WARNING REPORT==== 22-Mar-2021::12:19:14 ===",

@@ -117,3 +117,13 @@ def test_rabbitmq_before_3_9(tmp_path: Path) -> None:
         "ERROR": 5,
     }
     assert got["progress"]["malformed_lines"] == 0
+
+
+def test_one_old_report_does_not_take_a_newer_rabbitmq_log(tmp_path: Path) -> None:
+    """A review: its message lines were any line, so RabbitMQ 3.7's dated lines after one old
+    report were "part of it": detection scored it 1.0 and the 10 errors were one record."""
+    newer = [
+        f"2021-03-22 12:19:{i:02d}.000 [{'error' if i < 10 else 'info'}] <0.{i}.0> accepting AMQP"
+        for i in range(60)
+    ]
+    assert detect_all([*RABBIT[:3], *newer]).best != "rabbitmq_legacy"
