@@ -26,7 +26,7 @@ from dataclasses import dataclass
 import polars as pl
 
 from logagent.formats.base import BUCKET, STATUS, Stages, staged_fields
-from logagent.formats.stagedtime import Timed
+from logagent.formats.stagedtime import Timed, staged_time
 
 #: Helper columns of the staged parse: the status, and the line where it is an event.
 _STATUS_HELD, _EVENT_LINE = "_bucket_status", "_bucket_event_line"
@@ -63,7 +63,14 @@ class Bucketed(Timed):
         if not self.events_only:
             return stages, {**fields, **self.staged_added(line, stages)}
         held = pl.col(_STATUS_HELD)
-        event = pl.when(held.is_between(500, 599)).then(line)  # null elsewhere: no stamp parsed
+        is_event = held.is_between(500, 599)
+        time = staged_time(self.time, line, stages)
+        if time is not None:  # an app layout's parse holds every line's time already: masked
+            # (over the line again, its patterns ran unstaged on each event line: log4j's
+            # -q status spent more on the bucket than on the parse, and each new pattern more)
+            stages = [*stages, {_STATUS_HELD: fields[STATUS]}]
+            return stages, {**fields, STATUS: held, **self.columns(pl.when(is_event).then(time))}
+        event = pl.when(is_event).then(line)  # null elsewhere: no stamp parsed
         stages = [*stages, {_STATUS_HELD: fields[STATUS]}, {_EVENT_LINE: event}]
         return stages, {**fields, STATUS: held, **self.added(pl.col(_EVENT_LINE))}
 

@@ -42,6 +42,12 @@ def time_over(time: TimeOf, line: pl.Expr, stages: Stages) -> pl.Expr:
     expression, and no input it reads (the line) overwritten. Only those: a view that
     parses the same stamps but keeps other columns otherwise (an error-types view keeps
     the message text, the time window's view built before it does not) shares the time."""
+    staged = staged_time(time, line, stages)
+    return time(line) if staged is None else staged
+
+
+def staged_time(time: TimeOf, line: pl.Expr, stages: Stages) -> pl.Expr | None:
+    """``time_over``'s time over the helper columns, or None where the stages lack them."""
     if isinstance(time, StagedTime):
         need, expr = time.staged(line)
         want = {name: e for stage in need for name, e in stage.items()}
@@ -53,10 +59,10 @@ def time_over(time: TimeOf, line: pl.Expr, stages: Stages) -> pl.Expr:
                 read.add(name)
                 todo.update(want[name].meta.root_names())
             elif name not in want and name in have:  # an input a stage overwrites
-                return time(line)
+                return None
         if all(n in have and have[n].meta.eq(want[n]) for n in read):
             return expr
-    return time(line)
+    return None
 
 
 @dataclass(frozen=True)
