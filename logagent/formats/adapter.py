@@ -178,7 +178,7 @@ class AppAsAccess:
             cont = ~start_expr(self.app, line)
             out[CONTINUATION] = cont
             # tested on the continuation lines alone (the others are null): the lines that
-            # look like no part of a record, as detection judges them (``outcome`` floor)
+            # look like no part of a record, as detection judges them (a warning counts them)
             like = pl.when(cont).then(line).str.contains(continuation_like(self.app))
             out[UNLIKE] = like.not_().fill_null(False)
         return out

@@ -100,7 +100,7 @@ class AppRegexFormat:
     year: YearOf = None
     level_words: bool = False
     head_component: bool = False
-    #: Lines (beyond ``detect.CONTINUATION_LIKE``) this layout writes inside a record.
+    #: Lines (beyond ``records.CONTINUATION_LIKE``) this layout writes inside a record.
     continuation: str | None = None
     #: A regex (Polars): a line whose component it matches is no record of this layout
     #: (``compose``: a level word in the service's place is another layout's column).
