@@ -133,8 +133,8 @@ def finish(run: Run, detection: Detection, unit_size: int, units_total: int | No
     # not a prefilter's candidates: their share depends on what the prefilter lets through
     # (a TCP line's byte count "503" is a 5xx candidate of HAProxy's, a review), nor a layout
     # whose file holds other output by design (uWSGI's: the app's tracebacks, its banner)
-    judged = not run.prefiltered and fmt not in SHARES_ITS_FILE
-    if read_all and not named and not run.partial and judged and tally.parsed > 0:
+    weighed = not run.prefiltered and fmt not in SHARES_ITS_FILE
+    if read_all and not named and not run.partial and weighed and tally.parsed > 0:
         # Lines folded into a record that look like no part of one are not judged here: a
         # review found them in correct reads (Hibernate's "Hibernate: select ..." lines in a
         # Spring Boot log, flush-left SQL and JSON payloads); a warning counts them.

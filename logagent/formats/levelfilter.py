@@ -51,11 +51,13 @@ def level_prefilter(fmt: object, levels: Sequence[str]) -> re.Pattern[bytes] | N
     if isinstance(fmt, JsonLayout) and LEVEL in fmt.mapping and not fmt.level_from_message:
         keys = [fmt.mapping[LEVEL], *([fmt.fallback[LEVEL]] if LEVEL in fmt.fallback else [])]
         names = [_last_part(key) if key.startswith("$") else key for key in keys]
-        found = [json_level_prefilter(name, levels, fmt.level_map) for name in names]
-        if any(f is None for f in found):
-            return None
-        # a level read from a second key where the first is absent: either may hold it
-        return re.compile(b"|".join(f.pattern for f in found if f is not None))
+        patterns = []
+        for name in names:  # a level read from a second key where the first is absent: either
+            found = json_level_prefilter(name, levels, fmt.level_map)
+            if found is None:
+                return None
+            patterns.append(found.pattern)
+        return re.compile(b"|".join(patterns))
     if isinstance(fmt, AppRegexFormat):
         return regex_level_prefilter(fmt, levels)
     return None

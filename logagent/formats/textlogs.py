@@ -36,7 +36,14 @@ _LOGRUS_LEVELS = (
     ("DEBU", "DEBUG"),
     ("TRAC", "TRACE"),
 )
-_LOGRUS_LEVEL = "|".join(word for word, _ in _LOGRUS_LEVELS)
+
+
+def _words(levels: tuple[tuple[str, str], ...]) -> str:
+    """A ``level_map``'s words as a regex alternation, for the layout's level group."""
+    return "|".join(word for word, _ in levels)
+
+
+_LOGRUS_LEVEL = _words(_LOGRUS_LEVELS)
 LOGRUS_TEXT = AppRegexFormat(
     name="logrus_text",
     patterns=(rf"^(?P<level>{_LOGRUS_LEVEL})\[(?P<ts>[^\]]*)\] (?P<message>.*)$",),
@@ -59,7 +66,7 @@ _ASTERISK_LEVELS = (
     ("DEBUG", "DEBUG"),
     ("DTMF", "DEBUG"),
 )
-_ASTERISK_LEVEL = "|".join(word for word, _ in _ASTERISK_LEVELS)
+_ASTERISK_LEVEL = _words(_ASTERISK_LEVELS)
 _ASTERISK_STAMP = rf"(?:{DAY}|[A-Z][a-z]{{2}} [ 0-9][0-9]) {HMS}(?:\.[0-9]{{1,6}})?"
 ASTERISK = AppRegexFormat(
     name="asterisk",
@@ -88,7 +95,7 @@ _REPORTS = (
     ("SUPERVISOR", "ERROR"),
     ("PROGRESS", "INFO"),
 )
-_REPORT = "|".join(word for word, _ in _REPORTS)
+_REPORT = _words(_REPORTS)
 _REPORT_STAMP = rf"[0-9]{{1,2}}-[A-Z][a-z]{{2}}-[0-9]{{4}}::{HMS}"
 RABBITMQ_LEGACY = AppRegexFormat(
     name="rabbitmq_legacy",
