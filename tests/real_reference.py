@@ -137,6 +137,16 @@ def message_level(msg: str) -> str:
     klog = re.match(r"([IWEF])\d{4} \d\d:\d\d:\d\d\.\d{6} ", msg.lstrip())  # klog's letter
     if klog:
         return {"I": "INFO", "W": "WARN", "E": "ERROR", "F": "FATAL"}[klog[1]]
+    # GLib's "[** ][(prog:pid): ][Domain-]LEVEL **: " (g_error aborts; g_critical is its error)
+    rest = msg.lstrip().removeprefix("** ")
+    if rest.startswith("(") and "): " in rest and " " not in rest[: rest.index("): ")]:
+        rest = rest[rest.index("): ") + 3 :]
+    head = rest.split(" **: ", 1)[0] if " **: " in rest else ""
+    glib = head.rsplit("-", 1)[-1] if head and " " not in head else ""
+    glib_levels = {"ERROR": "FATAL", "CRITICAL": "ERROR", "WARNING": "WARN", "Message": "INFO",
+                   "INFO": "INFO", "DEBUG": "DEBUG"}  # fmt: skip
+    if glib in glib_levels:
+        return glib_levels[glib]
     # an address or URL names no failure: a word of the message is outside them (mail logs'
     # spam senders, High.Power.Emergency.Flashlight@...)
     words = " ".join(w for w in msg.split() if "@" not in w.strip("<>()[],;\"'") and "://" not in w)
@@ -148,6 +158,15 @@ def message_level(msg: str) -> str:
         " ",
         words,
     )
+    # routine phrases: Linux boot lines, ACPI's threshold notice, sensors' limits, D-Bus fields
+    for phrase in ("correctable errors collector", "error containment capabilities",
+                   "errors=remount-ro", "errors=continue", "errors=panic", "panic notifier",
+                   "critical threshold", "critical trip point", "emerg = +", "emerg = -",
+                   'error name="(unset)"', 'type="error"'):  # fmt: skip
+        at = words.lower().find(phrase)
+        while at >= 0:
+            words = words[:at] + " " + words[at + len(phrase) :]
+            at = words.lower().find(phrase)
     # the last word of a hyphenated one counts (read-error), not one a hyphen follows
     # (--fail-swap-on, error-cleanup), nor one after non- (non-fatal)
     words = re.sub(r"(?i)\bnon-\w+", " ", words)

@@ -174,6 +174,31 @@ NO_ERRORS = (
 )
 
 
+#: Phrases of routine messages whose level words name no event: Linux's boot lines on every
+#: machine (the RAS collector, PCIe DPC's capabilities, a mount's ``errors=`` option, i915's
+#: panic notifier), ACPI's thermal notice of a missing threshold, ``sensors``' limits and a
+#: D-Bus message's fields (probe S: a kern.log's 22 "errors" were all of these, and three
+#: logs' FATAL records were the panic notifier, the threshold notice and ``emerg = +135°C``).
+ROUTINE = (
+    r"(?i)\bcorrectable errors collector\b|\berror containment capabilities\b"
+    r"|\berrors=(?:remount-ro|continue|panic)\b|\bpanic notifier\b"
+    r"|\b(?:no or invalid )?critical (?:threshold|trip point)s?\b|\bemerg = [+-]"
+    r'|\berror name="\(unset\)"|\btype="error"'
+)
+#: GLib's level marker, after its ``** (prog:pid): `` or ``(prog:pid): `` head and a log
+#: domain (``Gs-WARNING **: Failed to ...``): the program's own level, which its words do not
+#: overrule (probe S: GNOME's ``WARNING **: Failed to ...`` lines had been ERROR records).
+#: g_error() aborts the program (FATAL); g_critical() is GLib's error (``GLIB_LEVELS``).
+GLIB_TAG = (
+    r"^\s*(?:\*\* )?(?:\([^()\s]*\): )?(?:[A-Za-z0-9_.-]+-)?"
+    r"(ERROR|CRITICAL|WARNING|Message|INFO|DEBUG) \*\*: "
+)
+GLIB_LEVELS = {
+    "ERROR": FATAL, "CRITICAL": ERROR, "WARNING": WARN, "MESSAGE": INFO, "INFO": INFO,
+    "DEBUG": DEBUG,
+}  # fmt: skip
+
+
 #: Addresses and URLs, whose words name no failure: a spammer's sender in a mail log,
 #: ``from=<High.Power.Emergency.Flashlight@ftsmt.top>`` or ``Heart-Attack-Warning@...``, had
 #: made FATAL and WARN records of Postfix's qmgr lines (probe H: 31 such lines in one log).
@@ -181,9 +206,10 @@ ADDRESSES = r"[^\s<>()\[\]\"',;]+@[^\s<>()\[\]\"',;]+|\b[A-Za-z][A-Za-z0-9+.-]*:
 
 
 def level_from_message(message: pl.Expr) -> pl.Expr:
-    """The level ``message`` names first thing (``MESSAGE_TAG``, klog's letter ``KLOG_TAG``),
-    else the one its words suggest outside addresses and URLs (``ADDRESSES``; most severe
-    wins; counts of none, ``NO_ERRORS``, left out), else INFO.
+    """The level ``message`` names first thing (``MESSAGE_TAG``, klog's letter ``KLOG_TAG``,
+    GLib's marker ``GLIB_TAG``), else the one its words suggest outside addresses, URLs and
+    routine phrases (``ADDRESSES``, ``ROUTINE``; most severe wins; counts of none,
+    ``NO_ERRORS``, left out), else INFO.
 
     Addresses and counts of none are looked for in the messages with such a word only (the
     others are empty strings to it): on every message it cost 5x the rest (1 M syslog
@@ -191,13 +217,14 @@ def level_from_message(message: pl.Expr) -> pl.Expr:
     out: pl.Expr = pl.lit(INFO)
     worded = pl.any_horizontal([message.str.contains(p) for _, p in MESSAGE_LEVEL_WORDS])
     words = pl.when(worded).then(message).otherwise(pl.lit("")).str.replace_all(ADDRESSES, " ")
-    words = words.str.replace_all(NEGATED, " ")
+    words = words.str.replace_all(NEGATED, " ").str.replace_all(ROUTINE, " ")
     for level, pattern in reversed(MESSAGE_LEVEL_WORDS):
         text = words.str.replace_all(NO_ERRORS, " ") if level == ERROR else words
         out = pl.when(text.str.contains(pattern)).then(pl.lit(level)).otherwise(out)
     tagged = normalize_level(message.str.extract(MESSAGE_TAG, 1))
     klog = normalize_level(message.str.extract(KLOG_TAG, 1))
-    return pl.coalesce(tagged, klog, out)
+    glib = normalize_level(message.str.extract(GLIB_TAG, 1), GLIB_LEVELS)
+    return pl.coalesce(tagged, klog, glib, out)
 
 
 def is_error(level: pl.Expr) -> pl.Expr:

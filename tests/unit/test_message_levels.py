@@ -70,6 +70,31 @@ CASES = [
     ("GET https://example.org/error/failed.html", "INFO"),
     ("delivery to bob@example.org failed: mailbox full", "ERROR"),  # a word outside them
     ("fatal: open database /etc/postfix/x.db: No such file or directory", "FATAL"),
+    # routine lines of every Linux boot, ACPI, sensors and D-Bus (probe S: a kern.log's 22
+    # ERROR records and three logs' FATAL ones were all such lines)
+    ("[    2.881388] RAS: Correctable Errors collector initialized.", "INFO"),
+    ("[    7.159329] EXT4-fs (sda6): re-mounted. Opts: errors=remount-ro", "INFO"),
+    ("pcieport 0000:00:1c.6: DPC: error containment capabilities: Int Msg #0, RPExt+", "INFO"),
+    ("i915 0000:00:02.0: registered panic notifier", "INFO"),
+    ("ACPI Exception: AE_NOT_FOUND, No or invalid critical threshold (20090903/thermal-386)", "INFO"),
+    ("                      (emerg = +135.0°C, hyst =  +5.0°C)", "INFO"),
+    (
+        '[system] Rejected send message, 1 matched rules; type="error", sender=":1.35" '
+        'interface="(unset)" member="(unset)" error name="(unset)" requested_reply="0"',
+        "INFO",
+    ),
+    # ... which leave the same words elsewhere alone
+    ("EXT4-fs error (device sda6): ext4_find_entry: reading directory", "ERROR"),
+    ("Kernel panic - not syncing: Fatal exception", "FATAL"),
+    ("critical temperature reached (105 C), shutting down", "FATAL"),
+    ("PCIe Bus Error: severity=Uncorrected (Fatal), type=Transaction Layer", "FATAL"),
+    # GLib's own level marker wins over its words (probe S: GNOME's warnings were errors)
+    ("(gnome-software:33880): Gs-WARNING **: Failed to create permission", "WARN"),
+    ("** (process:33664): WARNING **: Failed to register client: GDBus.Error", "WARN"),
+    ("(process:33884): indicator-application-service-WARNING **: Name Lost", "WARN"),
+    ("GLib-GIO-CRITICAL **: g_dbus_proxy_get_object_path: assertion failed", "ERROR"),
+    ("(nautilus:2211): GLib-ERROR **: out of memory", "FATAL"),
+    ("(gedit:9): Gtk-Message **: Failed to load module", "INFO"),
 ]
 
 
