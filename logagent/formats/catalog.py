@@ -61,7 +61,17 @@ from logagent.formats.serverlogs import (
 )
 from logagent.formats.structured import JsonAppFormat, LogfmtFormat
 from logagent.formats.systemlogs import AUDITD, CLOUD_INIT, FAIL2BAN, PGBOUNCER
-from logagent.formats.textlogs import ASTERISK, LOGRUS_TEXT, RABBITMQ_LEGACY
+from logagent.formats.textlogs import (
+    ASTERISK,
+    CAPNSLOG,
+    DMESG,
+    LOGRUS_TEXT,
+    LOGURU,
+    PASSENGER,
+    RABBITMQ_LEGACY,
+    SQUID_CACHE,
+    XORG,
+)
 from logagent.formats.w3c import W3C_LAYOUTS
 from logagent.formats.webservers import HAPROXY_TCP
 from logagent.formats.zeektsv import ZEEK_TSV
@@ -86,7 +96,8 @@ _FIXED: dict[str, AppFormat] = {
     for f in (
         *SERVER_LAYOUTS, *PLATFORM_LAYOUTS, *DESKTOP_LAYOUTS, *HPC_LAYOUTS, AUDITD, CLOUD_INIT,
         FAIL2BAN, PGBOUNCER, HAPROXY_TCP, GITHUB_ACTIONS, JUL, SUPERVISORD, RUBY, *JSON_LAYOUTS,
-        LOGRUS_TEXT, ASTERISK, RABBITMQ_LEGACY,
+        LOGRUS_TEXT, ASTERISK, RABBITMQ_LEGACY, LOGURU, CAPNSLOG, DMESG, XORG, PASSENGER,
+        SQUID_CACHE,
     )
 }  # fmt: skip
 APP_NAMES = (
@@ -103,6 +114,12 @@ APP_NAMES = (
     LOGRUS_TEXT.name,
     ASTERISK.name,
     RABBITMQ_LEGACY.name,
+    LOGURU.name,
+    CAPNSLOG.name,
+    DMESG.name,  # before xorg: a dmesg line is no Xorg line, though xorg reads its shape
+    XORG.name,
+    PASSENGER.name,
+    SQUID_CACHE.name,
     "hadoop",
     "log4j",
     # after hadoop: its INFO/WARN lines with "name: " are hadoop's too, and ties go to hadoop;

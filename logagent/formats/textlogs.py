@@ -1,5 +1,6 @@
 """Built-in layouts of more text logs (PURE): logrus's terminal output, Asterisk's and
-RabbitMQ's before 3.9.
+RabbitMQ's before 3.9; loguru, etcd's capnslog, the kernel's ring buffer (dmesg), Xorg,
+Phusion Passenger and Squid's cache.log (probes S and T: each refused as no known format).
 
 * ``logrus_text``: logrus's ``TextFormatter`` writing to a terminal (colours or not), as
   ``docker logs`` and a service started by hand show it (ChirpStack, Docker's own CLI):
@@ -20,6 +21,12 @@ RabbitMQ's before 3.9.
   time), its message lines continue it, so the record has no message of its own and ranks
   under ``-``. CRASH and SUPERVISOR reports are ERROR, PROGRESS ones INFO. Refused before
   (probe R: 106 INFO and 103 WARNING reports, their 312 message lines "malformed").
+* ``loguru`` (``ts | LEVEL    | module:function:line - msg``), ``capnslog`` (``ts I |
+  package: msg``), ``passenger`` (``[ N ts pid/T8 file.cpp:671 ]: msg``): their levels and
+  components; ``xorg`` (``[  9.833] (WW) msg``) and ``dmesg`` (``[    0.000000] msg``, its
+  ``-T`` and ``-x`` forms) stamp the time since boot, which is no time of day: only
+  ``dmesg -T`` places its records. dmesg and ``squid_cache`` (``ts kid1| msg``) write no
+  level (``dmesg -x`` does): it is read from the message (``levels.level_from_message``).
 """
 
 from __future__ import annotations
@@ -111,4 +118,167 @@ RABBITMQ_LEGACY = AppRegexFormat(
     description="RabbitMQ before 3.9 (=LEVEL REPORT==== head, message below): no component "
     "(-); CRASH and SUPERVISOR reports are ERROR",
     example="=WARNING REPORT==== 22-Mar-2021::12:19:14 ===",
+)
+
+#: loguru's levels (SUCCESS is its own, between INFO and WARNING).
+_LOGURU_LEVELS = (
+    ("TRACE", "TRACE"),
+    ("DEBUG", "DEBUG"),
+    ("INFO", "INFO"),
+    ("SUCCESS", "INFO"),
+    ("WARNING", "WARN"),
+    ("ERROR", "ERROR"),
+    ("CRITICAL", "FATAL"),
+)
+_LOGURU_STAMP = rf"{DAY} {HMS}(?:\.[0-9]{{1,6}})?"
+LOGURU = AppRegexFormat(
+    name="loguru",
+    patterns=(
+        rf"^(?P<ts>{_LOGURU_STAMP}) \| (?P<level>[A-Z]+) *\| "
+        r"(?P<component>[^ :|]+:[^ :|]+):[0-9]+ - (?P<message>.*)$",
+    ),
+    min_line_bytes=30,
+    time_formats=("%Y-%m-%d %H:%M:%S%.f",),
+    level_map=_LOGURU_LEVELS,
+    record_start=rf"{_LOGURU_STAMP} \| ",
+    # its "diagnose" traceback marks the failing frame with "> File" and draws the values
+    # under each line (indented, "│ └ <value>")
+    continuation=r"> File |[│└]",
+    description="Python loguru (ts | LEVEL | module:function:line - msg): component = "
+    "module:function; its diagnose tracebacks folded",
+    example="2023-08-21 22:59:38.123 | ERROR    | core.chat:chat:65 - no response from the server",
+)
+
+#: etcd's capnslog (etcd 3.3 and before, OpenShift 3/4.2): one letter a level.
+_CAPNSLOG_LEVELS = (
+    ("C", "FATAL"),
+    ("E", "ERROR"),
+    ("W", "WARN"),
+    ("N", "INFO"),
+    ("I", "INFO"),
+    ("D", "DEBUG"),
+    ("T", "TRACE"),
+    ("WARNING", "WARN"),
+    ("ERROR", "ERROR"),
+    ("INFO", "INFO"),
+)
+CAPNSLOG = AppRegexFormat(
+    name="capnslog",
+    patterns=(
+        rf"^(?P<ts>{DAY} {HMS}\.[0-9]{{1,9}}) (?P<level>[CEWNIDT]) \| "
+        r"(?:(?P<component>[A-Za-z0-9_./-]+): )?(?P<message>.*)$",
+        # gRPC's own logger inside etcd: "WARNING: 2019/10/02 02:33:42 Failed to dial ..."
+        rf"^(?P<level>WARNING|ERROR|INFO): (?P<ts>[0-9]{{4}}/[0-9]{{2}}/[0-9]{{2}} {HMS}) "
+        r"(?P<message>.*)$",
+    ),
+    min_line_bytes=30,
+    time_formats=("%Y-%m-%d %H:%M:%S%.f", "%Y/%m/%d %H:%M:%S"),
+    level_map=_CAPNSLOG_LEVELS,
+    record_start=rf"{DAY} {HMS}\.[0-9]+ [CEWNIDT] \| |(?:WARNING|ERROR|INFO): [0-9]{{4}}/",
+    head_component=True,
+    description="etcd's capnslog (ts L | package: msg): component = package; C is FATAL",
+    example="2019-10-02 02:20:17.576248 E | rafthttp: failed to dial 8e9e05c52164694d",
+)
+
+#: Xorg's markers: probed, config, default, command line, notice, informational (INFO);
+#: warning, not implemented (WARN); error (ERROR); unknown.
+_XORG_LEVELS = (
+    ("--", "INFO"),
+    ("**", "INFO"),
+    ("==", "INFO"),
+    ("++", "INFO"),
+    ("!!", "INFO"),
+    ("II", "INFO"),
+    ("??", "INFO"),
+    ("WW", "WARN"),
+    ("NI", "WARN"),
+    ("EE", "ERROR"),
+)
+_XORG_MARK = r"--|\*\*|==|\+\+|!!|II|\?\?|WW|NI|EE"
+_UPTIME = r"\[ *[0-9]+\.[0-9]+\] "
+XORG = AppRegexFormat(
+    name="xorg",
+    patterns=(
+        rf"^{_UPTIME}\((?P<level>{_XORG_MARK})\) "
+        r"(?:(?P<component>[A-Za-z][A-Za-z0-9_]*(?:\([0-9]+\))?): )?(?P<message>.*)$",
+    ),
+    min_line_bytes=12,
+    level_map=_XORG_LEVELS,
+    record_start=rf"{_UPTIME}\((?:{_XORG_MARK})\) ",
+    head_component=True,
+    # a line without a marker continues the record above (the server's banner, a module's
+    # details), as the unstamped lines of its banner and markers' legend do: a dmesg line
+    # (no marker) is then no record of Xorg's
+    continuation=rf"{_UPTIME}|[A-Z][A-Za-z.]+ |Markers:",
+    description="Xorg.0.log ([uptime] (EE) msg): (EE) ERROR, (WW) WARN; component = driver "
+    "(NVIDIA(0)) or error kind; no calendar time",
+    example="[    26.427] (EE) NVIDIA(0): Failed to initialize the NVIDIA kernel module",
+)
+
+#: ``dmesg -x``'s facility and level, then the uptime stamp.
+_DMESG_X = (
+    r"(?:kern|user|mail|daemon|auth|syslog|lpr|news|uucp|cron|authpriv|ftp|local[0-7]) *:"
+    r"(?P<level>emerg|alert|crit|err|warn|notice|info|debug) *: "
+)
+DMESG = AppRegexFormat(
+    name="dmesg",
+    patterns=(
+        rf"^(?:{_DMESG_X})?{_UPTIME}(?P<message>.*)$",
+        # dmesg -T: the uptime as a wall-clock time
+        rf"^\[(?P<ts>[A-Z][a-z]{{2}} [A-Z][a-z]{{2}} [ 0-9][0-9] {HMS} [0-9]{{4}})\] "
+        r"(?P<message>.*)$",
+    ),
+    min_line_bytes=14,
+    time_formats=("%a %b %e %H:%M:%S %Y",),
+    record_start=rf"(?:{_DMESG_X})?{_UPTIME}|\[[A-Z][a-z]{{2}} [A-Z][a-z]{{2}} [ 0-9][0-9] ",
+    level_words=True,
+    head_component=True,
+    ruled_out_by=rf"{_UPTIME}\((?:{_XORG_MARK})\) ",  # Xorg's "[uptime] (WW) msg": its own
+    description="the kernel's ring buffer (dmesg, -T, -x): levels from dmesg -x or the "
+    "message's words; component = error kind; no calendar time without -T",
+    example="[  812.406130] ata1.00: failed command: READ FPDMA QUEUED",
+)
+
+#: Phusion Passenger's levels: crit, error, warn, notice, info, debug.
+_PASSENGER_LEVELS = (
+    ("C", "FATAL"),
+    ("E", "ERROR"),
+    ("W", "WARN"),
+    ("N", "INFO"),
+    ("I", "INFO"),
+    ("D", "DEBUG"),
+    ("D2", "DEBUG"),
+    ("D3", "DEBUG"),
+)
+PASSENGER = AppRegexFormat(
+    name="passenger",
+    patterns=(
+        rf"^\[ (?P<level>[CEWNID][23]?) (?P<ts>{DAY} {HMS}\.[0-9]{{1,6}}) [0-9]+/[A-Za-z0-9]+ "
+        r"(?P<component>[^ :]+):[0-9]+ \]: (?P<message>.*)$",
+    ),
+    min_line_bytes=40,
+    time_formats=("%Y-%m-%d %H:%M:%S%.f",),
+    level_map=_PASSENGER_LEVELS,
+    record_start=rf"\[ [CEWNID][23]? {DAY} ",
+    # the application's own output, which Passenger writes below its record
+    continuation=r"App [0-9]+ (?:output|stdout|stderr): ",
+    description="Phusion Passenger ([ L ts pid/thread file:line ]: msg): component = source "
+    "file; C is FATAL",
+    example="[ E 2020-08-20 07:15:48.4685 3391/T8 age/Cor/CoreMain.cpp:671 ]: Cannot spawn app",
+)
+
+SQUID_CACHE = AppRegexFormat(
+    name="squid_cache",
+    patterns=(
+        rf"^(?P<ts>[0-9]{{4}}/[0-9]{{2}}/[0-9]{{2}} {HMS})(?:\.[0-9]{{1,6}})?(?: kid[0-9]+)?\| "
+        r"(?P<message>.*)$",
+    ),
+    min_line_bytes=21,
+    time_formats=("%Y/%m/%d %H:%M:%S",),
+    record_start=rf"[0-9]{{4}}/[0-9]{{2}}/[0-9]{{2}} {HMS}(?:\.[0-9]+)?(?: kid[0-9]+)?\| ",
+    level_words=True,
+    head_component=True,
+    description="Squid's cache.log (ts [kidN]| msg): levels from its ERROR:/WARNING:/FATAL: "
+    "tags, else the message's words; component = error kind",
+    example="2025/08/12 06:01:16 kid1| ERROR: No forward-proxy ports configured.",
 )

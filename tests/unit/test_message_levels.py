@@ -76,7 +76,7 @@ CASES = [
     ("[    7.159329] EXT4-fs (sda6): re-mounted. Opts: errors=remount-ro", "INFO"),
     ("pcieport 0000:00:1c.6: DPC: error containment capabilities: Int Msg #0, RPExt+", "INFO"),
     ("i915 0000:00:02.0: registered panic notifier", "INFO"),
-    ("ACPI Exception: AE_NOT_FOUND, No or invalid critical threshold (20090903/thermal-386)", "INFO"),
+    ("ACPI Exception: AE_NOT_FOUND, No or invalid critical threshold (20090903/thermal)", "INFO"),
     ("                      (emerg = +135.0°C, hyst =  +5.0°C)", "INFO"),
     (
         '[system] Rejected send message, 1 matched rules; type="error", sender=":1.35" '

@@ -1,0 +1,190 @@
+"""loguru, etcd's capnslog, dmesg, Xorg, Passenger, Squid's cache.log and two more Python
+layouts (``formats.textlogs``, ``applogs.PYTHON``): each was refused as no known format in
+probes S and T, or ranked by message heads. The lines are written in the shape of those real
+logs (their text is ours)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import polars as pl
+from click.testing import CliRunner
+
+from logagent.cli import main
+from logagent.formats.app import parse_app
+from logagent.formats.applogs import PYTHON
+from logagent.formats.detect import detect_all
+from logagent.formats.textlogs import CAPNSLOG, DMESG, LOGURU, PASSENGER, SQUID_CACHE, XORG
+
+LOGURU_LINES = [
+    "2023-08-19 15:19:23 | INFO     | core.processor:parse_env:10 - Initializing environment.",
+    "2023-08-21 22:59:38.101 | ERROR    | core.chat:chat:65 - No response from the server: 'x'",
+    "Traceback (most recent call last):",
+    "",
+    '> File "/srv/app/main.py", line 55, in <module>',
+    "    asyncio.run(cli())",
+    "    │       │   └ <function cli at 0x1043163e0>",
+    "    └ <module 'asyncio'>",
+    "KeyError: 'function_call'",
+    "2023-08-21 22:59:39 | WARNING  | __main__:<module>:47 - retrying",
+    "2023-08-21 22:59:40 | SUCCESS  | core.chat:chat:70 - answered",
+    "2023-08-21 22:59:41 | CRITICAL | core.db:connect:9 - database gone",
+]
+
+
+def _run(log: Path, *args: str) -> dict:  # type: ignore[type-arg]
+    out = CliRunner().invoke(main, ["analyze", str(log), "--json", "--llm", "off", *args])
+    return json.loads(out.output)
+
+
+def _levels(got: dict) -> dict[str, int]:  # type: ignore[type-arg]
+    return {t["key"]: t["count"] for t in got["answer"]["top"]}
+
+
+def test_loguru_folds_its_diagnose_traceback(tmp_path: Path) -> None:
+    got = parse_app(LOGURU, pl.Series("line", LOGURU_LINES))
+    starts = got.filter(pl.col("component").is_not_null())
+    assert starts["level"].to_list() == ["INFO", "ERROR", "WARN", "INFO", "FATAL"]
+    assert starts["component"].to_list() == [
+        "core.processor:parse_env",
+        "core.chat:chat",
+        "__main__:<module>",
+        "core.chat:chat",
+        "core.db:connect",
+    ]
+    assert detect_all(LOGURU_LINES * 3).best == "loguru"
+    log = tmp_path / "app.log"
+    log.write_text("\n".join(LOGURU_LINES * 3) + "\n")
+    run = _run(log, "-q", "status", "--full")
+    assert run["input"]["format"] == "loguru" and run["status"] == "exact"
+    assert _levels(run) == {"INFO": 6, "ERROR": 3, "WARN": 3, "FATAL": 3}
+    assert run["progress"]["malformed_lines"] == 0
+    assert not any("look like no stack trace" in w for w in run["warnings"])
+
+
+ETCD = [
+    "2019-10-02 02:20:17.576248 I | pkg/flags: recognized and used environment variable X=1",
+    "2019-10-02 02:20:18.000001 W | rafthttp: health check for peer 8e9e05 could not connect",
+    "2019-10-02 02:20:19.123456 E | rafthttp: failed to dial 8e9e05c52164694d on stream",
+    "2019-10-02 02:20:20.123456 N | etcdserver/membership: set the initial cluster version",
+    "2019-10-02 02:20:21.123456 C | etcdmain: listen tcp 0.0.0.0:2379: bind: address in use",
+    "WARNING: 2019/10/02 02:33:42 Failed to dial 0.0.0.0:2379: connection error",
+]
+
+
+def test_capnslog() -> None:
+    got = parse_app(CAPNSLOG, pl.Series("line", ETCD))
+    assert got["level"].to_list() == ["INFO", "WARN", "ERROR", "INFO", "FATAL", "WARN"]
+    assert got["component"].to_list()[:5] == [
+        "pkg/flags",
+        "rafthttp",
+        "rafthttp",
+        "etcdserver/membership",
+        "etcdmain",
+    ]
+    assert got["time"].is_null().sum() == 0
+    assert detect_all(ETCD * 3).best == "capnslog"
+
+
+DMESG_LINES = [
+    "[    0.000000] Linux version 5.4.0-1051 (buildd@lcy02) (gcc version 9.4.0) #57-Ubuntu SMP",
+    "[    0.000000] KERNEL supported cpus:",
+    "[    0.000000]   Intel GenuineIntel",
+    "[    2.881388] RAS: Correctable Errors collector initialized.",
+    "[    7.159329] EXT4-fs (sda6): re-mounted. Opts: errors=remount-ro",
+    "[  812.406130] ata1.00: failed command: READ FPDMA QUEUED",
+    "[ 1012.406130] Kernel panic - not syncing: Fatal exception",
+    "               If you want to keep using the local clock, then add:",
+]
+XORG_LINES = [
+    "[     9.830] ",
+    "X.Org X Server 1.19.6",
+    "Markers: (--) probed, (**) from config file, (==) default setting,",
+    "\t(WW) warning, (EE) error, (NI) not implemented, (??) unknown.",
+    '[     9.833] (WW) The directory "/usr/share/fonts/X11/cyrillic" does not exist.',
+    "[     9.840] (II) Loading /usr/lib/xorg/modules/libglamoregl.so",
+    "[     9.841] \tModule class: X.Org Video Driver",
+    "[    26.427] (EE) NVIDIA(0): Failed to initialize the NVIDIA kernel module",
+    "[    26.500] (==) Using config directory: /etc/X11/xorg.conf.d",
+]
+
+
+def test_dmesg_and_xorg_take_each_others_lines_for_none_of_their_own(tmp_path: Path) -> None:
+    """Both stamp the time since boot in brackets: a dmesg log is no Xorg log (it holds no
+    marker) and an Xorg log no dmesg one (``ruled_out_by`` its markers)."""
+    found = detect_all(DMESG_LINES * 3)
+    assert found.best == "dmesg" and not found.ambiguous
+    assert dict(found.scores)["xorg"] == 0.0
+    found = detect_all(XORG_LINES * 3)
+    assert found.best == "xorg" and dict(found.scores)["dmesg"] == 0.0
+    got = parse_app(DMESG, pl.Series("line", DMESG_LINES)).drop_nulls("component")
+    # routine boot lines are no errors (levels.ROUTINE); a failed command and a panic are
+    assert got["level"].to_list() == ["INFO", "INFO", "INFO", "INFO", "INFO", "ERROR", "FATAL"]
+    assert got["time"].is_null().all()  # seconds since boot: no time of day
+    got = parse_app(XORG, pl.Series("line", XORG_LINES)).drop_nulls("component")
+    assert got["level"].to_list() == ["WARN", "INFO", "ERROR", "INFO"]
+    assert got["component"][2] == "NVIDIA(0)"
+    log = tmp_path / "Xorg.0.log"
+    log.write_text("\n".join(XORG_LINES * 2) + "\n")
+    run = _run(log, "-q", "status", "--full")
+    assert (run["input"]["format"], run["status"]) == ("xorg", "exact")
+    assert _levels(run) == {"INFO": 4, "WARN": 2, "ERROR": 2}
+    assert run["progress"]["malformed_lines"] == 0
+
+
+def test_dmesg_x_and_t() -> None:
+    lines = [
+        "kern  :err   : [ 2406.164039] nvme 0000:01:00.0: controller is down; will reset",
+        "kern  :info  : [ 2406.164040] nvme 0000:01:00.0: failed to set APST feature (-19)",
+        "[Sat May  8 00:49:10 2021] usb 1-1: new high-speed USB device number 2",
+    ]
+    got = parse_app(DMESG, pl.Series("line", lines))
+    assert got["level"].to_list() == ["ERROR", "INFO", "INFO"]  # -x's level wins over words
+    assert got["time"].is_null().to_list() == [True, True, False]
+    assert str(got["time"][2]) == "2021-05-08 00:49:10+00:00"
+
+
+def test_passenger_and_squid_cache() -> None:
+    passenger = [
+        "[ N 2020-08-20 07:15:48.4685 3391/T8 age/Cor/CoreMain.cpp:671 ]: Signal received.",
+        "[ E 2020-08-20 07:15:49.0001 3391/Tc age/Spa/SmartSpawner.h:1187 ]: Cannot spawn app",
+        "App 4107 output: Error: the gem 'pg' is missing",
+        "[ W 2020-08-20 07:15:50.1 3391/T1 Ser/Server.h:902 ]: [ServerThr.3] slow client",
+    ]
+    got = parse_app(PASSENGER, pl.Series("line", passenger)).drop_nulls("component")
+    assert got["level"].to_list() == ["INFO", "ERROR", "WARN"]
+    assert got["component"][1] == "age/Spa/SmartSpawner.h"
+    assert detect_all(passenger * 3).best == "passenger"
+    squid = [
+        "2025/08/12 06:01:16| Processing Configuration File: /etc/squid/squid.conf (depth 0)",
+        "2025/08/12 06:01:16 kid1| ERROR: No forward-proxy ports configured.",
+        "2025/08/12 06:01:17 kid1| WARNING: cache_mem is larger than total disk cache space!",
+        "2025/08/12 06:01:18| FATAL: Bungled squid.conf line 12: http_port",
+        "    listening port: 3128",
+    ]
+    got = parse_app(SQUID_CACHE, pl.Series("line", squid)).drop_nulls("component")
+    assert got["level"].to_list() == ["INFO", "ERROR", "WARN", "FATAL"]
+    assert detect_all(squid * 3).best == "squid_cache"
+
+
+def test_python_with_the_level_first_or_no_time() -> None:
+    lines = [
+        "[DEBUG] 2024-11-26 14:49:02 [django.utils.autoreload:378] File x.py first seen",
+        "[ERROR] 2024-11-26 14:49:03 [ops.api.views:91] upstream gone",
+        "INFO 2020-06-16 16:07:42,873 [discoverer.py discover:223]: Got: http://x.org/a depth:8",
+        "root - ERROR - main crashed. Error while reading",
+        "app.sync - WARNING - cannot read json data",
+    ]
+    got = parse_app(PYTHON, pl.Series("line", lines))
+    assert got["level"].to_list() == ["DEBUG", "ERROR", "INFO", "ERROR", "WARN"]
+    assert got["component"].to_list() == [
+        "django.utils.autoreload",
+        "ops.api.views",
+        "discoverer.py",
+        "root",
+        "app.sync",
+    ]
+    assert got["time"].is_null().to_list() == [False, False, False, True, True]
+    assert detect_all(lines[:3] * 3).best == "python"
+    assert detect_all(lines[3:] * 3).best == "python"
