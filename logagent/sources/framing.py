@@ -7,7 +7,11 @@ forwards, or bytes in memory in tests.
 The unit rule (stats note §2): unit ``b`` of size ``S`` holds the lines whose
 first byte lies in ``[b*S, (b+1)*S)``. A line longer than ``cap`` bytes is cut
 to its first ``cap`` bytes and counted as truncated; the rest of it is skipped
-without ever being held in memory whole. A last line without a newline gets
+without ever being held in memory whole. A long line that starts with a run of
+NUL bytes (the hole ``copytruncate`` leaves where the writer goes on at its old
+offset: one of 1.4 MB held a request of a real uvicorn log, probe T) is cut
+after that run: its bytes are none of the record's, and the line is truncated
+only when the rest is longer than ``cap``. A last line without a newline gets
 one. Every piece's data therefore ends in ``b"\\n"`` and holds no line longer
 than ``cap``.
 """
@@ -34,6 +38,8 @@ Buffer: TypeAlias = bytes | bytearray
 #: Python's colorlog, docker compose); a line is read with them removed (``decoloured``), or
 #: its stamp and level are not where its layout puts them.
 ESC = b"\x1b"
+NUL = b"\x00"
+_NOT_NUL = re.compile(rb"[^\x00]")
 ANSI_SEQUENCE = r"\x1b\[[0-9;?]*[A-Za-z]"
 _ANSI = re.compile(ANSI_SEQUENCE)
 
@@ -151,12 +157,17 @@ def read_capped_line(
     head = read_at(line_start, cap + 1)
     if not head:
         return None, line_start
+    body = line_start
+    if head[:1] == NUL:  # copytruncate's hole: the line is what follows it (module doc)
+        body = _past_nuls(read_at, line_start, head, chunk)
+        head = read_at(body, cap + 1)
     nl = head.find(NL)
     if nl >= 0:
-        return Piece(line_start, head[: nl + 1], nl + 1), line_start + nl + 1
+        return Piece(line_start, head[: nl + 1], body - line_start + nl + 1), body + nl + 1
     if len(head) <= cap:  # end of input, no newline
-        return Piece(line_start, head + NL, len(head)), line_start + len(head)
-    pos = line_start + len(head)
+        end = body + len(head)
+        return Piece(line_start, head + NL, end - line_start), end
+    pos = body + len(head)
     while True:
         more = read_at(pos, chunk)
         if not more:
@@ -168,6 +179,18 @@ def read_capped_line(
             break
         pos += len(more)
     return Piece(line_start, head[:cap] + NL, end - line_start, truncated=1), end
+
+
+def _past_nuls(read_at: ReadAt, pos: int, head: bytes, chunk: int) -> int:
+    """Where the run of NULs that ``head`` (read at ``pos``) starts with ends: its first other
+    byte, a newline perhaps, or the end of the input."""
+    while head:
+        found = _NOT_NUL.search(head)
+        if found is not None:
+            return pos + found.start()
+        pos += len(head)
+        head = read_at(pos, chunk)
+    return pos
 
 
 def split_long_lines(
@@ -198,7 +221,13 @@ def split_long_lines(
         if i > seg:
             out.append(Piece(offset + seg, data[seg:i], i - seg))
         k = data.find(NL, i + cap)
-        out.append(Piece(offset + i, data[i : i + cap] + NL, k + 1 - i, truncated=1))
+        body = i
+        if data[i] == 0:  # copytruncate's hole: the line is what follows it (module doc)
+            found = _NOT_NUL.search(data, i, k)
+            body = k if found is None else found.start()
+        cut = int(k - body > cap)
+        line = data[body : min(body + cap, k)] + NL
+        out.append(Piece(offset + i, line, k + 1 - i, truncated=cut))
         seg = i = k + 1
     if seg < n:
         out.append(Piece(offset + seg, data[seg:], n - seg))

@@ -84,3 +84,22 @@ def test_unit_inside_a_long_line_has_no_lines() -> None:
     """A unit that no line starts in is empty."""
     data = b"x" * 50 + b"\n"
     assert list(iter_unit_pieces(reader(data), 2, 10, len(data), cap=100)) == []
+
+
+@pytest.mark.parametrize("chunk", [7, 64, 1 << 20])
+def test_a_nul_hole_longer_than_the_cap_leaves_the_record_after_it(chunk: int) -> None:
+    """The hole ``copytruncate`` leaves (NULs where the writer went on at its old offset): a
+    line that starts with a run longer than the cap is the record after it, cut only when
+    that is longer than the cap; its span is the whole line's (probe T: a uvicorn log's 500
+    request behind a 1.4 MB run had been cut away)."""
+    data = b"\x00" * 300 + b"rec one\n" + b"ok\n" + b"\x00" * 200 + b"y" * 150 + b"\n"
+    data += b"\x00" * 120 + b"\n" + b"\x00" * 130  # a line of NULs alone, then one to the end
+    pieces = list(iter_pieces(reader(data), 0, len(data), cap=100, chunk=chunk))
+    lines = [line for p in pieces for line in p.data.splitlines()]
+    assert lines == [b"rec one", b"ok", b"y" * 100, b"", b""]
+    assert sum(p.span for p in pieces) == len(data)
+    assert sum(p.truncated for p in pieces) == 1  # the 150 y's only
+    got, end = read_capped_line(reader(data), 0, cap=100, chunk=chunk)
+    assert got is not None and got.data == b"rec one\n" and got.span == end == 308
+    cut = split_long_lines(data, 0, 100, end=len(data) - 130)
+    assert [p.data for p in cut if p.truncated] == [b"y" * 100 + b"\n"]
