@@ -192,10 +192,13 @@ WRAPPERS = frozenset(
 def _access_first(run: Run, detection: Detection) -> Detection:
     """``detection`` with the best access layout first when the best is a layout that wraps
     other programs' lines (``WRAPPERS``) and the question is one an access log answers
-    (``ACCESS_OVER_APP``, ``ACCESS_ASKED``)."""
+    (``ACCESS_OVER_APP``, ``ACCESS_ASKED``): not the default question with ``--level``, which
+    only an application log's questions read."""
     q = run.question
     if q.kind in APP_KINDS or q.kind is QuestionKind.TOP or detection.best not in WRAPPERS:
         return detection
+    if q.default_kind and run.settings.analysis.level is not None:
+        return detection  # --level asks an application's question (probe T: uvicorn's log)
     access = [(n, share) for n, share in detection.scores if n in ACCESS_NAMES]
     if not access:
         return detection

@@ -159,6 +159,7 @@ NESTED = frozenset(
         ("squid", "syslog3164"),  # so may Squid
         ("elb", "syslog3164"),  # "stamp name client:port ..." reads as "stamp host tag: ..."
         (AUDITD.name, "logfmt"),  # its kernel records are key=value pairs
+        ("uvicorn", "jul"),  # "INFO:     msg" is a JUL record's second line too
     }
 )
 #: Layouts whose records carry no level at all: a level condition cannot hold on them.
@@ -169,6 +170,8 @@ FORMAT_NOTES: dict[str, str] = {
     "syslog3164": f"{_WORDS_NOTE} on lines without a <PRI>: syslog wrote no severity there",
     THUNDERBIRD.name: f"{_WORDS_NOTE}: Thunderbird's syslog lines carry no severity",
     "lighttpd": f"{_WORDS_NOTE}: lighttpd's error log carries no level",
+    DMESG.name: f"{_WORDS_NOTE}: the kernel's ring buffer carries no level (dmesg -x writes it)",
+    SQUID_CACHE.name: f"{_WORDS_NOTE} where Squid's cache.log tags none (ERROR:, WARNING:)",
     "zeek": "Zeek logs carry no level: level questions do not apply to them",
     ZEEK_TSV.name: "Zeek logs carry no level: level questions do not apply to them",
     AUDITD.name: (

@@ -266,3 +266,29 @@ def test_w3c_quoted_values_runs_of_blanks_and_a_missing_header(tmp_path: Path) -
     by_client = Question(kind=QuestionKind.TOP, top=5, by="client")
     clients = analyze([str(advanced)], by_client, settings, fake_env())
     assert dict(top(clients)) == {"70.95.0.0": 1, "-": 1}  # the value, not its quotes
+
+
+def test_level_asks_a_uvicorn_log_for_its_records_not_its_requests(tmp_path: Path) -> None:
+    """uvicorn writes its requests and its own records in one log: the default question reads
+    the requests (they are most of it), but ``--level`` is a question of an application's
+    records (probe T: a uvicorn log's 110 WARNING records were never counted, --level warn
+    answering 5xx routes)."""
+    lines = []
+    for i in range(60):
+        status = 500 if i % 10 == 0 else 200
+        request = f'"GET /items/{i} HTTP/1.1" {status} OK'
+        lines.append(f"INFO:     10.0.0.{i % 7}:5000{i % 10} - {request}")
+        if i % 3 == 0:
+            lines.append("WARNING:  Invalid HTTP request received.")
+    lines.append("ERROR:    Exception in ASGI application")
+    log = tmp_path / "uvicorn.log"
+    log.write_text("\n".join(lines) + "\n")
+    plain = ask(log)
+    assert plain.input.format == "generic_access" and top(plain) == [("/items/{id}", 6)]
+    question = Question(kind=QuestionKind.TOP_ERRORS, top=5, default_kind=True, level="warn")
+    settings = load_settings(analysis={"full": True, "level": "warn"})
+    leveled = analyze([str(log)], question, settings, fake_env())
+    assert leveled.input.format == "uvicorn" and leveled.status is Status.EXACT
+    assert leveled.question.kind is QuestionKind.TOP_ERROR_COMPONENTS
+    assert sum(e.count for e in leveled.answer.top) == 21  # 20 WARNING records, 1 ERROR
+    assert not any("ambiguous" in w for w in leveled.warnings)  # uvicorn's lines are JUL's too
