@@ -233,7 +233,10 @@ DMESG = AppRegexFormat(
     record_start=rf"(?:{_DMESG_X})?{_UPTIME}|\[[A-Z][a-z]{{2}} [A-Z][a-z]{{2}} [ 0-9][0-9] ",
     level_words=True,
     head_component=True,
-    ruled_out_by=rf"{_UPTIME}\((?:{_XORG_MARK})\) ",  # Xorg's "[uptime] (WW) msg": its own
+    # Xorg's "[uptime] (WW) msg" and Apache's "[Fri Dec 16 01:46:23 2005] [error] msg" (-T's
+    # stamp): their own layouts
+    ruled_out_by=rf"{_UPTIME}\((?:{_XORG_MARK})\) |\[[A-Z][a-z]{{2}} [A-Z][a-z]{{2}} [ 0-9][0-9] "
+    rf"{HMS}(?:\.[0-9]+)? [0-9]{{4}}\] \[",
     description="the kernel's ring buffer (dmesg, -T, -x): levels from dmesg -x or the "
     "message's words; component = error kind; no calendar time without -T",
     example="[  812.406130] ata1.00: failed command: READ FPDMA QUEUED",
@@ -270,12 +273,14 @@ PASSENGER = AppRegexFormat(
 SQUID_CACHE = AppRegexFormat(
     name="squid_cache",
     patterns=(
-        rf"^(?P<ts>[0-9]{{4}}/[0-9]{{2}}/[0-9]{{2}} {HMS})(?:\.[0-9]{{1,6}})?(?: kid[0-9]+)?\| "
+        # after the stamp a worker ("kid1") or a helper ("sslcrtd_program") may be named
+        rf"^(?P<ts>[0-9]{{4}}/[0-9]{{2}}/[0-9]{{2}} {HMS})(?:\.[0-9]{{1,6}})?(?: [A-Za-z0-9_.-]+)?"
+        r"\| "
         r"(?P<message>.*)$",
     ),
     min_line_bytes=21,
     time_formats=("%Y/%m/%d %H:%M:%S",),
-    record_start=rf"[0-9]{{4}}/[0-9]{{2}}/[0-9]{{2}} {HMS}(?:\.[0-9]+)?(?: kid[0-9]+)?\| ",
+    record_start=rf"[0-9]{{4}}/[0-9]{{2}}/[0-9]{{2}} {HMS}(?:\.[0-9]+)?(?: [A-Za-z0-9_.-]+)?\| ",
     level_words=True,
     head_component=True,
     description="Squid's cache.log (ts [kidN]| msg): levels from its ERROR:/WARNING:/FATAL: "

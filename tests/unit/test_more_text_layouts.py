@@ -161,10 +161,11 @@ def test_passenger_and_squid_cache() -> None:
         "2025/08/12 06:01:16 kid1| ERROR: No forward-proxy ports configured.",
         "2025/08/12 06:01:17 kid1| WARNING: cache_mem is larger than total disk cache space!",
         "2025/08/12 06:01:18| FATAL: Bungled squid.conf line 12: http_port",
+        "2025/08/12 13:40:22 sslcrtd_program| FATAL: Cannot generate certificates",
         "    listening port: 3128",
     ]
     got = parse_app(SQUID_CACHE, pl.Series("line", squid)).drop_nulls("component")
-    assert got["level"].to_list() == ["INFO", "ERROR", "WARN", "FATAL"]
+    assert got["level"].to_list() == ["INFO", "ERROR", "WARN", "FATAL", "FATAL"]
     assert detect_all(squid * 3).best == "squid_cache"
 
 
@@ -188,3 +189,14 @@ def test_python_with_the_level_first_or_no_time() -> None:
     assert got["time"].is_null().to_list() == [False, False, False, True, True]
     assert detect_all(lines[:3] * 3).best == "python"
     assert detect_all(lines[3:] * 3).best == "python"
+
+
+def test_an_apache_error_log_is_no_dmesg_t() -> None:
+    """dmesg -T's stamp is Apache 2.2's (a review of probe S's logs: an Apache error log was
+    read as dmesg, the same counts under the wrong name)."""
+    lines = [
+        "[Fri Dec 16 01:46:23 2005] [error] [client 1.2.3.4] Directory index forbidden by rule",
+        "[Fri Dec 16 01:46:24 2005] [notice] Apache/2.2.3 configured -- resuming normal operations",
+    ]
+    found = detect_all(lines * 5)
+    assert found.best == "apache_error" and dict(found.scores)["dmesg"] == 0.0
