@@ -154,11 +154,14 @@ SLOG_JSON = JsonLayout(
     name="slog_json",
     mapping={TS: "time", LEVEL: "level", COMPONENT: "$.source.file", MESSAGE: "msg"},
     signature=("time", "level", "msg"),
+    # zap with its time key named "time" writes these keys too, and its caller (probe T: a
+    # blog's zap log ranked message heads, "caller":"blog/router.go:12" left unread)
+    fallback={COMPONENT: "caller"},
     # logrus' JSON writes the same keys and never a source: Traefik's log had every record
     # under "-" (probe N), where jsonapp ranked its error kinds
     head_component=True,
-    description="Go slog JSONHandler, logrus JSON: component = source file (AddSource), "
-    "else the error kind",
+    description="Go slog JSONHandler, logrus JSON, zap with a 'time' key: component = source "
+    "file (AddSource), else zap's caller, else the error kind",
 )
 ECS_JSON = JsonLayout(
     name="ecs_json",

@@ -44,3 +44,27 @@ def test_caddy_lines_are_zap_and_its_access_lines_stay_caddy() -> None:
     assert app.best == "zap_json" and not app.ambiguous
     access = detect_all([ACCESS] * 3)
     assert access.best == "caddy" and not access.ambiguous
+
+
+def test_zap_with_a_time_key_is_slog_json_and_its_caller_the_component() -> None:
+    """zap's encoder with TimeKey "time" and capital levels writes slog's keys: read as
+    slog_json, whose component is then the caller, not the message's head (probe T: a blog's
+    zap log ranked "this is hello func" where "blog/router.go:12" named the place)."""
+    from logagent.formats.jsonlayouts import SLOG_JSON
+
+    lines = [
+        '{"level":"INFO","time":"2022-05-31T19:03:01.939+0800","caller":"blog/router.go:12",'
+        '"msg":"this is hello func"}',
+        '{"level":"ERROR","time":"2022-05-31T19:03:02.000+0800","caller":"cmd/run.go:34",'
+        '"msg":"start g-blog client"}',
+        '{"time":"2024-01-01T00:00:00Z","level":"ERROR","msg":"boom","source":{"file":"a.go"}}',
+        '{"time":"2024-01-01T00:00:00Z","level":"ERROR","msg":"db down now"}',
+    ]
+    assert detect_all(lines[:2] * 3).best == "slog_json"
+    got = parse_app(SLOG_JSON, pl.Series("line", lines, dtype=pl.String))
+    assert got["component"].to_list() == [
+        "blog/router.go:12",
+        "cmd/run.go:34",
+        "a.go",
+        "db down now",
+    ]
