@@ -37,6 +37,7 @@ from logagent.formats.app import (
 )
 from logagent.formats.apptimes import parse_times
 from logagent.formats.levels import normalize_level
+from logagent.formats.records import CONTINUATION_LIKE
 from logagent.formats.serverlogs import ISO_TIMES
 
 NAME = "generic"
@@ -238,11 +239,21 @@ def _indented(lines: pl.Series, ts_pattern: str, stamped: int) -> bool:
 
 
 def _best_ts(lines: pl.Series) -> tuple[str | None, str | None, float]:
-    n = max(lines.len(), 1)
+    """The timestamp shape most sampled lines start with, and its share of them: of the lines
+    that carry it or look like no part of a record (``CONTINUATION_LIKE``: a stack trace's
+    frames are the record's, and .NET's "   at ..." frames had been 54 of an NLog log's 82
+    lines, its stamp under half of them and none inferred: refused, probe T)."""
     best: tuple[str | None, str | None, float] = (None, None, 0.0)
     window = "^.{0," + str(TS_WINDOW_BYTES) + "}?"
-    hits = _matches(lines, [window + pattern for _, pattern in TS_SHAPES])
-    for (name, pattern), found in zip(TS_SHAPES, hits, strict=True):
+    line = pl.col("line")
+    unlike = ~line.str.contains(CONTINUATION_LIKE)
+    exprs = []
+    for i, (_, pattern) in enumerate(TS_SHAPES):
+        stamped = line.str.contains(window + pattern)
+        exprs += [stamped.sum().alias(f"s{i}"), (stamped | unlike).sum().alias(f"n{i}")]
+    row = pl.DataFrame({"line": lines}).select(exprs).row(0, named=True)
+    for i, (name, pattern) in enumerate(TS_SHAPES):
+        found, n = int(row[f"s{i}"] or 0), max(int(row[f"n{i}"] or 0), 1)
         if found / n > best[2]:
             best = (name, pattern, found / n)
     return best if best[2] >= 0.5 else (None, None, best[2])

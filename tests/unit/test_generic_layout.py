@@ -280,3 +280,28 @@ def test_env_logger_and_nlog_shapes_take_no_thread_or_user_for_a_component() -> 
     for lines in (threads, users):
         rows = fold_records(pl.Series("line", lines), infer_generic(lines))
         assert not rows["component"][0].startswith(("http-nio", "user0"))
+
+
+def test_a_stamp_under_half_the_lines_starts_the_records_when_the_rest_are_their_traces() -> None:
+    """NLog's internal log (probe T): 28 stamped records among 82 lines, the others .NET's
+    indented "at ..." frames. The stamp was under half of the lines, so none was inferred,
+    the frames were malformed and the log refused; it is the stamp of every line that is
+    no part of a record."""
+    trace = [
+        "   --- End of inner exception stack trace ---",
+        *(
+            f"   at NLog.Internal.FileAppenders.BaseFileAppender.Open{i}(String path)"
+            for i in range(4)
+        ),
+    ]
+    lines = []
+    for i in range(12):
+        level = "Error" if i % 4 == 0 else "Info"
+        lines.append(f"2019-01-23 18:30:{i:02d}.7152 {level} FileTarget(Name=allfile): write {i}")
+        lines.extend(trace if level == "Error" else [])
+    found = detect_all(lines, year=2024)
+    assert found.best == "generic" and found.confidence == 0.9  # every line (discounted)
+    fmt = infer_generic(lines)
+    rows = fold_records(pl.Series("line", lines), fmt)
+    assert rows["level"].to_list() == ["ERROR", "INFO", "INFO", "INFO"] * 3
+    assert rows["valid"].all()
