@@ -47,6 +47,7 @@ from logagent.timewindow import (
     parse_window,
     window_for_source,
 )
+from logagent.timewindow.bounds import names_an_instant
 
 log = get_logger("logagent.engine")
 
@@ -166,6 +167,34 @@ def _components(fmt: AppAsAccess, sample: list[str]) -> list[str]:
     return [str(c) for c in counted["c"].to_list() if c not in ("", "-")]
 
 
+#: Said when a window of instants meets a log whose stamps carry no zone (probe S: a
+#: journal's CEST stamps read as UTC, --since ...+02:00 took in 70 records of the day before).
+ZONELESS = (
+    "this log's stamps carry no time zone and are read as UTC: --since/--until given as "
+    "instants (24h, now, a time with a zone such as +02:00) are off by the zone the log was "
+    "written in; to window by the log's own clock, give them without a zone "
+    "(2021-05-09T00:00)"
+)
+
+
+#: A time of day in a line's head, and one followed by a zone (``Z``, an offset, a name).
+_CLOCK = r"^.{0,60}?[0-9]{2}:[0-9]{2}:[0-9]{2}(?:[.,][0-9]+)?"
+_ZONED = _CLOCK + r" ?(?:Z|[+-][0-9]{2}:?[0-9]{2}|[A-Z]{3,5})\b"
+
+
+def _zoneless(fmt: Format, time: Callable[[pl.Expr], pl.Expr], sample: list[str]) -> bool:
+    """Whether the sampled records whose time is read write their time of day without a zone
+    (syslog's ``May 08 00:49:10``, Python's default); False when none writes a time of day
+    (an epoch is UTC) or one writes a zone."""
+    line = pl.col("line")
+    frame = pl.DataFrame({"line": sample}, schema={"line": pl.String})
+    timed = fmt.fields(line)[STATUS].is_not_null() & time(line).is_not_null()
+    clocked = timed & line.str.contains(_CLOCK)
+    zoned = clocked & line.str.contains(_ZONED)
+    n_clocked, n_zoned = frame.select(clocked.sum(), zoned.sum().alias("z")).row(0)
+    return bool(n_clocked) and not n_zoned
+
+
 def _within_window(run: Run, fmt: Format, sample: list[str]) -> Format:
     """With --since/--until: narrow each plain file to its window by bisection, filter by time.
 
@@ -191,6 +220,9 @@ def _within_window(run: Run, fmt: Format, sample: list[str]) -> Format:
             f"--since/--until: no timestamp is known for format {fmt.name}", format=fmt.name
         )
     _check_stamps_read(fmt, time, sample)
+    instants = any(names_an_instant(b) for b in (q.since, q.until) if b is not None)
+    if instants and _zoneless(fmt, time, sample):
+        run.warnings.append(ZONELESS)
     kind = line_kind(fmt.name)
     windows = []
     for i, source in enumerate(run.sources):

@@ -34,6 +34,19 @@ def parse_duration(value: str) -> timedelta | None:
     return timedelta(seconds=sum(float(n) * UNIT_SECONDS[u] for n, u in _PART.findall(text)))
 
 
+def names_an_instant(value: str) -> bool:
+    """Whether ``value`` names an instant whatever the clock a log was written by: a duration
+    back from now, ``now``, or a date-time with a zone; not a date-time without one (read in
+    ``tz``, as a log's own zone-less stamps are) nor a bad value."""
+    text = value.strip()
+    if text.lower() == "now" or parse_duration(text) is not None:
+        return True
+    try:
+        return datetime.fromisoformat(text).tzinfo is not None
+    except ValueError:
+        return False
+
+
 def parse_bound(value: str, *, now: datetime, tz: str = "UTC", flag: str = "--since") -> datetime:
     """The instant (aware, UTC) a ``--since``/``--until`` value names."""
     if now.tzinfo is None:

@@ -361,3 +361,22 @@ def test_a_window_of_one_instant_is_said(tmp_path: Path) -> None:
     assert any("one instant" in w and "next day" in w for w in one.warnings)
     day = ask(path, now, kind=QuestionKind.STATUS, since="2022-07-26", until="2022-07-27")
     assert not any("one instant" in w for w in day.warnings)
+
+
+def test_a_window_of_instants_on_zoneless_stamps_is_said(tmp_path: Path) -> None:
+    """A journal's syslog stamps are its machine's clock without a zone, read as UTC (probe S:
+    a CEST journal windowed with --since ...+02:00 took in 70 records of the day before, with
+    no word). Bounds without a zone are on the log's own clock: nothing to say then."""
+    path = tmp_path / "journal"
+    path.write_text(
+        "".join(f"May 08 {h:02d}:30:00 stephen kernel: event {h}\n" for h in range(20, 24))
+        + "".join(f"May 09 {h:02d}:30:00 stephen kernel: event {h}\n" for h in range(0, 4))
+    )
+    now = datetime(2021, 5, 10, tzinfo=UTC)
+    zoned = ask(path, now, kind=QuestionKind.STATUS, since="2021-05-09T00:00:00+02:00")
+    assert any("stamps carry no time zone" in w for w in zoned.warnings)
+    assert zoned.answer.total == 6  # 22:30 and 23:30 of May 08 too: the log's clock as UTC
+    local = ask(path, now, kind=QuestionKind.STATUS, since="2021-05-09T00:00:00")
+    assert local.answer.total == 4 and not any("time zone" in w for w in local.warnings)
+    relative = ask(path, now, kind=QuestionKind.STATUS, since="48h")
+    assert any("stamps carry no time zone" in w for w in relative.warnings)
