@@ -67,6 +67,7 @@ from logagent.formats.textlogs import (
     DMESG,
     LOGRUS_TEXT,
     LOGURU,
+    NPM_DEBUG,
     PASSENGER,
     RABBITMQ_LEGACY,
     SQUID_CACHE,
@@ -97,7 +98,7 @@ _FIXED: dict[str, AppFormat] = {
         *SERVER_LAYOUTS, *PLATFORM_LAYOUTS, *DESKTOP_LAYOUTS, *HPC_LAYOUTS, AUDITD, CLOUD_INIT,
         FAIL2BAN, PGBOUNCER, HAPROXY_TCP, GITHUB_ACTIONS, JUL, SUPERVISORD, RUBY, *JSON_LAYOUTS,
         LOGRUS_TEXT, ASTERISK, RABBITMQ_LEGACY, LOGURU, CAPNSLOG, DMESG, XORG, PASSENGER,
-        SQUID_CACHE,
+        SQUID_CACHE, NPM_DEBUG,
     )
 }  # fmt: skip
 APP_NAMES = (
@@ -120,6 +121,7 @@ APP_NAMES = (
     XORG.name,
     PASSENGER.name,
     SQUID_CACHE.name,
+    NPM_DEBUG.name,
     "hadoop",
     "log4j",
     # after hadoop: its INFO/WARN lines with "name: " are hadoop's too, and ties go to hadoop;

@@ -1,6 +1,7 @@
 """Built-in layouts of more text logs (PURE): logrus's terminal output, Asterisk's and
 RabbitMQ's before 3.9; loguru, etcd's capnslog, the kernel's ring buffer (dmesg), Xorg,
-Phusion Passenger and Squid's cache.log (probes S and T: each refused as no known format).
+Phusion Passenger, Squid's cache.log and npm's debug log (probes S and T: each refused as no
+known format).
 
 * ``logrus_text``: logrus's ``TextFormatter`` writing to a terminal (colours or not), as
   ``docker logs`` and a service started by hand show it (ChirpStack, Docker's own CLI):
@@ -286,4 +287,29 @@ SQUID_CACHE = AppRegexFormat(
     description="Squid's cache.log (ts [kidN]| msg): levels from its ERROR:/WARNING:/FATAL: "
     "tags, else the message's words; component = error kind",
     example="2025/08/12 06:01:16 kid1| ERROR: No forward-proxy ports configured.",
+)
+
+#: npm's levels, most verbose first.
+_NPM_LEVELS = (
+    ("SILLY", "TRACE"),
+    ("VERBOSE", "DEBUG"),
+    ("TIMING", "DEBUG"),
+    ("HTTP", "INFO"),
+    ("INFO", "INFO"),
+    ("NOTICE", "INFO"),
+    ("WARN", "WARN"),
+    ("ERROR", "ERROR"),
+)
+NPM_DEBUG = AppRegexFormat(
+    name="npm_debug",
+    patterns=(
+        r"^[0-9]+ (?P<level>silly|verbose|timing|http|info|notice|warn|error)"
+        r"(?: (?P<message>.*))?$",
+    ),
+    min_line_bytes=6,
+    level_map=_NPM_LEVELS,
+    head_component=True,
+    description="npm's debug log (npm-debug.log, ~/.npm/_logs/*-debug-0.log: N level msg): "
+    "component = error kind; no time",
+    example="21 error code ERESOLVE",
 )

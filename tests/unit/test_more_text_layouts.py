@@ -15,7 +15,15 @@ from logagent.cli import main
 from logagent.formats.app import parse_app
 from logagent.formats.applogs import PYTHON
 from logagent.formats.detect import detect_all
-from logagent.formats.textlogs import CAPNSLOG, DMESG, LOGURU, PASSENGER, SQUID_CACHE, XORG
+from logagent.formats.textlogs import (
+    CAPNSLOG,
+    DMESG,
+    LOGURU,
+    NPM_DEBUG,
+    PASSENGER,
+    SQUID_CACHE,
+    XORG,
+)
 
 LOGURU_LINES = [
     "2023-08-19 15:19:23 | INFO     | core.processor:parse_env:10 - Initializing environment.",
@@ -200,3 +208,22 @@ def test_an_apache_error_log_is_no_dmesg_t() -> None:
     ]
     found = detect_all(lines * 5)
     assert found.best == "apache_error" and dict(found.scores)["dmesg"] == 0.0
+
+
+def test_npm_debug_log() -> None:
+    """npm-debug.log (and ~/.npm/_logs/*-debug-0.log): "N level msg" (probe T: refused)."""
+    lines = [
+        "0 info it worked if it ends with ok",
+        "1 verbose cli [ '/usr/local/bin/node',",
+        "1 verbose cli   '/usr/local/bin/npm',",
+        "5 silly publish { name: 'zerorpc' }",
+        "6 http request PUT https://registry.npmjs.org/zerorpc",
+        "12 timing command:install Completed in 2ms",
+        "21 error code E403",
+        "22 warn deprecated request@2.88.2",
+    ]
+    got = parse_app(NPM_DEBUG, pl.Series("line", lines))
+    assert got["level"].to_list() == [
+        "INFO", "DEBUG", "DEBUG", "TRACE", "INFO", "DEBUG", "ERROR", "WARN"
+    ]  # fmt: skip
+    assert detect_all(lines * 3).best == "npm_debug"
