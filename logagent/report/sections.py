@@ -28,6 +28,7 @@ from logagent.report.words import (
     reading,
     size,
     status_mix,
+    transcoded,
 )
 from logagent.result import MAX_TIE_PAIRS, QuestionKind, Result, Status, TopEntry
 
@@ -308,6 +309,8 @@ def saving(result: Result) -> Section:
     read = (
         f"Read {pct(p.fraction_read)} of {of} ({what})"
         if result.input.bytes_total is not None
+        else f"Read {text} text as {p.bytes_read:,} bytes of UTF-8 ({what})"
+        if (text := transcoded(result))
         else f"Read {p.bytes_read:,} bytes of decompressed data or stream ({what}; whole size "
         "unknown)"
     )

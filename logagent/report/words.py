@@ -87,7 +87,20 @@ def reading(result: Result) -> str:
         )
     if total:
         return f"Read {pct(p.fraction_read)} of {size(total)} in {p.elapsed_s:.2f} s."
+    text = transcoded(result)
+    if text:
+        return f"Read {text} text, {size(p.bytes_read)} as UTF-8, in {p.elapsed_s:.2f} s."
     return f"Read {size(p.bytes_read)} of a stream (whole size unknown) in {p.elapsed_s:.2f} s."
+
+
+def transcoded(result: Result) -> str | None:
+    """The encodings (``UTF-16``) of inputs read as they were turned into UTF-8, when those
+    are all that was compressed or encoded: they are files, no streams (probe T: a UTF-16
+    file had been "a stream"); else None."""
+    codecs = {c for c in result.input.compression if c}
+    if codecs and all(c.startswith("utf-") for c in codecs):
+        return ", ".join(sorted(c.upper() for c in codecs))
+    return None
 
 
 RECUSE_WHY = {

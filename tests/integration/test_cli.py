@@ -387,6 +387,10 @@ def test_glob_skips_directories_and_utf16_is_read_or_gets_a_hint(
         run("analyze", str(write_log(text.encode("utf-16"), name="w.log")), "--json", "--top", "50")
     )
     assert marked["answer"]["top"] == r["answer"]["top"] and marked["status"] == r["status"]
+    # a file, whose UTF-8 size is unknown until read: no "stream" (probe T)
+    said = marked["report"]["markdown"]
+    assert "Read UTF-16 text, " in said and "as UTF-8" in said
+    assert "whole size unknown" not in said and "decompressed data" not in said
     proc = run("analyze", str(write_log(text.encode("utf-16-le"), name="bare.log")), "--json")
     assert proc.returncode == 3 and "UTF-16" in as_json(proc)["recuse"]["detail"]
 
