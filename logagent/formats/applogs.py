@@ -463,8 +463,9 @@ def logcat(year: YearOf = None) -> AppRegexFormat:
         name="logcat",
         patterns=(
             r"^(?P<ts>" + _MD_STAMP + r") +(?:[A-Za-z0-9_]+ +)?[0-9]+ +[0-9]+ "
-            # a tag may hold C++'s "::" (``APM::ConfigParsingUtils: ...``, probe K)
-            r"(?P<level>[VDIWEFA]) (?P<component>(?:[^:]|::)*?) *: (?P<message>.*)$",
+            # a tag may hold C++'s "::" (``APM::ConfigParsingUtils: ...``, probe K) or a colon
+            # of a process name (``tencent.mm:push: ...``, probe U: malformed)
+            r"(?P<level>[VDIWEFA]) (?P<component>(?:[^:]|:[^ ])*?) *: (?P<message>.*)$",
             # a tag may hold parentheses: ``V/AllShare(ASF-DMSLIB)( 4553): ...`` (probe O)
             r"^(?P<ts>" + _MD_STAMP + r") (?P<level>[VDIWEFA])/"
             r"(?P<component>.*?) *\( *[0-9]+\): (?P<message>.*)$",

@@ -363,9 +363,11 @@ def test_android_logcat_threadtime() -> None:
         "not a logcat line",
         # a C++ tag (probe K: this line had been malformed)
         "01-04 04:09:20.541   294   294 I APM::ConfigParsingUtils: loadAudioPolicyConfig() ok",
+        # a process name's colon (probe U: malformed)
+        "03-13 10:04:26.891  8071  8211 I tencent.mm:push: Explicit concurrent copying GC",
     ]
     got = parse_app(logcat(2017), pl.Series("line", lines))
-    assert got[LEVEL].to_list() == ["DEBUG", "ERROR", "TRACE", "FATAL", None, "INFO"]
+    assert got[LEVEL].to_list() == ["DEBUG", "ERROR", "TRACE", "FATAL", None, "INFO", "INFO"]
     assert got[COMPONENT].to_list() == [
         "WindowManager",
         "PowerManagerService",
@@ -373,6 +375,7 @@ def test_android_logcat_threadtime() -> None:
         "libc",
         None,
         "APM::ConfigParsingUtils",
+        "tencent.mm:push",
     ]
     assert got[TIME][0].year == 2017 and got[TIME][0].month == 3
 
