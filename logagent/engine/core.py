@@ -278,17 +278,20 @@ def _analyze(run: Run) -> Result:
             "sampled across the input: its records, if any, are rare, or the format is wrong"
         )
     fmt = counted_format(run, found, sample)
-    best = GENERIC_DISCOUNT if fmt.name in LAST_RESORT else 1.0  # what a clean log scores
-    if detection.confidence < UNPARSED_WARNING * best and getattr(found, "record_start", None):
+    # the share the layout read: detection discounts the last resorts and a bare JSON layout
+    # (a clean log's every line read as jsonapp had been "only 90.0 % of sampled lines", probe U)
+    last_resort = fmt.name in LAST_RESORT or bool(getattr(found, "bare", False))
+    share = detection.confidence / (GENERIC_DISCOUNT if last_resort and auto else 1.0)
+    if share < UNPARSED_WARNING and getattr(found, "record_start", None):
         run.warnings.append(  # a multi-line layout: such lines are folded, not dropped
-            f"only {detection.confidence:.1%} of sampled lines parse as {fmt.name} or look like "
+            f"only {share:.1%} of sampled lines parse as {fmt.name} or look like "
             "a stack trace: a line that starts no record of it is read as part of the record "
             "above (a multi-line record; before the first record, not counted), one that "
             "starts a record but does not parse is malformed"
         )
-    elif detection.confidence < UNPARSED_WARNING * best:
+    elif share < UNPARSED_WARNING:
         run.warnings.append(
-            f"only {detection.confidence:.1%} of sampled lines parse as {fmt.name}; the other "
+            f"only {share:.1%} of sampled lines parse as {fmt.name}; the other "
             "lines are no records of it and are not counted (a question that parses only "
             "candidate lines, such as top-errors, does not even count them as malformed: a "
             "5xx line of another layout is missed)"

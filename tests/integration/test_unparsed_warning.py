@@ -35,3 +35,23 @@ def test_lines_of_another_layout_are_said_to_be_uncounted(tmp_path: Path) -> Non
     path.write_text("\n".join(lines) + "\n")
     (said,) = _warned(path)
     assert "are no records of it and are not counted" in said
+
+
+def test_a_last_resort_that_reads_every_line_says_nothing(tmp_path: Path) -> None:
+    """Detection ranks the last resorts and a bare JSON layout below every named one (a
+    discount); the warning said that discounted score as the share read: every line of a
+    Suricata eve.json read as jsonapp was "only 90.0 % of sampled lines" (probe U). What is
+    said is the share read, undiscounted."""
+    import json
+
+    eve = [
+        json.dumps({"timestamp": f"2021-01-02T03:04:{i % 60:02d}.000+0000", "event_type": "flow"})
+        for i in range(100)
+    ]
+    path = tmp_path / "eve.json"
+    path.write_text("\n".join(eve) + "\n")
+    assert _warned(path) == []
+    half = tmp_path / "half.json"
+    half.write_text("\n".join(eve[:60] + ["plain text line number %d here" % i for i in range(40)]))
+    (said,) = _warned(half)
+    assert "only 60.0% of sampled lines" in said
