@@ -52,6 +52,6 @@ def test_a_last_resort_that_reads_every_line_says_nothing(tmp_path: Path) -> Non
     path.write_text("\n".join(eve) + "\n")
     assert _warned(path) == []
     half = tmp_path / "half.json"
-    half.write_text("\n".join(eve[:60] + ["plain text line number %d here" % i for i in range(40)]))
+    half.write_text("\n".join(eve[:60] + [f"plain text line number {i} here" for i in range(40)]))
     (said,) = _warned(half)
     assert "only 60.0% of sampled lines" in said
