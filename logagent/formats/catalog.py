@@ -65,6 +65,7 @@ from logagent.formats.textlogs import (
     ASTERISK,
     CAPNSLOG,
     DMESG,
+    FAST_ALERTS,
     LOGRUS_TEXT,
     LOGURU,
     NPM_DEBUG,
@@ -98,7 +99,7 @@ _FIXED: dict[str, AppFormat] = {
         *SERVER_LAYOUTS, *PLATFORM_LAYOUTS, *DESKTOP_LAYOUTS, *HPC_LAYOUTS, AUDITD, CLOUD_INIT,
         FAIL2BAN, PGBOUNCER, HAPROXY_TCP, GITHUB_ACTIONS, JUL, SUPERVISORD, RUBY, *JSON_LAYOUTS,
         LOGRUS_TEXT, ASTERISK, RABBITMQ_LEGACY, LOGURU, CAPNSLOG, DMESG, XORG, PASSENGER,
-        SQUID_CACHE, NPM_DEBUG,
+        SQUID_CACHE, NPM_DEBUG, FAST_ALERTS,
     )
 }  # fmt: skip
 APP_NAMES = (
@@ -122,6 +123,7 @@ APP_NAMES = (
     PASSENGER.name,
     SQUID_CACHE.name,
     NPM_DEBUG.name,
+    FAST_ALERTS.name,
     "hadoop",
     "log4j",
     # after hadoop: its INFO/WARN lines with "name: " are hadoop's too, and ties go to hadoop;

@@ -18,6 +18,7 @@ from logagent.formats.detect import detect_all
 from logagent.formats.textlogs import (
     CAPNSLOG,
     DMESG,
+    FAST_ALERTS,
     LOGURU,
     NPM_DEBUG,
     PASSENGER,
@@ -227,3 +228,31 @@ def test_npm_debug_log() -> None:
         "INFO", "DEBUG", "DEBUG", "TRACE", "INFO", "DEBUG", "ERROR", "WARN"
     ]  # fmt: skip
     assert detect_all(lines * 3).best == "npm_debug"
+
+
+def test_fast_log_alerts() -> None:
+    """Suricata's (and Snort's) fast.log: the signature is the component, the priority the
+    level (probe U: generic took "ET INFO" in a signature as the level of 233 alerts and
+    left 93 others malformed, "exact")."""
+    lines = [
+        "03/02/2025-16:05:10.697055  [**] [1:1000001:1] ICMP Traffic Detected [**] "
+        "[Classification: (null)] [Priority: 3] {IPv6-ICMP} fe80::1:135 -> fe80::2:0",
+        "03/02/2025-16:06:00.100000  [**] [1:2013504:6] ET INFO GNU/Linux APT User-Agent "
+        "Outbound [**] [Classification: Not Suspicious Traffic] [Priority: 3] {TCP} "
+        "10.0.2.15:40000 -> 91.189.91.39:80",
+        "03/02/2025-16:07:00.000001  [**] [1:2001219:20] ET SCAN Potential SSH Scan [**] "
+        "[Classification: Attempted Information Leak] [Priority: 2] {TCP} 10.0.0.5:4022 -> "
+        "10.0.0.1:22",
+        "03/24-13:55:05.566290  [**] [1:1000002:1] Possible SSH Brute Force [**] [Priority: 1] "
+        "{TCP} 10.0.0.9:5555 -> 10.0.0.1:22",
+    ]
+    got = parse_app(FAST_ALERTS, pl.Series("line", lines))
+    assert got["level"].to_list() == ["INFO", "INFO", "WARN", "ERROR"]
+    assert got["component"].to_list() == [
+        "ICMP Traffic Detected",
+        "ET INFO GNU/Linux APT User-Agent Outbound",
+        "ET SCAN Potential SSH Scan",
+        "Possible SSH Brute Force",
+    ]
+    assert got["time"].is_null().to_list() == [False, False, False, True]  # Snort's: no year
+    assert detect_all(lines * 3).best == "fast_alerts"
