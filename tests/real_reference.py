@@ -150,7 +150,7 @@ def message_level(msg: str) -> str:
     # an address or URL names no failure: a word of the message is outside them (mail logs'
     # spam senders, High.Power.Emergency.Flashlight@...)
     words = " ".join(w for w in msg.split() if "@" not in w.strip("<>()[],;\"'") and "://" not in w)
-    words = re.sub(r"(?i)\b(errors?|failures?|failed|fails?|err)=0+(?![0-9.])", " ", words)
+    words = re.sub(r"(?i)\b(errors?|failures?|failed|fails?|err) ?= ?0+(?![0-9.x])", " ", words)
     words = re.sub(r"(?i)\b(errors|failures) *: *0+ *(?=[,;)\]}]|$)", " ", words)
     words = re.sub(r"(?i)\b(0|no|zero|without) +(errors?|failures?)\b", " ", words)
     words = re.sub(  # systemd's units not needed here

@@ -68,11 +68,15 @@ from logagent.formats.textlogs import (
     FAST_ALERTS,
     LOGRUS_TEXT,
     LOGURU,
+    MOSQUITTO,
     NPM_DEBUG,
+    OPENVPN,
     PASSENGER,
     RABBITMQ_LEGACY,
     SQUID_CACHE,
+    WINDOWS_UPDATE,
     XORG,
+    charon,
 )
 from logagent.formats.w3c import W3C_LAYOUTS
 from logagent.formats.webservers import HAPROXY_TCP
@@ -99,7 +103,7 @@ _FIXED: dict[str, AppFormat] = {
         *SERVER_LAYOUTS, *PLATFORM_LAYOUTS, *DESKTOP_LAYOUTS, *HPC_LAYOUTS, AUDITD, CLOUD_INIT,
         FAIL2BAN, PGBOUNCER, HAPROXY_TCP, GITHUB_ACTIONS, JUL, SUPERVISORD, RUBY, *JSON_LAYOUTS,
         LOGRUS_TEXT, ASTERISK, RABBITMQ_LEGACY, LOGURU, CAPNSLOG, DMESG, XORG, PASSENGER,
-        SQUID_CACHE, NPM_DEBUG, FAST_ALERTS,
+        SQUID_CACHE, NPM_DEBUG, FAST_ALERTS, OPENVPN, MOSQUITTO, WINDOWS_UPDATE,
     )
 }  # fmt: skip
 APP_NAMES = (
@@ -124,6 +128,10 @@ APP_NAMES = (
     SQUID_CACHE.name,
     NPM_DEBUG.name,
     FAST_ALERTS.name,
+    OPENVPN.name,
+    "charon",
+    MOSQUITTO.name,
+    WINDOWS_UPDATE.name,
     "hadoop",
     "log4j",
     # after hadoop: its INFO/WARN lines with "name: " are hadoop's too, and ties go to hadoop;
@@ -292,6 +300,7 @@ def build_any_format(
         "log15": lambda: log15(year),
         "logcat": lambda: logcat(year),
         "redis": lambda: redis(year),
+        "charon": lambda: charon(year),
         "jsonapp": lambda: _keyed(JsonAppFormat, auto_app_mapping(sample, json_keys), sample),
         "logfmt": lambda: _keyed(
             LogfmtFormat, auto_app_mapping(sample, json_keys, logfmt=True), sample, logfmt=True

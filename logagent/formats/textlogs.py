@@ -2,7 +2,8 @@
 RabbitMQ's before 3.9; loguru, etcd's capnslog, the kernel's ring buffer (dmesg), Xorg,
 Phusion Passenger, Squid's cache.log, npm's debug log (probes S and T: each refused as no
 known format) and Suricata's and Snort's fast.log alerts (probe U: generic read "ET INFO" in
-a signature as the level of 233 alerts and left the other 93 malformed, "exact").
+a signature as the level of 233 alerts and left the other 93 malformed, "exact"), OpenVPN,
+strongSwan's charon, Mosquitto and Windows Update (probe U: refused).
 
 * ``logrus_text``: logrus's ``TextFormatter`` writing to a terminal (colours or not), as
   ``docker logs`` and a service started by hand show it (ChirpStack, Docker's own CLI):
@@ -34,7 +35,7 @@ a signature as the level of 233 alerts and left the other 93 malformed, "exact")
 from __future__ import annotations
 
 from logagent.formats.app import AppRegexFormat
-from logagent.formats.apptimes import DAY, HMS
+from logagent.formats.apptimes import DAY, HMS, YEAR, YearOf
 
 _LOGRUS_LEVELS = (
     ("PANI", "FATAL"),
@@ -336,4 +337,77 @@ FAST_ALERTS = AppRegexFormat(
     "ERROR, 2 WARN, 3-4 INFO",
     example="03/02/2025-16:05:10.697055  [**] [1:2001219:20] ET SCAN Potential SSH Scan [**] "
     "[Classification: Attempted Information Leak] [Priority: 2] {TCP} 10.0.0.5:4022 -> 10.0.0.1:22",
+)
+
+#: A ctime stamp (``Wed Dec 27 01:48:22 2017``).
+_CTIME = rf"[A-Z][a-z]{{2}} [A-Z][a-z]{{2}} [ 0-9][0-9] {HMS} [0-9]{{4}}"
+OPENVPN = AppRegexFormat(
+    name="openvpn",
+    patterns=(
+        # verb 5 writes a packet's R/W marks before the stamp of the next line
+        rf"^[RWrw]*(?P<ts>{_CTIME})(?: us=[0-9]+)? (?P<message>.*)$",
+    ),
+    min_line_bytes=26,
+    time_formats=("%a %b %e %H:%M:%S %Y",),
+    record_start=rf"[RWrw]*{_CTIME} ",
+    level_words=True,
+    head_component=True,
+    description="OpenVPN's log (ctime [us=N] msg): levels from its WARNING:/ERROR: tags and "
+    "words; component = error kind",
+    example="Wed Dec 27 01:48:22 2017 us=445895 TLS Error: TLS handshake failed",
+)
+
+
+def charon(year: YearOf = None) -> AppRegexFormat:
+    """strongSwan's charon filelog (``17 Aug 04:14:35 02[IKE] msg``: its default stamp has no
+    year, placed by ``year``); component = the subsystem (IKE, CFG, KNL, ENC, NET, JOB...)."""
+    stamp = rf"[0-9]{{2}} [A-Z][a-z]{{2}} {HMS}|[A-Z][a-z]{{2}} [ 0-9][0-9] {HMS}"
+    return AppRegexFormat(
+        name="charon",
+        patterns=(
+            rf"^(?P<ts>{stamp}) [0-9]{{2}}\[(?P<component>[A-Z]{{2,4}})\] "
+            r"(?:<[^>]*> )?(?P<message>.*)$",
+        ),
+        min_line_bytes=24,
+        time_formats=(f"{YEAR} %d %b %H:%M:%S", f"{YEAR} %b %d %H:%M:%S"),
+        year=year,
+        record_start=rf"(?:{stamp}) [0-9]{{2}}\[",
+        level_words=True,
+        description="strongSwan's charon log (ts NN[SUBSYS] msg): component = subsystem; "
+        "levels from the message's words",
+        example="17 Aug 04:14:35 11[IKE] received AUTHENTICATION_FAILED notify error",
+    )
+
+
+MOSQUITTO = AppRegexFormat(
+    name="mosquitto",
+    patterns=(rf"^(?P<ts>[0-9]{{10}}|{DAY}T{HMS}): (?P<message>.*)$",),
+    min_line_bytes=13,
+    time_formats=("%s", "%Y-%m-%dT%H:%M:%S"),
+    record_start=rf"(?:[0-9]{{10}}|{DAY}T{HMS}): ",
+    level_words=True,
+    head_component=True,
+    description="Mosquitto's log (epoch or ISO stamp: msg): levels from its Error:/Warning: "
+    "tags and words; component = error kind",
+    example="1640062719: Error: Address already in use",
+)
+
+WINDOWS_UPDATE = AppRegexFormat(
+    name="windows_update",
+    patterns=(
+        # Get-WindowsUpdateLog (Windows 10+): ts(7 digits) pid tid component msg
+        rf"^(?P<ts>[0-9]{{4}}[-/][0-9]{{2}}[-/][0-9]{{2}} {HMS}\.[0-9]{{1,7}}) +[0-9]+ +[0-9]+ +"
+        r"(?P<component>[A-Za-z][A-Za-z0-9_]*) +(?P<message>.*)$",
+        # Windows 7's WindowsUpdate.log: date, time:ms, pid, tid (hex), component, tabs
+        rf"^(?P<ts>{DAY}\t{HMS}):[0-9]{{3}}\t *[0-9]+\t[0-9a-fA-F]+\t(?P<component>[A-Za-z]+)"
+        r"\t(?P<message>.*)$",
+    ),
+    min_line_bytes=40,
+    time_formats=("%Y-%m-%d %H:%M:%S%.f", "%Y/%m/%d %H:%M:%S%.f", "%Y-%m-%d %H:%M:%S"),
+    record_start=rf"[0-9]{{4}}[-/][0-9]{{2}}[-/][0-9]{{2}}[ \t]{HMS}",
+    level_words=True,
+    description="Windows Update's log (WindowsUpdate.log, Get-WindowsUpdateLog): component = "
+    "its agent (DownloadManager, Agent, ...); levels from the message's words",
+    example="2024-04-11 12:48:04.6269606 1980  8444  Agent           * WARNING: Exit code = "
+    "0x80240022",
 )

@@ -57,6 +57,9 @@ CASES = [
     ('I0512 04:54:38.461366    2473 prober.go:107] "Probe failed" probeType="Liveness"', "INFO"),
     ("W0512 04:54:39.000001    2473 x.go:1] slow", "WARN"),
     ("errors=2 processed=10", "ERROR"),
+    # Windows Update's counts, blanks around "=" (probe U); a code 0x... is no count
+    ("Download call complete (succeeded = 1, succeeded with errors = 0, failed = 0)", "INFO"),
+    ("Install call failed = 0x80240022", "ERROR"),
     # counters of none only: these are failures (a review)
     ("Connection failed: 0 bytes received", "ERROR"),
     ("request failed: 0", "ERROR"),

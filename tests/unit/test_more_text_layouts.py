@@ -20,10 +20,14 @@ from logagent.formats.textlogs import (
     DMESG,
     FAST_ALERTS,
     LOGURU,
+    MOSQUITTO,
     NPM_DEBUG,
+    OPENVPN,
     PASSENGER,
     SQUID_CACHE,
+    WINDOWS_UPDATE,
     XORG,
+    charon,
 )
 
 LOGURU_LINES = [
@@ -256,3 +260,52 @@ def test_fast_log_alerts() -> None:
     ]
     assert got["time"].is_null().to_list() == [False, False, False, True]  # Snort's: no year
     assert detect_all(lines * 3).best == "fast_alerts"
+
+
+def test_openvpn_charon_mosquitto_and_windows_update() -> None:
+    """Four daemons' logs probe U found refused: their stamps, components and levels (read
+    from their tags and words: none writes a level of its own)."""
+    vpn = [
+        "Wed Dec 27 01:48:22 2017 us=445895 Current Parameter Settings:",
+        "Wed Dec 27 01:48:22 2017 us=446176   config = 'server-orange.conf'",
+        "RWRWTue Aug  1 23:17:21 2017 us=537294 TLS Error: TLS handshake failed",
+        "Tue Aug  1 23:17:22 2017 WARNING: --ns-cert-type is DEPRECATED",
+    ]
+    got = parse_app(OPENVPN, pl.Series("line", vpn))
+    assert got["level"].to_list() == ["INFO", "INFO", "ERROR", "WARN"]
+    assert str(got["time"][2]) == "2017-08-01 23:17:21+00:00"
+    assert detect_all(vpn * 3).best == "openvpn"
+    ipsec = [
+        "17 Aug 04:14:35 02[JOB] watched FD 18 ready to read",
+        "17 Aug 04:14:36 11[IKE] received AUTHENTICATION_FAILED notify error",
+        "Aug 17 04:14:37 05[CFG] <conn1|3> loaded certificate",
+    ]
+    got = parse_app(charon(2020), pl.Series("line", ipsec))
+    assert got["component"].to_list() == ["JOB", "IKE", "CFG"]
+    assert got["level"].to_list() == ["INFO", "ERROR", "INFO"]
+    assert str(got["time"][0]) == "2020-08-17 04:14:35+00:00"
+    assert detect_all(ipsec * 3, year=2020).best == "charon"
+    mqtt = [
+        "1640062719: mosquitto version 2.0.14 starting",
+        "1640062720: Error: Address already in use",
+        "2023-08-02T17:42:33: Warning: Mosquitto should not be run as root/administrator.",
+    ]
+    got = parse_app(MOSQUITTO, pl.Series("line", mqtt))
+    assert got["level"].to_list() == ["INFO", "ERROR", "WARN"]
+    assert str(got["time"][0]) == "2021-12-21 04:58:39+00:00"
+    assert detect_all(mqtt * 3).best == "mosquitto"
+    wu = [
+        "2024-04-11 12:48:04.6269606 1980  8444  DownloadManager PurgeContentForPatchUpdate",
+        "2020/11/19 15:25:46.9997442 3304  9020  Agent           * END * Finding updates, "
+        "Exit code = 0x00000000",
+        "2024-04-11 12:48:05.0000001 1980  8444  Agent           *FAILED* [8024000E] init",
+        "2012-03-20\t10:36:32:145\t 988\tf10\tAU\t###########  AU: Initializing Automatic "
+        "Updates  ###########",
+        "2024-04-11 12:48:06.1 1980  8444  Handler         Download call complete (succeeded = 1,"
+        " succeeded with errors = 0, failed = 0)",
+    ]
+    got = parse_app(WINDOWS_UPDATE, pl.Series("line", wu))
+    assert got["component"].to_list() == ["DownloadManager", "Agent", "Agent", "AU", "Handler"]
+    assert got["level"].to_list() == ["INFO", "INFO", "ERROR", "INFO", "INFO"]
+    assert got["time"].is_null().sum() == 0
+    assert detect_all(wu * 3).best == "windows_update"
