@@ -162,8 +162,9 @@ MESSAGE_TAG = (
 #: a kubelet's 44 E and 22 W records had been read from their words, ERROR 90, no WARN).
 KLOG_TAG = r"^\s*([IWEF])[0-9]{4} [0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{6} "
 #: Counts of none, which name no failure: ``errors=0``, ``failed = 0`` (Windows Update's
-#: "succeeded with errors = 0, failed = 0"), ``failures: 0,``, ``no errors``. Only counters: "Connection failed: 0 bytes received" and "Login failed: 0
-#: attempts left" are failures (a review found them read as INFO).
+#: "succeeded with errors = 0, failed = 0"), ``failures: 0,``, ``no errors``; not a code
+#: (``failed=0x80240022``). Only counters: "Connection failed: 0 bytes received" and "Login
+#: failed: 0 attempts left" are failures (a review found them read as INFO).
 NO_ERRORS = (
     r"(?i)\b(?:errors?|failures?|failed|fails?|err) ?= ?0+(?:[^0-9.x]|$)"
     r"|\b(?:errors|failures)\s*:\s*0+\s*(?:[,;)\]}]|$)"
