@@ -77,6 +77,7 @@ from logagent.formats.textlogs import (
     WINDOWS_UPDATE,
     XORG,
     charon,
+    mongodb_legacy,
 )
 from logagent.formats.w3c import W3C_LAYOUTS
 from logagent.formats.webservers import HAPROXY_TCP
@@ -132,6 +133,7 @@ APP_NAMES = (
     "charon",
     MOSQUITTO.name,
     WINDOWS_UPDATE.name,
+    "mongodb_legacy",
     "hadoop",
     "log4j",
     # after hadoop: its INFO/WARN lines with "name: " are hadoop's too, and ties go to hadoop;
@@ -301,6 +303,7 @@ def build_any_format(
         "logcat": lambda: logcat(year),
         "redis": lambda: redis(year),
         "charon": lambda: charon(year),
+        "mongodb_legacy": lambda: mongodb_legacy(year),
         "jsonapp": lambda: _keyed(JsonAppFormat, auto_app_mapping(sample, json_keys), sample),
         "logfmt": lambda: _keyed(
             LogfmtFormat, auto_app_mapping(sample, json_keys, logfmt=True), sample, logfmt=True

@@ -3,7 +3,7 @@ RabbitMQ's before 3.9; loguru, etcd's capnslog, the kernel's ring buffer (dmesg)
 Phusion Passenger, Squid's cache.log, npm's debug log (probes S and T: each refused as no
 known format) and Suricata's and Snort's fast.log alerts (probe U: generic read "ET INFO" in
 a signature as the level of 233 alerts and left the other 93 malformed, "exact"), OpenVPN,
-strongSwan's charon, Mosquitto and Windows Update (probe U: refused).
+strongSwan's charon, Mosquitto, Windows Update and MongoDB 2.x (probe U: refused).
 
 * ``logrus_text``: logrus's ``TextFormatter`` writing to a terminal (colours or not), as
   ``docker logs`` and a service started by hand show it (ChirpStack, Docker's own CLI):
@@ -411,3 +411,24 @@ WINDOWS_UPDATE = AppRegexFormat(
     example="2024-04-11 12:48:04.6269606 1980  8444  Agent           * WARNING: Exit code = "
     "0x80240022",
 )
+
+
+def mongodb_legacy(year: YearOf = None) -> AppRegexFormat:
+    """MongoDB 2.4 (``Tue May 20 19:07:39.959 [conn12] msg``, no year: placed by ``year``) and
+    2.6 (``2014-04-09T23:16:20.437-0400 [initandlisten] msg``): no severity, read from the
+    message's words; component = the thread's name without its number (``conn``)."""
+    thread = r" \[(?P<component>[A-Za-z_]+)[^\]]*\] (?P<message>.*)$"
+    old = rf"[A-Z][a-z]{{2}} [ 0-9][0-9] {HMS}\.[0-9]{{3}}"
+    iso = rf"{DAY}T{HMS}\.[0-9]{{3}}[+-][0-9]{{4}}"
+    return AppRegexFormat(
+        name="mongodb_legacy",
+        patterns=(rf"^(?P<ts>{iso})" + thread, rf"^[A-Z][a-z]{{2}} (?P<ts>{old})" + thread),
+        min_line_bytes=30,
+        time_formats=("%Y-%m-%dT%H:%M:%S%.f%z", f"{YEAR} %b %d %H:%M:%S%.f"),
+        year=year,
+        record_start=rf"{iso} \[|[A-Z][a-z]{{2}} {old} \[",
+        level_words=True,
+        description="MongoDB 2.4 and 2.6 text log (ts [thread] msg): component = thread name; "
+        "levels from the message's words",
+        example="2014-04-09T23:16:20.437-0400 [conn12] assertion 13 not authorized on admin",
+    )

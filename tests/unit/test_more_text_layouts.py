@@ -28,6 +28,7 @@ from logagent.formats.textlogs import (
     WINDOWS_UPDATE,
     XORG,
     charon,
+    mongodb_legacy,
 )
 
 LOGURU_LINES = [
@@ -309,3 +310,22 @@ def test_openvpn_charon_mosquitto_and_windows_update() -> None:
     assert got["level"].to_list() == ["INFO", "INFO", "ERROR", "INFO", "INFO"]
     assert got["time"].is_null().sum() == 0
     assert detect_all(wu * 3).best == "windows_update"
+
+
+def test_mongodb_2_4_and_2_6() -> None:
+    """MongoDB 2.x writes no severity and its thread where 3.0+ writes S COMPONENT (probe U:
+    mtools' 2.4 and 2.6 logs refused)."""
+    lines = [
+        "Tue May 20 19:07:39.959 [mongosMain] MongoS version 2.4.7 starting: pid=36561",
+        "Tue May 20 19:07:40.000 [conn12] warning: config servers not in sync",
+        "2014-04-09T23:16:20.437-0400 [initandlisten] MongoDB starting : pid=4037 port=27019",
+        "2014-04-09T23:16:21.000-0400 [conn7] assertion 13 not authorized on admin, error",
+    ]
+    got = parse_app(mongodb_legacy(2014), pl.Series("line", lines))
+    assert got["component"].to_list() == ["mongosMain", "conn", "initandlisten", "conn"]
+    assert got["level"].to_list() == ["INFO", "WARN", "INFO", "ERROR"]
+    assert [str(t) for t in got["time"]][1:3] == [
+        "2014-05-20 19:07:40+00:00",
+        "2014-04-10 03:16:20.437000+00:00",
+    ]
+    assert detect_all(lines * 3, year=2014).best == "mongodb_legacy"
