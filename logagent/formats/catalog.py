@@ -35,6 +35,14 @@ from logagent.formats.apptimes import YearOf
 from logagent.formats.base import Format
 from logagent.formats.cilogs import GITHUB_ACTIONS
 from logagent.formats.custom import CustomFormat
+from logagent.formats.daemonlogs import (
+    FAST_ALERTS,
+    MOSQUITTO,
+    OPENVPN,
+    WINDOWS_UPDATE,
+    charon,
+    mongodb_legacy,
+)
 from logagent.formats.desktoplogs import DESKTOP_LAYOUTS
 from logagent.formats.generic import NAME as GENERIC
 from logagent.formats.generic import describe as describe_generic
@@ -65,19 +73,13 @@ from logagent.formats.textlogs import (
     ASTERISK,
     CAPNSLOG,
     DMESG,
-    FAST_ALERTS,
     LOGRUS_TEXT,
     LOGURU,
-    MOSQUITTO,
     NPM_DEBUG,
-    OPENVPN,
     PASSENGER,
     RABBITMQ_LEGACY,
     SQUID_CACHE,
-    WINDOWS_UPDATE,
     XORG,
-    charon,
-    mongodb_legacy,
 )
 from logagent.formats.w3c import W3C_LAYOUTS
 from logagent.formats.webservers import HAPROXY_TCP

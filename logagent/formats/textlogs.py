@@ -1,9 +1,7 @@
 """Built-in layouts of more text logs (PURE): logrus's terminal output, Asterisk's and
 RabbitMQ's before 3.9; loguru, etcd's capnslog, the kernel's ring buffer (dmesg), Xorg,
-Phusion Passenger, Squid's cache.log, npm's debug log (probes S and T: each refused as no
-known format) and Suricata's and Snort's fast.log alerts (probe U: generic read "ET INFO" in
-a signature as the level of 233 alerts and left the other 93 malformed, "exact"), OpenVPN,
-strongSwan's charon, Mosquitto, Windows Update and MongoDB 2.x (probe U: refused).
+Phusion Passenger, Squid's cache.log and npm's debug log (probes S and T: each refused as
+no known format). More daemons' logs are in ``daemonlogs``.
 
 * ``logrus_text``: logrus's ``TextFormatter`` writing to a terminal (colours or not), as
   ``docker logs`` and a service started by hand show it (ChirpStack, Docker's own CLI):
@@ -35,7 +33,7 @@ strongSwan's charon, Mosquitto, Windows Update and MongoDB 2.x (probe U: refused
 from __future__ import annotations
 
 from logagent.formats.app import AppRegexFormat
-from logagent.formats.apptimes import DAY, HMS, YEAR, YearOf
+from logagent.formats.apptimes import DAY, HMS
 
 _LOGRUS_LEVELS = (
     ("PANI", "FATAL"),
@@ -315,120 +313,3 @@ NPM_DEBUG = AppRegexFormat(
     "component = error kind; no time",
     example="21 error code ERESOLVE",
 )
-
-#: An alert's priority (Suricata and Snort: 1 the highest): 1 is an error, 2 a warning.
-_ALERT_PRIORITIES = (("1", "ERROR"), ("2", "WARN"), ("3", "INFO"), ("4", "INFO"), ("0", "INFO"))
-FAST_ALERTS = AppRegexFormat(
-    name="fast_alerts",
-    patterns=(
-        # Suricata's stamp has a year, Snort's (MM/DD-time) none: its alerts have no time
-        r"^(?P<ts>[0-9]{2}/[0-9]{2}/[0-9]{4}-"
-        + HMS
-        + r"\.[0-9]+|[0-9]{2}/[0-9]{2}-"
-        + HMS
-        + r"\.[0-9]+) +\[\*\*\] \[[0-9]+:[0-9]+:[0-9]+\] (?P<component>.*?) \[\*\*\] "
-        r"(?:\[Classification: [^\]]*\] )?\[Priority: (?P<level>[0-9]+)\] (?P<message>.*)$",
-    ),
-    min_line_bytes=40,
-    time_formats=("%m/%d/%Y-%H:%M:%S%.f",),
-    level_map=_ALERT_PRIORITIES,
-    record_start=r"[0-9]{2}/[0-9]{2}(?:/[0-9]{4})?-",
-    description="Suricata's and Snort's fast.log alerts: component = signature; priority 1 is "
-    "ERROR, 2 WARN, 3-4 INFO",
-    example="03/02/2025-16:05:10.697055  [**] [1:2001219:20] ET SCAN Potential SSH Scan [**] "
-    "[Classification: Attempted Information Leak] [Priority: 2] {TCP} 10.0.0.5:4022 -> 10.0.0.1:22",
-)
-
-#: A ctime stamp (``Wed Dec 27 01:48:22 2017``).
-_CTIME = rf"[A-Z][a-z]{{2}} [A-Z][a-z]{{2}} [ 0-9][0-9] {HMS} [0-9]{{4}}"
-OPENVPN = AppRegexFormat(
-    name="openvpn",
-    patterns=(
-        # verb 5 writes a packet's R/W marks before the stamp of the next line
-        rf"^[RWrw]*(?P<ts>{_CTIME})(?: us=[0-9]+)? (?P<message>.*)$",
-    ),
-    min_line_bytes=26,
-    time_formats=("%a %b %e %H:%M:%S %Y",),
-    record_start=rf"[RWrw]*{_CTIME} ",
-    level_words=True,
-    head_component=True,
-    description="OpenVPN's log (ctime [us=N] msg): levels from its WARNING:/ERROR: tags and "
-    "words; component = error kind",
-    example="Wed Dec 27 01:48:22 2017 us=445895 TLS Error: TLS handshake failed",
-)
-
-
-def charon(year: YearOf = None) -> AppRegexFormat:
-    """strongSwan's charon filelog (``17 Aug 04:14:35 02[IKE] msg``: its default stamp has no
-    year, placed by ``year``); component = the subsystem (IKE, CFG, KNL, ENC, NET, JOB...)."""
-    stamp = rf"[0-9]{{2}} [A-Z][a-z]{{2}} {HMS}|[A-Z][a-z]{{2}} [ 0-9][0-9] {HMS}"
-    return AppRegexFormat(
-        name="charon",
-        patterns=(
-            rf"^(?P<ts>{stamp}) [0-9]{{2}}\[(?P<component>[A-Z]{{2,4}})\] "
-            r"(?:<[^>]*> )?(?P<message>.*)$",
-        ),
-        min_line_bytes=24,
-        time_formats=(f"{YEAR} %d %b %H:%M:%S", f"{YEAR} %b %d %H:%M:%S"),
-        year=year,
-        record_start=rf"(?:{stamp}) [0-9]{{2}}\[",
-        level_words=True,
-        description="strongSwan's charon log (ts NN[SUBSYS] msg): component = subsystem; "
-        "levels from the message's words",
-        example="17 Aug 04:14:35 11[IKE] received AUTHENTICATION_FAILED notify error",
-    )
-
-
-MOSQUITTO = AppRegexFormat(
-    name="mosquitto",
-    patterns=(rf"^(?P<ts>[0-9]{{10}}|{DAY}T{HMS}): (?P<message>.*)$",),
-    min_line_bytes=13,
-    time_formats=("%s", "%Y-%m-%dT%H:%M:%S"),
-    record_start=rf"(?:[0-9]{{10}}|{DAY}T{HMS}): ",
-    level_words=True,
-    head_component=True,
-    description="Mosquitto's log (epoch or ISO stamp: msg): levels from its Error:/Warning: "
-    "tags and words; component = error kind",
-    example="1640062719: Error: Address already in use",
-)
-
-WINDOWS_UPDATE = AppRegexFormat(
-    name="windows_update",
-    patterns=(
-        # Get-WindowsUpdateLog (Windows 10+): ts(7 digits) pid tid component msg
-        rf"^(?P<ts>[0-9]{{4}}[-/][0-9]{{2}}[-/][0-9]{{2}} {HMS}\.[0-9]{{1,7}}) +[0-9]+ +[0-9]+ +"
-        r"(?P<component>[A-Za-z][A-Za-z0-9_]*) +(?P<message>.*)$",
-        # Windows 7's WindowsUpdate.log: date, time:ms, pid, tid (hex), component, tabs
-        rf"^(?P<ts>{DAY}\t{HMS}):[0-9]{{3}}\t *[0-9]+\t[0-9a-fA-F]+\t(?P<component>[A-Za-z]+)"
-        r"\t(?P<message>.*)$",
-    ),
-    min_line_bytes=40,
-    time_formats=("%Y-%m-%d %H:%M:%S%.f", "%Y/%m/%d %H:%M:%S%.f", "%Y-%m-%d %H:%M:%S"),
-    record_start=rf"[0-9]{{4}}[-/][0-9]{{2}}[-/][0-9]{{2}}[ \t]{HMS}",
-    level_words=True,
-    description="Windows Update's log (WindowsUpdate.log, Get-WindowsUpdateLog): component = "
-    "its agent (DownloadManager, Agent, ...); levels from the message's words",
-    example="2024-04-11 12:48:04.6269606 1980  8444  Agent           * WARNING: Exit code = "
-    "0x80240022",
-)
-
-
-def mongodb_legacy(year: YearOf = None) -> AppRegexFormat:
-    """MongoDB 2.4 (``Tue May 20 19:07:39.959 [conn12] msg``, no year: placed by ``year``) and
-    2.6 (``2014-04-09T23:16:20.437-0400 [initandlisten] msg``): no severity, read from the
-    message's words; component = the thread's name without its number (``conn``)."""
-    thread = r" \[(?P<component>[A-Za-z_]+)[^\]]*\] (?P<message>.*)$"
-    old = rf"[A-Z][a-z]{{2}} [ 0-9][0-9] {HMS}\.[0-9]{{3}}"
-    iso = rf"{DAY}T{HMS}\.[0-9]{{3}}[+-][0-9]{{4}}"
-    return AppRegexFormat(
-        name="mongodb_legacy",
-        patterns=(rf"^(?P<ts>{iso})" + thread, rf"^[A-Z][a-z]{{2}} (?P<ts>{old})" + thread),
-        min_line_bytes=30,
-        time_formats=("%Y-%m-%dT%H:%M:%S%.f%z", f"{YEAR} %b %d %H:%M:%S%.f"),
-        year=year,
-        record_start=rf"{iso} \[|[A-Z][a-z]{{2}} {old} \[",
-        level_words=True,
-        description="MongoDB 2.4 and 2.6 text log (ts [thread] msg): component = thread name; "
-        "levels from the message's words",
-        example="2014-04-09T23:16:20.437-0400 [conn12] assertion 13 not authorized on admin",
-    )

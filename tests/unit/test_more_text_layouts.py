@@ -14,21 +14,23 @@ from click.testing import CliRunner
 from logagent.cli import main
 from logagent.formats.app import parse_app
 from logagent.formats.applogs import PYTHON
+from logagent.formats.daemonlogs import (
+    FAST_ALERTS,
+    MOSQUITTO,
+    OPENVPN,
+    WINDOWS_UPDATE,
+    charon,
+    mongodb_legacy,
+)
 from logagent.formats.detect import detect_all
 from logagent.formats.textlogs import (
     CAPNSLOG,
     DMESG,
-    FAST_ALERTS,
     LOGURU,
-    MOSQUITTO,
     NPM_DEBUG,
-    OPENVPN,
     PASSENGER,
     SQUID_CACHE,
-    WINDOWS_UPDATE,
     XORG,
-    charon,
-    mongodb_legacy,
 )
 
 LOGURU_LINES = [
