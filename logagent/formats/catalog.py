@@ -37,11 +37,14 @@ from logagent.formats.cilogs import GITHUB_ACTIONS
 from logagent.formats.custom import CustomFormat
 from logagent.formats.daemonlogs import (
     FAST_ALERTS,
+    HEALTHAPP,
+    HPC,
     MOSQUITTO,
     OPENVPN,
     WINDOWS_UPDATE,
     charon,
     mongodb_legacy,
+    proxifier,
 )
 from logagent.formats.desktoplogs import DESKTOP_LAYOUTS
 from logagent.formats.generic import NAME as GENERIC
@@ -106,7 +109,7 @@ _FIXED: dict[str, AppFormat] = {
         *SERVER_LAYOUTS, *PLATFORM_LAYOUTS, *DESKTOP_LAYOUTS, *HPC_LAYOUTS, AUDITD, CLOUD_INIT,
         FAIL2BAN, PGBOUNCER, HAPROXY_TCP, GITHUB_ACTIONS, JUL, SUPERVISORD, RUBY, *JSON_LAYOUTS,
         LOGRUS_TEXT, ASTERISK, RABBITMQ_LEGACY, LOGURU, CAPNSLOG, DMESG, XORG, PASSENGER,
-        SQUID_CACHE, NPM_DEBUG, FAST_ALERTS, OPENVPN, MOSQUITTO, WINDOWS_UPDATE,
+        SQUID_CACHE, NPM_DEBUG, FAST_ALERTS, OPENVPN, MOSQUITTO, WINDOWS_UPDATE, HEALTHAPP, HPC,
     )
 }  # fmt: skip
 APP_NAMES = (
@@ -136,6 +139,9 @@ APP_NAMES = (
     MOSQUITTO.name,
     WINDOWS_UPDATE.name,
     "mongodb_legacy",
+    HEALTHAPP.name,
+    "proxifier",
+    HPC.name,
     "hadoop",
     "log4j",
     # after hadoop: its INFO/WARN lines with "name: " are hadoop's too, and ties go to hadoop;
@@ -306,6 +312,7 @@ def build_any_format(
         "redis": lambda: redis(year),
         "charon": lambda: charon(year),
         "mongodb_legacy": lambda: mongodb_legacy(year),
+        "proxifier": lambda: proxifier(year),
         "jsonapp": lambda: _keyed(JsonAppFormat, auto_app_mapping(sample, json_keys), sample),
         "logfmt": lambda: _keyed(
             LogfmtFormat, auto_app_mapping(sample, json_keys, logfmt=True), sample, logfmt=True

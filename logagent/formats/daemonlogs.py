@@ -1,5 +1,6 @@
 """Built-in layouts of daemons' logs (PURE): Suricata's and Snort's fast.log alerts, OpenVPN,
-strongSwan's charon, Mosquitto, Windows Update and MongoDB 2.x.
+strongSwan's charon, Mosquitto, Windows Update and MongoDB 2.x; and the loghub datasets no
+other layout read (HealthApp, Proxifier, HPC: refused, or HPC's lines malformed under generic).
 
 Probe U found each refused as no known format, or worse: generic read "ET INFO" in a fast.log
 alert's signature as the level of 233 alerts and left the other 93 malformed, "exact". An
@@ -129,3 +130,53 @@ def mongodb_legacy(year: YearOf = None) -> AppRegexFormat:
         "levels from the message's words",
         example="2014-04-09T23:16:20.437-0400 [conn12] assertion 13 not authorized on admin",
     )
+
+
+#: loghub's logs of a kind no other layout reads (logpai/loghub's HealthApp, Proxifier, HPC).
+HEALTHAPP = AppRegexFormat(
+    name="healthapp",
+    patterns=(
+        r"^(?P<ts>[0-9]{8}-" + HMS + r":[0-9]{3})\|(?P<component>[^|]+)\|[0-9]+\|"
+        r"(?P<message>.*)$",
+    ),
+    min_line_bytes=26,
+    time_formats=("%Y%m%d-%H:%M:%S:%3f",),
+    level_words=True,
+    description="Huawei's HealthApp (loghub: ts|component|pid|msg): component = its step "
+    "counter's part; levels from the message's words",
+    example="20171223-22:15:29:606|Step_LSC|30002312|onStandStepChanged 3579",
+)
+
+
+def proxifier(year: YearOf = None) -> AppRegexFormat:
+    """Proxifier's log (``[10.30 16:49:06] chrome.exe - host:port msg``, loghub): the stamp
+    has no year (placed by ``year``); component = the program."""
+    return AppRegexFormat(
+        name="proxifier",
+        patterns=(
+            r"^\[(?P<ts>[0-9]{2}\.[0-9]{2} " + HMS + r")\] (?P<component>[^ ]+)(?: \*64)? - "
+            r"(?P<message>.*)$",
+        ),
+        min_line_bytes=22,
+        time_formats=(f"{YEAR} %m.%d %H:%M:%S",),
+        year=year,
+        level_words=True,
+        description="Proxifier (loghub: [MM.DD time] program - host:port msg): component = "
+        "program; levels from the message's words",
+        example="[10.30 16:49:07] chrome.exe - proxy.example.org:5070 error : Could not connect",
+    )
+
+
+HPC = AppRegexFormat(
+    name="hpc",
+    patterns=(
+        r"^[0-9]+ (?P<node>[^ ]+) (?P<component>[^ ]+) [^ ]+ (?P<ts>[0-9]{10}) [0-9]+ "
+        r"(?P<message>.*)$",
+    ),
+    min_line_bytes=24,
+    time_formats=("%s",),
+    level_words=True,
+    description="loghub's HPC cluster log (id node component state epoch flag msg): component "
+    "= its component column; levels from the message's words",
+    example="134683 node-128 action error 1077804742 1 halt (command 1523) Error: Bad exit code",
+)

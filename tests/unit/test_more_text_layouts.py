@@ -16,11 +16,14 @@ from logagent.formats.app import parse_app
 from logagent.formats.applogs import PYTHON
 from logagent.formats.daemonlogs import (
     FAST_ALERTS,
+    HEALTHAPP,
+    HPC,
     MOSQUITTO,
     OPENVPN,
     WINDOWS_UPDATE,
     charon,
     mongodb_legacy,
+    proxifier,
 )
 from logagent.formats.detect import detect_all
 from logagent.formats.textlogs import (
@@ -331,3 +334,34 @@ def test_mongodb_2_4_and_2_6() -> None:
         "2014-04-10 03:16:20.437000+00:00",
     ]
     assert detect_all(lines * 3, year=2014).best == "mongodb_legacy"
+
+
+def test_loghub_healthapp_proxifier_and_hpc() -> None:
+    """Three loghub datasets no layout read (HealthApp, Proxifier: refused; HPC: its lines
+    malformed under generic, one "ERROR" word its level)."""
+    health = [
+        "20171223-22:15:29:606|Step_LSC|30002312|onStandStepChanged 3579",
+        "20171223-22:15:29:633|Step_StandReportReceiver|30002312|onReceive action: SCREEN_ON",
+    ]
+    got = parse_app(HEALTHAPP, pl.Series("line", health))
+    assert got["component"].to_list() == ["Step_LSC", "Step_StandReportReceiver"]
+    assert str(got["time"][0]) == "2017-12-23 22:15:29.606000+00:00"
+    assert detect_all(health * 5).best == "healthapp"
+    proxy = [
+        "[07.26 13:59:44] chrome.exe *64 - www.google.com.hk:443 open through proxy p.org:5070 HTTPS",
+        "[10.30 16:49:07] Skype.exe - 86.99.222.235:443 error : Could not connect through proxy",
+    ]
+    got = parse_app(proxifier(2017), pl.Series("line", proxy))
+    assert got["component"].to_list() == ["chrome.exe", "Skype.exe"]
+    assert got["level"].to_list() == ["INFO", "ERROR"]
+    assert detect_all(proxy * 5, year=2017).best == "proxifier"
+    hpc = [
+        "134681 node-246 unix.hw state_change.unavailable 1077804742 1 Component State Change",
+        "2566692 1897 boot_cmd success 1073991950 1 Command has completed successfully",
+        "51338 node-3 node psu 1106496000 1 psu failure\\ ambient=28",
+    ]
+    got = parse_app(HPC, pl.Series("line", hpc))
+    assert got["component"].to_list() == ["unix.hw", "boot_cmd", "node"]
+    assert got["level"].to_list() == ["INFO", "INFO", "ERROR"]
+    assert str(got["time"][0]) == "2004-02-26 14:12:22+00:00"
+    assert detect_all(hpc * 5).best == "hpc"
