@@ -348,7 +348,7 @@ def test_loghub_healthapp_proxifier_and_hpc() -> None:
     assert str(got["time"][0]) == "2017-12-23 22:15:29.606000+00:00"
     assert detect_all(health * 5).best == "healthapp"
     proxy = [
-        "[07.26 13:59:44] chrome.exe *64 - www.google.com.hk:443 open through proxy p.org:5070 HTTPS",
+        "[07.26 13:59:44] chrome.exe *64 - www.google.com.hk:443 open through proxy p.org:5070",
         "[10.30 16:49:07] Skype.exe - 86.99.222.235:443 error : Could not connect through proxy",
     ]
     got = parse_app(proxifier(2017), pl.Series("line", proxy))
