@@ -40,6 +40,7 @@ from logagent.formats.daemonlogs import (
     HEALTHAPP,
     HPC,
     MOSQUITTO,
+    MSSQL_ERRORLOG,
     OPENVPN,
     WINDOWS_UPDATE,
     charon,
@@ -110,6 +111,7 @@ _FIXED: dict[str, AppFormat] = {
         FAIL2BAN, PGBOUNCER, HAPROXY_TCP, GITHUB_ACTIONS, JUL, SUPERVISORD, RUBY, *JSON_LAYOUTS,
         LOGRUS_TEXT, ASTERISK, RABBITMQ_LEGACY, LOGURU, CAPNSLOG, DMESG, XORG, PASSENGER,
         SQUID_CACHE, NPM_DEBUG, FAST_ALERTS, OPENVPN, MOSQUITTO, WINDOWS_UPDATE, HEALTHAPP, HPC,
+        MSSQL_ERRORLOG,
     )
 }  # fmt: skip
 APP_NAMES = (
@@ -142,6 +144,7 @@ APP_NAMES = (
     HEALTHAPP.name,
     "proxifier",
     HPC.name,
+    MSSQL_ERRORLOG.name,
     "hadoop",
     "log4j",
     # after hadoop: its INFO/WARN lines with "name: " are hadoop's too, and ties go to hadoop;

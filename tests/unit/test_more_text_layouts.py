@@ -19,6 +19,7 @@ from logagent.formats.daemonlogs import (
     HEALTHAPP,
     HPC,
     MOSQUITTO,
+    MSSQL_ERRORLOG,
     OPENVPN,
     WINDOWS_UPDATE,
     charon,
@@ -365,3 +366,21 @@ def test_loghub_healthapp_proxifier_and_hpc() -> None:
     assert got["level"].to_list() == ["INFO", "INFO", "ERROR"]
     assert str(got["time"][0]) == "2004-02-26 14:12:22+00:00"
     assert detect_all(hpc * 5).best == "hpc"
+
+
+def test_sql_server_errorlog() -> None:
+    """SQL Server's ERRORLOG: the line "Error: N, Severity: S" is the error (its message is
+    the next line's, no level of its own: counted once); the banner's tabbed lines continue
+    the first record (probe U: with --format generic 250 of 273 records were malformed)."""
+    lines = [
+        "2025-06-01 09:27:56.85 Server      Microsoft SQL Server 2022 (RTM) - 16.0.1000.6 (X64) ",
+        "\tOct  8 2022 05:58:25 ",
+        "2025-06-01 09:32:40.25 Backup      Error: 3041, Severity: 16, State: 1.",
+        "2025-06-01 09:32:40.25 Backup      BACKUP failed to complete the command BACKUP DATABASE",
+        "2025-06-01 09:33:45.70 spid85      Error: 823, Severity: 24, State: 2.",
+        "2025-06-01 09:33:46.00 spid12s     Starting up database 'msdb'.",
+    ]
+    got = parse_app(MSSQL_ERRORLOG, pl.Series("line", lines)).drop_nulls("component")
+    assert got["level"].to_list() == [None, "ERROR", None, "FATAL", None]
+    assert got["component"].to_list() == ["Server", "Backup", "Backup", "spid", "spid"]
+    assert detect_all(lines * 3).best == "mssql_errorlog"
