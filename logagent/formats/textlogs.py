@@ -150,14 +150,20 @@ LOGURU = AppRegexFormat(
     example="2023-08-21 22:59:38.123 | ERROR    | core.chat:chat:65 - no response from the server",
 )
 
-#: etcd's capnslog (etcd 3.3 and before, OpenShift 3/4.2): one letter a level.
-_CAPNSLOG_LEVELS = (
+#: The letters of syslog's severities that capnslog and Passenger write: crit, error, warn,
+#: notice, info, debug.
+_SEVERITY_LETTERS = (
     ("C", "FATAL"),
     ("E", "ERROR"),
     ("W", "WARN"),
     ("N", "INFO"),
     ("I", "INFO"),
     ("D", "DEBUG"),
+)
+#: etcd's capnslog (etcd 3.3 and before, OpenShift 3/4.2): one letter a level, and the words
+#: of the gRPC logger inside it.
+_CAPNSLOG_LEVELS = (
+    *_SEVERITY_LETTERS,
     ("T", "TRACE"),
     ("WARNING", "WARN"),
     ("ERROR", "ERROR"),
@@ -243,17 +249,8 @@ DMESG = AppRegexFormat(
     example="[  812.406130] ata1.00: failed command: READ FPDMA QUEUED",
 )
 
-#: Phusion Passenger's levels: crit, error, warn, notice, info, debug.
-_PASSENGER_LEVELS = (
-    ("C", "FATAL"),
-    ("E", "ERROR"),
-    ("W", "WARN"),
-    ("N", "INFO"),
-    ("I", "INFO"),
-    ("D", "DEBUG"),
-    ("D2", "DEBUG"),
-    ("D3", "DEBUG"),
-)
+#: Phusion Passenger's levels (its debug levels 2 and 3 too).
+_PASSENGER_LEVELS = (*_SEVERITY_LETTERS, ("D2", "DEBUG"), ("D3", "DEBUG"))
 PASSENGER = AppRegexFormat(
     name="passenger",
     patterns=(
