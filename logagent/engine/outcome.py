@@ -58,9 +58,6 @@ EXPLAINS_THE_INPUT = 0.5
 #: Layouts whose file holds other output by design (README: "its app output lines are no
 #: records"), counted as malformed and said, never refused for it.
 SHARES_ITS_FILE = frozenset({"uwsgi"})
-#: A detected format that read under this share of the sample is judged with the lines it
-#: folded that look like no part of a record counted against it (``EXPLAINS_THE_INPUT``).
-SCARCE_SAMPLE = 0.1
 
 
 def finish(run: Run, detection: Detection, unit_size: int, units_total: int | None) -> Result:
@@ -140,18 +137,13 @@ def finish(run: Run, detection: Detection, unit_size: int, units_total: int | No
     if read_all and not named and not run.partial and weighed and tally.parsed > 0:
         # Lines folded into a record that look like no part of one are not judged here: a
         # review found them in correct reads (Hibernate's "Hibernate: select ..." lines in a
-        # Spring Boot log, flush-left SQL and JSON payloads); a warning counts them. Unless
-        # the format read almost none of the sample (``SCARCE_SAMPLE``): probe Q's boot.log of
-        # fsck and kdump output, 20 of its 1,021 lines "[uptime] msg", had been an "exact"
-        # dmesg of 20 records and 1,001 lines inside them.
-        unlike = tally.unlike_continuation if sampled < SCARCE_SAMPLE else 0
-        explained = tally.parsed - tally.malformed - unlike
-        if explained < floor * tally.parsed and tally.malformed + unlike > FEW_MALFORMED:
-            inside = f" ({unlike:,} lines folded into them look like no part of one)"
+        # Spring Boot log, flush-left SQL and JSON payloads); a warning counts them.
+        explained = tally.parsed - tally.malformed
+        if explained < floor * tally.parsed and tally.malformed > FEW_MALFORMED:
             detail = (
                 f"only {explained:,} of the {tally.parsed:,} lines parsed are {fmt} records "
-                f"or lines inside them{inside if unlike else ''}, under the {floor:.0%} a "
-                f"detected format must read; to count its records anyway, name it: --format {fmt}"
+                f"or lines inside them, under the {floor:.0%} a detected format must read; to "
+                f"count its records anyway, name it: --format {fmt}"
             )
             return recused(
                 run, detection, RecuseCode.UNRECOGNIZED_FORMAT, detail, progress=progress, info=info

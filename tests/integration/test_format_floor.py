@@ -168,22 +168,19 @@ def test_a_layout_that_shares_its_file_and_a_prefilter_are_not_refused(tmp_path:
     assert answered["answer"]["total"] == 3
 
 
-def test_a_format_that_read_almost_none_of_the_sample_is_judged_with_what_it_folded(
-    tmp_path: Path,
-) -> None:
-    """Probe Q's boot.log (fsck, plymouth and kdump console output) has 20 lines "[uptime]
-    msg" among 1,021: read as dmesg, its other lines were folded into those records, and the
-    answer was an "exact" 20 records. A format that read under ``SCARCE_SAMPLE`` of the
-    sample is judged with them (the Traefik log above, 45 % of the sample, is not)."""
-    log = tmp_path / "boot.log"
-    fsck = [
-        f"/dev/nvme0n1p2: Clearing orphaned inode {i} (uid=0, gid=0, size={i})" for i in range(50)
-    ]
-    kdump = [f"[    5.89{i:04d}] kdump-tools[945]: Starting kdump-tools:" for i in range(2)]
-    log.write_text("\n".join((kdump + fsck) * 10) + "\n")
+def test_a_dev_log_with_many_sql_lines_per_record_is_answered(tmp_path: Path) -> None:
+    """A review: a Spring Boot dev log with show-sql writes a dozen "Hibernate: select" lines
+    under each record, its records under a tenth of the lines (as a boot.log's "[uptime]"
+    lines among fsck output are): judging such reads by those lines refused a correct one.
+    They are counted in a warning, and the records answer."""
+    log = tmp_path / "dev.log"
+    sql = "Hibernate: select o.id, o.total from orders o where o.customer_id=?"
+    rows = []
+    for i in range(40):
+        level = "ERROR" if i % 4 == 0 else "INFO"
+        rows.append(f"2024-03-05 10:00:{i:02d}.123 {level} 1 --- [exec-{i}] c.a.OrderService : x")
+        rows.extend([sql] * 12)
+    log.write_text("\n".join(rows) + "\n")
     got = _run(log, "-q", "status", "--full")
-    assert got["input"]["format"] == "dmesg" and got["status"] == "recused"
-    assert got["recuse"]["reason_code"] == "UNRECOGNIZED_FORMAT"
-    assert "500 lines folded into them look like no part of one" in got["recuse"]["detail"]
-    named = _run(log, "-q", "status", "--full", "--format", "dmesg")
-    assert named["status"] == "exact" and named["answer"]["total"] == 20
+    assert got["status"] == "exact" and got["answer"]["total"] == 40
+    assert any("480 of them look like no stack trace" in w for w in got["warnings"])
