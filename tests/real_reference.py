@@ -139,7 +139,7 @@ def message_level(msg: str) -> str:
         return {"I": "INFO", "W": "WARN", "E": "ERROR", "F": "FATAL"}[klog[1]]
     # GLib's "[** ][(prog:pid): ][Domain-]LEVEL **: " (g_error aborts; g_critical is its error)
     rest = msg.lstrip().removeprefix("** ")
-    if rest.startswith("(") and "): " in rest and " " not in rest[: rest.index("): ")]:
+    if rest.startswith("(") and "): " in rest and "(" not in rest[1 : rest.index("): ")]:
         rest = rest[rest.index("): ") + 3 :]
     head = rest.split(" **: ", 1)[0] if " **: " in rest else ""
     glib = head.rsplit("-", 1)[-1] if head and " " not in head else ""
@@ -161,8 +161,8 @@ def message_level(msg: str) -> str:
     # routine phrases: Linux boot lines, ACPI's threshold notice, sensors' limits, D-Bus fields
     for phrase in ("correctable errors collector", "error containment capabilities",
                    "errors=remount-ro", "errors=continue", "errors=panic", "panic notifier",
-                   "critical threshold", "critical trip point", "emerg = +", "emerg = -",
-                   'error name="(unset)"', 'type="error"'):  # fmt: skip
+                   "no or invalid critical threshold", "emerg = +", "emerg = -",
+                   'error name="(unset)"', 'matched rules; type="error"'):  # fmt: skip
         at = words.lower().find(phrase)
         while at >= 0:
             words = words[:at] + " " + words[at + len(phrase) :]

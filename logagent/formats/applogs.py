@@ -312,8 +312,10 @@ PYTHON = AppRegexFormat(
         + r" \((?:[^()]|\([^()]*\))*\) \[(?P<component>[^\]]+)\] (?P<message>.*)$",
         # the level first (probe T: Django's "[%(levelname)s] %(asctime)s [%(name)s:%(lineno)d]"
         # and "%(levelname)s %(asctime)s [%(filename)s %(funcName)s:%(lineno)d]:", refused)
-        r"^\[?" + _PY_LEVEL + r"\]? (?P<ts>" + _D4 + " " + _HMS + r"(?:[.,][0-9]{3,6})?) "
-        r"\[(?P<component>[^\]\s:]+)[^\]]*\]:? (?P<message>.*)$",
+        # (its bracket ends in the line number: a Java layout's "%-5p %d [%t] %c: %m" writes a
+        # thread there, a review)
+        r"^\[?" + _PY_LEVEL + r"\]? +(?P<ts>" + _D4 + " " + _HMS + r"(?:[.,][0-9]{3,6})?) "
+        r"\[(?P<component>[^\]\s:]+)[^\]]*:[0-9]+\]:? (?P<message>.*)$",
         # "%(name)s - %(levelname)s - %(message)s", no time (probe T: ranked by message head)
         r"^(?P<component>[A-Za-z_][A-Za-z0-9_.]*) - " + _PY_LEVEL + r" - (?P<message>.*)$",
     ),
@@ -321,7 +323,7 @@ PYTHON = AppRegexFormat(
     time_formats=_LOCAL_TIMES,
     record_start=rf"(?:{_PY_LEVELS}):|{_D4} {_HMS}"
     + rf"(?:(?:,[0-9]{{3}})? - |(?:[.,][0-9]{{3,6}})? (?:{_PY_LEVELS}) \()"
-    + rf"|\[?(?:{_PY_LEVELS})\]? {_D4} |[A-Za-z_][A-Za-z0-9_.]* - (?:{_PY_LEVELS}) - ",
+    + rf"|\[?(?:{_PY_LEVELS})\]? +{_D4} |[A-Za-z_][A-Za-z0-9_.]* - (?:{_PY_LEVELS}) - ",
     description="Python logging (default, asctime - name - level, Home Assistant's, the level "
     "first, name - level without a time): component = logger name",
     example="ERROR:app.db:connection lost",

@@ -183,15 +183,17 @@ NO_ERRORS = (
 ROUTINE = (
     r"(?i)\bcorrectable errors collector\b|\berror containment capabilities\b"
     r"|\berrors=(?:remount-ro|continue|panic)\b|\bpanic notifier\b"
-    r"|\b(?:no or invalid )?critical (?:threshold|trip point)s?\b|\bemerg = [+-]"
-    r'|\berror name="\(unset\)"|\btype="error"'
+    r"|\bno or invalid critical threshold\b|\bemerg = [+-]"
+    # D-Bus's rejection's fields, not any "type=error" (a review: an app's <result
+    # type="error"> is an error)
+    r'|\berror name="\(unset\)"|\bmatched rules; type="error"'
 )
 #: GLib's level marker, after its ``** (prog:pid): `` or ``(prog:pid): `` head and a log
 #: domain (``Gs-WARNING **: Failed to ...``): the program's own level, which its words do not
 #: overrule (probe S: GNOME's ``WARNING **: Failed to ...`` lines had been ERROR records).
 #: g_error() aborts the program (FATAL); g_critical() is GLib's error (``GLIB_LEVELS``).
 GLIB_TAG = (
-    r"^\s*(?:\*\* )?(?:\([^()\s]*\): )?(?:[A-Za-z0-9_.-]+-)?"
+    r"^\s*(?:\*\* )?(?:\([^()]*\): )?(?:[A-Za-z0-9_.-]+-)?"
     r"(ERROR|CRITICAL|WARNING|Message|INFO|DEBUG) \*\*: "
 )
 GLIB_LEVELS = {

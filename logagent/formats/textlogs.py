@@ -222,6 +222,15 @@ XORG = AppRegexFormat(
     example="[    26.427] (EE) NVIDIA(0): Failed to initialize the NVIDIA kernel module",
 )
 
+#: Lines that say a log is no kernel ring buffer, though dmesg reads their shape: Xorg's
+#: "[uptime] (WW) msg"; and, a review found, Apache 2.2's "[ctime] [error] msg" (-T's stamp),
+#: PHP's built-in server's "[ctime] 127.0.0.1:44516 [500]: GET /", journalctl's
+#: short-monotonic "[uptime] host prog[pid]: msg" and an app's "[uptime] ERROR: msg".
+_CTIME_BRACKET = rf"\[[A-Z][a-z]{{2}} [A-Z][a-z]{{2}} [ 0-9][0-9] {HMS}(?:\.[0-9]+)? [0-9]{{4}}\] "
+_NOT_DMESG = (
+    rf"{_UPTIME}\((?:{_XORG_MARK})\) |{_CTIME_BRACKET}(?:\[|[0-9a-fA-F.:\[\]]+:[0-9]+ )"
+    rf"|{_UPTIME}(?:[^ :]+ (?:kernel|[^ \[:]+\[[0-9]+\]): |(?:ERROR|WARN(?:ING)?|INFO|DEBUG)[:\]] )"
+)
 #: ``dmesg -x``'s facility and level, then the uptime stamp.
 _DMESG_X = (
     r"(?:kern|user|mail|daemon|auth|syslog|lpr|news|uucp|cron|authpriv|ftp|local[0-7]) *:"
@@ -240,10 +249,7 @@ DMESG = AppRegexFormat(
     record_start=rf"(?:{_DMESG_X})?{_UPTIME}|\[[A-Z][a-z]{{2}} [A-Z][a-z]{{2}} [ 0-9][0-9] ",
     level_words=True,
     head_component=True,
-    # Xorg's "[uptime] (WW) msg" and Apache's "[Fri Dec 16 01:46:23 2005] [error] msg" (-T's
-    # stamp): their own layouts
-    ruled_out_by=rf"{_UPTIME}\((?:{_XORG_MARK})\) |\[[A-Z][a-z]{{2}} [A-Z][a-z]{{2}} [ 0-9][0-9] "
-    rf"{HMS}(?:\.[0-9]+)? [0-9]{{4}}\] \[",
+    ruled_out_by=_NOT_DMESG,
     description="the kernel's ring buffer (dmesg, -T, -x): levels from dmesg -x or the "
     "message's words; component = error kind; no calendar time without -T",
     example="[  812.406130] ata1.00: failed command: READ FPDMA QUEUED",

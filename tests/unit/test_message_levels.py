@@ -98,6 +98,11 @@ CASES = [
     ("GLib-GIO-CRITICAL **: g_dbus_proxy_get_object_path: assertion failed", "ERROR"),
     ("(nautilus:2211): GLib-ERROR **: out of memory", "FATAL"),
     ("(gedit:9): Gtk-Message **: Failed to load module", "INFO"),
+    ("(Web Content:4242): Gtk-CRITICAL **: gtk_widget_get_scale_factor: assertion", "ERROR"),
+    # a review: the same words in other messages are failures
+    ("Device: /dev/sda [SAT], Temperature above critical threshold", "FATAL"),
+    ("ACPI: Critical trip point reached, shutting down", "FATAL"),
+    ('<result type="error">payment gateway unreachable</result>', "ERROR"),
 ]
 
 

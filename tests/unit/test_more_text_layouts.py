@@ -209,6 +209,25 @@ def test_python_with_the_level_first_or_no_time() -> None:
     assert got["time"].is_null().to_list() == [False, False, False, True, True]
     assert detect_all(lines[:3] * 3).best == "python"
     assert detect_all(lines[3:] * 3).best == "python"
+    # a review: Java's level-first layouts write a thread in the bracket, no line number;
+    # half read as python (the padded "INFO " lines folded), they stay no python's
+    java = [
+        "INFO  2024-03-05 10:00:00,244 [main] com.acme.Cache: retrying operation after timeout",
+        "ERROR 2024-03-05 10:00:09,100 [main] com.acme.web.Api: failed to load user 42",
+        "[WARN] 2024-03-05 10:00:00,807 [Thread-3] connection established",
+    ]
+    assert parse_app(PYTHON, pl.Series("line", java))["component"].is_null().all()
+
+
+def test_dmesg_is_no_other_uptime_or_ctime_log() -> None:
+    """A review: PHP's built-in server, journalctl -o short-monotonic and an app stamping its
+    uptime were read as dmesg (PHP's 86 requests that got a 500: "no ERROR+ record")."""
+    for lines in (
+        ["[Tue Mar  5 10:00:00 2024] 127.0.0.1:44516 [500]: GET /api/x"],
+        ["[    1.370000] web01 nginx[77]: upstream timed out", "[    1.0] web01 kernel: x"],
+        ["[1.370] ERROR: cannot open config", "[1.371] INFO: started"],
+    ):
+        assert dict(detect_all(lines * 5).scores)["dmesg"] == 0.0
 
 
 def test_an_apache_error_log_is_no_dmesg_t() -> None:
