@@ -151,6 +151,7 @@ def message_level(msg: str) -> str:
     # spam senders, High.Power.Emergency.Flashlight@...)
     words = " ".join(w for w in msg.split() if "@" not in w.strip("<>()[],;\"'") and "://" not in w)
     words = re.sub(r"(?i)\b(errors?|failures?|failed|fails?|err) ?= ?0+(?![0-9.x])", " ", words)
+    words = re.sub(r"(?i)\b(and|with) error 0+(?![0-9.x])", " ", words)
     words = re.sub(r"(?i)\b(errors|failures) *: *0+ *(?=[,;)\]}]|$)", " ", words)
     words = re.sub(r"(?i)\b(0|no|zero|without) +(errors?|failures?)\b", " ", words)
     words = re.sub(  # systemd's units not needed here

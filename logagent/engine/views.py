@@ -177,15 +177,25 @@ ZONELESS = (
 )
 
 
-#: A time of day in a line's head, and one followed by a zone (``Z``, an offset, a name).
+#: A time of day in a line's head, and one followed by a zone (``Z``, an offset, a zone's
+#: name: not any capitals, a level is no zone: "10:00:00,000 INFO", a review).
 _CLOCK = r"^.{0,60}?[0-9]{2}:[0-9]{2}:[0-9]{2}(?:[.,][0-9]+)?"
-_ZONED = _CLOCK + r" ?(?:Z|[+-][0-9]{2}:?[0-9]{2}|[A-Z]{3,5})\b"
+_ZONE_NAMES = (
+    "UTC|UT|GMT|CET|CEST|EET|EEST|WET|WEST|BST|IST|MSK|JST|KST|HKT|SGT|AEST|AEDT|ACST|ACDT|"
+    "AWST|NZST|NZDT|PST|PDT|MST|MDT|CST|CDT|EST|EDT|AKST|AKDT|HST|BRT|ART"
+)
+_ZONED = _CLOCK + rf" ?(?:Z|[+-][0-9]{{2}}:?[0-9]{{2}}|(?:{_ZONE_NAMES}))\b"
+#: Layouts whose stamps are UTC by their definition, zone or none (W3C extended logs: IIS's,
+#: CloudFront's; a review found them warned of).
+UTC_BY_DEFINITION = frozenset({"w3c", "cloudfront"})
 
 
 def _zoneless(fmt: Format, time: Callable[[pl.Expr], pl.Expr], sample: list[str]) -> bool:
     """Whether the sampled records whose time is read write their time of day without a zone
     (syslog's ``May 08 00:49:10``, Python's default); False when none writes a time of day
     (an epoch is UTC) or one writes a zone."""
+    if fmt.name in UTC_BY_DEFINITION:
+        return False
     line = pl.col("line")
     frame = pl.DataFrame({"line": sample}, schema={"line": pl.String})
     timed = fmt.fields(line)[STATUS].is_not_null() & time(line).is_not_null()

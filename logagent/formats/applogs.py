@@ -316,6 +316,9 @@ PYTHON = AppRegexFormat(
         # thread there, a review)
         r"^\[?" + _PY_LEVEL + r"\]? +(?P<ts>" + _D4 + " " + _HMS + r"(?:[.,][0-9]{3,6})?) "
         r"\[(?P<component>[^\]\s:]+)[^\]]*:[0-9]+\]:? (?P<message>.*)$",
+        # ... or the logger's name alone ("[%(name)s]"; not Java's "[%t] %c", ``ruled_out_by``)
+        r"^\[?" + _PY_LEVEL + r"\]? +(?P<ts>" + _D4 + " " + _HMS + r"(?:[.,][0-9]{3,6})?) "
+        r"\[(?P<component>[A-Za-z_][A-Za-z0-9_.-]*)\] (?P<message>.*)$",
         # "%(name)s - %(levelname)s - %(message)s", no time (probe T: ranked by message head)
         r"^(?P<component>[A-Za-z_][A-Za-z0-9_.]*) - " + _PY_LEVEL + r" - (?P<message>.*)$",
     ),
@@ -324,6 +327,10 @@ PYTHON = AppRegexFormat(
     record_start=rf"(?:{_PY_LEVELS}):|{_D4} {_HMS}"
     + rf"(?:(?:,[0-9]{{3}})? - |(?:[.,][0-9]{{3,6}})? (?:{_PY_LEVELS}) \()"
     + rf"|\[?(?:{_PY_LEVELS})\]? +{_D4} |[A-Za-z_][A-Za-z0-9_.]* - (?:{_PY_LEVELS}) - ",
+    # Java's level-first layouts, "%-5p %d [%t] %c: %m" or "... %c - %m": the bracket is a
+    # thread's, a class's name follows (a review: read as python, ranked by thread)
+    ruled_out_by=rf"\[?(?:{_PY_LEVELS})\]? +{_D4} {_HMS}[.,0-9]* \[[^\]]*\] "
+    r"[A-Za-z_$][A-Za-z0-9_$]*(?:\.[A-Za-z0-9_$]+)+(?::| -) ",
     description="Python logging (default, asctime - name - level, Home Assistant's, the level "
     "first, name - level without a time): component = logger name",
     example="ERROR:app.db:connection lost",

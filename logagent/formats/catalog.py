@@ -128,6 +128,23 @@ APP_NAMES = (
     LOGRUS_TEXT.name,
     ASTERISK.name,
     RABBITMQ_LEGACY.name,
+    "hadoop",
+    "log4j",
+    # after hadoop: its INFO/WARN lines with "name: " are hadoop's too, and ties go to hadoop;
+    # its CRIT/ERRO lines are no hadoop records
+    SUPERVISORD.name,
+    "python",
+    RUBY.name,
+    "golog",
+    "log15",
+    "logcat",
+    "redis",
+    "apache_error",
+    "syslog5424",
+    "syslog3164",
+    JUL.name,  # late: its "LEVEL: msg" lines are uvicorn's and PostgreSQL's ones too
+    # the layouts of probes S-U, after the established ones: a tie goes to those (a review:
+    # mongodb_legacy had taken logback's "ISO+hhmm [thread] LEVEL logger - msg" lines)
     LOGURU.name,
     CAPNSLOG.name,
     DMESG.name,  # before xorg: a dmesg line is no Xorg line, though xorg reads its shape
@@ -145,21 +162,6 @@ APP_NAMES = (
     "proxifier",
     HPC.name,
     MSSQL_ERRORLOG.name,
-    "hadoop",
-    "log4j",
-    # after hadoop: its INFO/WARN lines with "name: " are hadoop's too, and ties go to hadoop;
-    # its CRIT/ERRO lines are no hadoop records
-    SUPERVISORD.name,
-    "python",
-    RUBY.name,
-    "golog",
-    "log15",
-    "logcat",
-    "redis",
-    "apache_error",
-    "syslog5424",
-    "syslog3164",
-    JUL.name,  # late: its "LEVEL: msg" lines are uvicorn's and PostgreSQL's ones too
     *(f.name for f in JSON_LAYOUTS),
     ZEEK_TSV.name,
     "jsonapp",

@@ -39,6 +39,10 @@ FAST_ALERTS = AppRegexFormat(
     "[Classification: Attempted Information Leak] [Priority: 2] {TCP} 10.0.0.5:4022 -> 10.0.0.1:22",
 )
 
+#: A level written as a column (upper case, then a blank): the logs of the layouts below that
+#: read levels from words write none, so a log that does is another layout's (a review: such
+#: logs had been read with their level ignored and glued into the component).
+_LEVEL_COLUMN = "(?:TRACE|DEBUG|INFO|NOTICE|WARN|WARNING|ERROR|FATAL|CRITICAL)"
 #: A ctime stamp (``Wed Dec 27 01:48:22 2017``).
 _CTIME = rf"[A-Z][a-z]{{2}} [A-Z][a-z]{{2}} [ 0-9][0-9] {HMS} [0-9]{{4}}"
 OPENVPN = AppRegexFormat(
@@ -52,6 +56,9 @@ OPENVPN = AppRegexFormat(
     record_start=rf"[RWrw]*{_CTIME} ",
     level_words=True,
     head_component=True,
+    # a log with a level column after the stamp (its level is no word to guess from) and
+    # vsftpd's "[pid 1234]" are no OpenVPN logs (a review)
+    ruled_out_by=rf"{_CTIME} (?:{_LEVEL_COLUMN} |\[pid [0-9]+\])",
     description="OpenVPN's log (ctime [us=N] msg): levels from its WARNING:/ERROR: tags and "
     "words; component = error kind",
     example="Wed Dec 27 01:48:22 2017 us=445895 TLS Error: TLS handshake failed",
@@ -87,6 +94,7 @@ MOSQUITTO = AppRegexFormat(
     record_start=rf"(?:[0-9]{{10}}|{DAY}T{HMS}): ",
     level_words=True,
     head_component=True,
+    ruled_out_by=rf"(?:[0-9]{{10}}|{DAY}T{HMS}): {_LEVEL_COLUMN}[ :]",  # Mosquitto's: "Error:"
     description="Mosquitto's log (epoch or ISO stamp: msg): levels from its Error:/Warning: "
     "tags and words; component = error kind",
     example="1640062719: Error: Address already in use",
@@ -96,8 +104,10 @@ WINDOWS_UPDATE = AppRegexFormat(
     name="windows_update",
     patterns=(
         # Get-WindowsUpdateLog (Windows 10+): ts(7 digits) pid tid component msg
-        rf"^(?P<ts>[0-9]{{4}}[-/][0-9]{{2}}[-/][0-9]{{2}} {HMS}\.[0-9]{{1,7}}) +[0-9]+ +[0-9]+ +"
-        r"(?P<component>[A-Za-z][A-Za-z0-9_]*) +(?P<message>.*)$",
+        # (its 7-digit fraction and a named agent: logcat -v year's "pid tid I" and TeamViewer's
+        # "pid tid S0!!" are no Windows Update lines, a review)
+        rf"^(?P<ts>[0-9]{{4}}[-/][0-9]{{2}}[-/][0-9]{{2}} {HMS}\.[0-9]{{7}}) +[0-9]+ +[0-9]+ +"
+        r"(?P<component>[A-Z][A-Za-z0-9_]*[a-z][A-Za-z0-9_]*) +(?P<message>.*)$",
         # Windows 7's WindowsUpdate.log: date, time:ms, pid, tid (hex), component, tabs
         rf"^(?P<ts>{DAY}\t{HMS}):[0-9]{{3}}\t *[0-9]+\t[0-9a-fA-F]+\t(?P<component>[A-Za-z]+)"
         r"\t(?P<message>.*)$",
@@ -117,7 +127,7 @@ def mongodb_legacy(year: YearOf = None) -> AppRegexFormat:
     """MongoDB 2.4 (``Tue May 20 19:07:39.959 [conn12] msg``, no year: placed by ``year``) and
     2.6 (``2014-04-09T23:16:20.437-0400 [initandlisten] msg``): no severity, read from the
     message's words; component = the thread's name without its number (``conn``)."""
-    thread = r" \[(?P<component>[A-Za-z_]+)[^\]]*\] (?P<message>.*)$"
+    thread = r" \[(?P<component>[A-Za-z_]*[a-z][A-Za-z_]*)[^\]]*\] (?P<message>.*)$"
     old = rf"[A-Z][a-z]{{2}} [ 0-9][0-9] {HMS}\.[0-9]{{3}}"
     iso = rf"{DAY}T{HMS}\.[0-9]{{3}}[+-][0-9]{{4}}"
     return AppRegexFormat(
@@ -128,6 +138,10 @@ def mongodb_legacy(year: YearOf = None) -> AppRegexFormat:
         year=year,
         record_start=rf"{iso} \[|[A-Z][a-z]{{2}} {old} \[",
         level_words=True,
+        # hclog's "[INFO]" is no thread, and logback's "[thread] LEVEL logger" writes its level
+        # (a review: Vault's and Consul's logs and logback's had been read so)
+        ruled_out_by=rf"(?:{iso}|[A-Z][a-z]{{2}} {old}) \[(?:[^\]]*\] +{_LEVEL_COLUMN} |"
+        rf"{_LEVEL_COLUMN}\])",
         description="MongoDB 2.4 and 2.6 text log (ts [thread] msg): component = thread name; "
         "levels from the message's words",
         example="2014-04-09T23:16:20.437-0400 [conn12] assertion 13 not authorized on admin",
@@ -138,7 +152,7 @@ def mongodb_legacy(year: YearOf = None) -> AppRegexFormat:
 HEALTHAPP = AppRegexFormat(
     name="healthapp",
     patterns=(
-        r"^(?P<ts>[0-9]{8}-" + HMS + r":[0-9]{3})\|(?P<component>[^|]+)\|[0-9]+\|"
+        r"^(?P<ts>[0-9]{8}-" + HMS + r":[0-9]{3})\|(?P<component>[^|]*[a-z][^|]*)\|[0-9]+\|"
         r"(?P<message>.*)$",
     ),
     min_line_bytes=26,
@@ -156,7 +170,8 @@ def proxifier(year: YearOf = None) -> AppRegexFormat:
     return AppRegexFormat(
         name="proxifier",
         patterns=(
-            r"^\[(?P<ts>[0-9]{2}\.[0-9]{2} " + HMS + r")\] (?P<component>[^ ]+)(?: \*64)? - "
+            r"^\[(?P<ts>[0-9]{2}\.[0-9]{2} " + HMS + r")\] (?P<component>[^ ]*[a-z][^ ]*)"
+            r"(?: \*64)? - "
             r"(?P<message>.*)$",
         ),
         min_line_bytes=22,
@@ -189,7 +204,11 @@ HPC = AppRegexFormat(
 _MSSQL_SEVERITIES = tuple(
     (str(n), "FATAL" if n >= 20 else "ERROR" if n >= 11 else "INFO") for n in range(26)
 )
-_MSSQL_HEAD = r"^(?P<ts>" + DAY + " " + HMS + r"\.[0-9]{2}) (?P<component>[A-Za-z]+)[0-9]*s? +"
+#: SQL Server's sources (a review: any "ts.NN WORD msg" log had been read so, its levels lost).
+_MSSQL_HEAD = (
+    r"^(?P<ts>" + DAY + " " + HMS + r"\.[0-9]{2}) (?P<component>Server|Logon|Backup|spid)"
+    r"(?:[0-9]+s?)? +"
+)
 MSSQL_ERRORLOG = AppRegexFormat(
     name="mssql_errorlog",
     patterns=(

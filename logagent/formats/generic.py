@@ -208,15 +208,19 @@ def infer_generic(sample: Sequence[str]) -> GenericFormat:
     """Infer the header of the sampled lines; what was chosen and how often it fits."""
     lines = pl.Series("line", [x for x in sample if x.strip()], dtype=pl.String)
     n = max(lines.len(), 1)
-    ts_name, ts_pattern, ts_share = _best_ts(lines)
-    indented = ts_pattern is not None and _indented(lines, ts_pattern, round(ts_share * n))
+    ts_name, ts_pattern, ts_share, stamped = _best_ts(lines)
+    indented = ts_pattern is not None and _indented(lines, ts_pattern, stamped)
     frame = pl.DataFrame({"line": lines}).select(
         g=pl.col("line").str.extract_groups(header_regex(ts_pattern, indented=indented))
     )
     rest = frame["g"].struct.field("rest").drop_nulls()
     level_share = rest.len() / n
     comp_name, comp_pattern, comp_share = _best_component(rest)
-    where = f"{ts_name} in {ts_share:.0%} of sampled lines" if ts_name else "none"
+    where = (
+        f"{ts_name} in {ts_share:.0%} of the sampled lines that are no part of a record's trace"
+        if ts_name
+        else "none"
+    )
     comp = f"{comp_name} ({comp_share:.0%})" if comp_name else "error kind (message head)"
     description = (
         f"generic, inferred from the sample: timestamp {where}; level word in {level_share:.0%}; "
@@ -238,12 +242,13 @@ def _indented(lines: pl.Series, ts_pattern: str, stamped: int) -> bool:
     return stamped > 0 and 10 * (stamped - blank) < stamped
 
 
-def _best_ts(lines: pl.Series) -> tuple[str | None, str | None, float]:
+def _best_ts(lines: pl.Series) -> tuple[str | None, str | None, float, int]:
     """The timestamp shape most sampled lines start with, and its share of them: of the lines
     that carry it or look like no part of a record (``CONTINUATION_LIKE``: a stack trace's
     frames are the record's, and .NET's "   at ..." frames had been 54 of an NLog log's 82
-    lines, its stamp under half of them and none inferred: refused, probe T)."""
-    best: tuple[str | None, str | None, float] = (None, None, 0.0)
+    lines, its stamp under half of them and none inferred: refused, probe T); and how many
+    lines carry it (a review: ``_indented`` had been given the share times every line)."""
+    best: tuple[str | None, str | None, float, int] = (None, None, 0.0, 0)
     window = "^.{0," + str(TS_WINDOW_BYTES) + "}?"
     line = pl.col("line")
     unlike = ~line.str.contains(CONTINUATION_LIKE)
@@ -255,8 +260,8 @@ def _best_ts(lines: pl.Series) -> tuple[str | None, str | None, float]:
     for i, (name, pattern) in enumerate(TS_SHAPES):
         found, n = int(row[f"s{i}"] or 0), max(int(row[f"n{i}"] or 0), 1)
         if found / n > best[2]:
-            best = (name, pattern, found / n)
-    return best if best[2] >= 0.5 else (None, None, best[2])
+            best = (name, pattern, found / n, found)
+    return best if best[2] >= 0.5 else (None, None, best[2], 0)
 
 
 def _best_component(rest: pl.Series) -> tuple[str | None, str | None, float]:

@@ -167,6 +167,8 @@ KLOG_TAG = r"^\s*([IWEF])[0-9]{4} [0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{6} "
 #: failed: 0 attempts left" are failures (a review found them read as INFO).
 NO_ERRORS = (
     r"(?i)\b(?:errors?|failures?|failed|fails?|err) ?= ?0+(?:[^0-9.x]|$)"
+    # Windows Update's callbacks of success: "... with code Call progress and error 0"
+    r"|\b(?:and|with) error 0+(?:[^0-9.x]|$)"
     r"|\b(?:errors|failures)\s*:\s*0+\s*(?:[,;)\]}]|$)"
     r"|\b(?:0|no|zero|without)\s+(?:errors?|failures?)\b"
     # systemd's "X was skipped because of a failed condition check (ConditionPathExists=...)":

@@ -225,11 +225,12 @@ XORG = AppRegexFormat(
 #: Lines that say a log is no kernel ring buffer, though dmesg reads their shape: Xorg's
 #: "[uptime] (WW) msg"; and, a review found, Apache 2.2's "[ctime] [error] msg" (-T's stamp),
 #: PHP's built-in server's "[ctime] 127.0.0.1:44516 [500]: GET /", journalctl's
-#: short-monotonic "[uptime] host prog[pid]: msg" and an app's "[uptime] ERROR: msg".
+#: short-monotonic "[uptime] host prog[pid]: msg". (Not "[uptime] INFO: msg": the kernel's
+#: hung-task and WARN_ON lines, "INFO: task ... blocked", "WARNING: CPU: 2 PID: 1234", a review.)
 _CTIME_BRACKET = rf"\[[A-Z][a-z]{{2}} [A-Z][a-z]{{2}} [ 0-9][0-9] {HMS}(?:\.[0-9]+)? [0-9]{{4}}\] "
 _NOT_DMESG = (
     rf"{_UPTIME}\((?:{_XORG_MARK})\) |{_CTIME_BRACKET}(?:\[|[0-9a-fA-F.:\[\]]+:[0-9]+ )"
-    rf"|{_UPTIME}(?:[^ :]+ (?:kernel|[^ \[:]+\[[0-9]+\]): |(?:ERROR|WARN(?:ING)?|INFO|DEBUG)[:\]] )"
+    rf"|{_UPTIME}[^ :]+ (?:kernel|[^ \[:]+\[[0-9]+\]): "
 )
 #: ``dmesg -x``'s facility and level, then the uptime stamp.
 _DMESG_X = (

@@ -94,12 +94,12 @@ def reading(result: Result) -> str:
 
 
 def transcoded(result: Result) -> str | None:
-    """The encodings (``UTF-16``) of inputs read as they were turned into UTF-8, when those
-    are all that was compressed or encoded: they are files, no streams (probe T: a UTF-16
-    file had been "a stream"); else None."""
-    codecs = {c for c in result.input.compression if c}
-    if codecs and all(c.startswith("utf-") for c in codecs):
-        return ", ".join(sorted(c.upper() for c in codecs))
+    """The encodings (``UTF-16``) of the inputs when every one was text read as it was turned
+    into UTF-8: files, no streams (probe T: a UTF-16 file had been "a stream"); else None
+    (a plain file among them is no UTF-16 text, a review)."""
+    codecs = result.input.compression
+    if codecs and all(c is not None and c.startswith("utf-") for c in codecs):
+        return ", ".join(sorted({c.upper() for c in codecs if c}))
     return None
 
 

@@ -391,6 +391,9 @@ def test_glob_skips_directories_and_utf16_is_read_or_gets_a_hint(
     said = marked["report"]["markdown"]
     assert "Read UTF-16 text, " in said and "as UTF-8" in said
     assert "whole size unknown" not in said and "decompressed data" not in said
+    # a plain file beside it is no UTF-16 text (a review)
+    both = as_json(run("analyze", str(tmp_path / "w.log"), str(tmp_path / "a.log"), "--json"))
+    assert "UTF-16 text" not in both["report"]["markdown"]
     proc = run("analyze", str(write_log(text.encode("utf-16-le"), name="bare.log")), "--json")
     assert proc.returncode == 3 and "UTF-16" in as_json(proc)["recuse"]["detail"]
 

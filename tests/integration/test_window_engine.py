@@ -380,3 +380,29 @@ def test_a_window_of_instants_on_zoneless_stamps_is_said(tmp_path: Path) -> None
     assert local.answer.total == 4 and not any("time zone" in w for w in local.warnings)
     relative = ask(path, now, kind=QuestionKind.STATUS, since="48h")
     assert any("stamps carry no time zone" in w for w in relative.warnings)
+
+
+def test_a_level_after_the_clock_is_no_zone_and_w3c_is_utc(tmp_path: Path) -> None:
+    """A review: "10:00:00,000 INFO" had been read as a zone named INFO (no warning on log4j
+    logs), and IIS's W3C stamps, UTC by definition, drew the warning."""
+    now = datetime(2024, 3, 6, tzinfo=UTC)
+    app = tmp_path / "app.log"
+    app.write_text(
+        "".join(
+            f"2024-03-05 10:00:{i:02d},000 {'ERROR' if i % 3 else 'INFO '} [main] c.x.Y - m {i}\n"
+            for i in range(30)
+        )
+    )
+    got = ask(app, now, kind=QuestionKind.STATUS, since="2024-03-05T10:00:00+02:00")
+    assert any("stamps carry no time zone" in w for w in got.warnings)
+    iis = tmp_path / "u_ex.log"
+    iis.write_text(
+        "#Fields: date time s-ip cs-method cs-uri-stem cs-uri-query s-port cs-username c-ip "
+        "cs(User-Agent) cs(Referer) sc-status sc-substatus sc-win32-status time-taken\n"
+        + "".join(
+            f"2024-03-05 10:00:{i:02d} 10.0.0.1 GET /a - 80 - 1.2.3.4 UA - 200 0 0 {i}\n"
+            for i in range(30)
+        )
+    )
+    got = ask(iis, now, kind=QuestionKind.STATUS, since="2024-03-05T09:00:00+01:00")
+    assert got.input.format == "w3c" and not any("time zone" in w for w in got.warnings)

@@ -305,3 +305,18 @@ def test_a_stamp_under_half_the_lines_starts_the_records_when_the_rest_are_their
     rows = fold_records(pl.Series("line", lines), fmt)
     assert rows["level"].to_list() == ["ERROR", "INFO", "INFO", "INFO"] * 3
     assert rows["valid"].all()
+
+
+def test_a_log_padded_throughout_keeps_its_records_among_its_frames() -> None:
+    """A review: every record starting with a blank, a third of them followed by two frames;
+    the stamp's share leaves the frames out, but whether records are indented is judged on
+    the lines that carry it (it had been judged on the share times every line: refused)."""
+    lines = []
+    for i in range(30):
+        level = "ERROR" if i % 3 == 0 else "DEBUG"
+        lines.append(f" 2024-03-10 08:00:{i:02d} {level} cache user login ok {i}")
+        if i % 3 == 0:
+            lines += ["    at com.x.Foo.bar(Foo.java:1)", "    at com.x.Foo.baz(Foo.java:2)"]
+    assert infer_generic(lines).indented
+    rows = fold_records(pl.Series("line", lines), infer_generic(lines))
+    assert rows["valid"].sum() == 30 and rows["level"].to_list().count("ERROR") == 10

@@ -60,6 +60,8 @@ CASES = [
     # Windows Update's counts, blanks around "=" (probe U); a code 0x... is no count
     ("Download call complete (succeeded = 1, succeeded with errors = 0, failed = 0)", "INFO"),
     ("Install call failed = 0x80240022", "ERROR"),
+    ("WU client calls back to download call {1} with code Call progress and error 0", "INFO"),
+    ("Install failed with error 0x80240022", "ERROR"),
     # counters of none only: these are failures (a review)
     ("Connection failed: 0 bytes received", "ERROR"),
     ("request failed: 0", "ERROR"),
