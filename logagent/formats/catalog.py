@@ -243,6 +243,9 @@ DESCRIPTIONS: dict[str, str] = {
     "logcat": logcat().description,
     "redis": redis().description,
     "syslog3164": syslog3164().description,
+    "charon": charon().description,
+    "mongodb_legacy": mongodb_legacy().description,
+    "proxifier": proxifier().description,
     "jsonapp": JsonAppFormat().description,
     "logfmt": LogfmtFormat().description,
     **{name: f.description for name, f in _FIXED.items()},  # one list of the fixed layouts
