@@ -289,6 +289,10 @@ LOG4J = AppRegexFormat(
 
 _PY_LEVELS = "CRITICAL|FATAL|ERROR|WARNING|WARN|INFO|DEBUG|NOTSET"
 _PY_LEVEL = rf"(?P<level>{_PY_LEVELS})"
+#: A level-first Python head, up to its bracket's opening: "[LEVEL] ts [" or "LEVEL ts [".
+_PY_LEVEL_FIRST = (
+    r"^\[?" + _PY_LEVEL + r"\]? +(?P<ts>" + _D4 + " " + _HMS + r"(?:[.,][0-9]{3,6})?) \["
+)
 PYTHON = AppRegexFormat(
     name="python",
     patterns=(
@@ -314,11 +318,9 @@ PYTHON = AppRegexFormat(
         # and "%(levelname)s %(asctime)s [%(filename)s %(funcName)s:%(lineno)d]:", refused)
         # (its bracket ends in the line number: a Java layout's "%-5p %d [%t] %c: %m" writes a
         # thread there, a review)
-        r"^\[?" + _PY_LEVEL + r"\]? +(?P<ts>" + _D4 + " " + _HMS + r"(?:[.,][0-9]{3,6})?) "
-        r"\[(?P<component>[^\]\s:]+)[^\]]*:[0-9]+\]:? (?P<message>.*)$",
+        _PY_LEVEL_FIRST + r"(?P<component>[^\]\s:]+)[^\]]*:[0-9]+\]:? (?P<message>.*)$",
         # ... or the logger's name alone ("[%(name)s]"; not Java's "[%t] %c", ``ruled_out_by``)
-        r"^\[?" + _PY_LEVEL + r"\]? +(?P<ts>" + _D4 + " " + _HMS + r"(?:[.,][0-9]{3,6})?) "
-        r"\[(?P<component>[A-Za-z_][A-Za-z0-9_.-]*)\] (?P<message>.*)$",
+        _PY_LEVEL_FIRST + r"(?P<component>[A-Za-z_][A-Za-z0-9_.-]*)\] (?P<message>.*)$",
         # "%(name)s - %(levelname)s - %(message)s", no time (probe T: ranked by message head)
         r"^(?P<component>[A-Za-z_][A-Za-z0-9_.]*) - " + _PY_LEVEL + r" - (?P<message>.*)$",
     ),

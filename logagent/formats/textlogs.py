@@ -32,6 +32,8 @@ no known format). More daemons' logs are in ``daemonlogs``.
 
 from __future__ import annotations
 
+import re
+
 from logagent.formats.app import AppRegexFormat
 from logagent.formats.apptimes import DAY, HMS
 
@@ -47,8 +49,9 @@ _LOGRUS_LEVELS = (
 
 
 def _words(levels: tuple[tuple[str, str], ...]) -> str:
-    """A ``level_map``'s words as a regex alternation, for the layout's level group."""
-    return "|".join(word for word, _ in levels)
+    """A ``level_map``'s words as a regex alternation, for the layout's level group (escaped:
+    Xorg's are marks such as ``**`` and ``??``)."""
+    return "|".join(re.escape(word) for word, _ in levels)
 
 
 _LOGRUS_LEVEL = _words(_LOGRUS_LEVELS)
@@ -201,7 +204,7 @@ _XORG_LEVELS = (
     ("NI", "WARN"),
     ("EE", "ERROR"),
 )
-_XORG_MARK = r"--|\*\*|==|\+\+|!!|II|\?\?|WW|NI|EE"
+_XORG_MARK = _words(_XORG_LEVELS)
 _UPTIME = r"\[ *[0-9]+\.[0-9]+\] "
 XORG = AppRegexFormat(
     name="xorg",
@@ -307,7 +310,7 @@ _NPM_LEVELS = (
 NPM_DEBUG = AppRegexFormat(
     name="npm_debug",
     patterns=(
-        r"^[0-9]+ (?P<level>silly|verbose|timing|http|info|notice|warn|error)"
+        rf"^[0-9]+ (?P<level>{_words(_NPM_LEVELS).lower()})"
         r"(?: (?P<message>.*))?$",
     ),
     min_line_bytes=6,
