@@ -20,7 +20,7 @@ such, not as malformed lines.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 import polars as pl
@@ -152,6 +152,11 @@ class AppAsAccess:
         ):
             return self.app.staged_fields(line, message_text=False)
         return staged_fields(self.app, line)
+
+    def fast_variant(self) -> tuple[AppAsAccess, pl.Expr] | None:
+        """This view of the layout's ``fast_only`` variant (``base.fast_variant``)."""
+        fast = self.app.fast_only() if isinstance(self.app, AppRegexFormat) else None
+        return None if fast is None else (replace(self, app=fast), fast.fast_read())
 
     def over(self, cols: dict[str, pl.Expr], line: pl.Expr) -> dict[str, pl.Expr]:
         """``fields`` from the application format's columns ``cols`` (staged or not)."""

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Protocol
 
 import polars as pl
@@ -94,6 +94,18 @@ def staged_fields(fmt: object, line: pl.Expr) -> tuple[Stages, dict[str, pl.Expr
     return [], plain
 
 
+def fast_variant(fmt: object) -> tuple[Format, pl.Expr] | None:
+    """``fmt`` for the lines its layout's fast patterns read (``AppRegexFormat.fast_only``),
+    and the expression telling those lines, over the first of ``staged_fields(fmt)``'s
+    stages; None where ``fmt`` has no such variant. On those lines the variant's fields equal
+    ``fmt``'s, and its stages open with the same first stage (``extract._parse``)."""
+    own = getattr(fmt, "fast_variant", None)
+    if callable(own):
+        found: tuple[Format, pl.Expr] | None = own()
+        return found
+    return None
+
+
 @dataclass(frozen=True)
 class Wrapped:
     """A format around ``inner`` that adds columns (a time window, a time bucket): the same
@@ -113,6 +125,11 @@ class Wrapped:
         """The inner format's stages; its fields plus the added columns."""
         stages, fields = staged_fields(self.inner, line)
         return stages, {**fields, **self.staged_added(line, stages)}
+
+    def fast_variant(self) -> tuple[Format, pl.Expr] | None:
+        """The inner format's ``fast_variant``, wrapped alike."""
+        inner = fast_variant(self.inner)
+        return None if inner is None else (replace(self, inner=inner[0]), inner[1])
 
     def staged_added(self, line: pl.Expr, stages: Stages) -> dict[str, pl.Expr]:
         """The added columns where the inner parse is staged (``stages``): as ``added``, or

@@ -23,7 +23,15 @@ import numpy as np
 import polars as pl
 
 from logagent.formats import quick
-from logagent.formats.base import BUCKET, PATH, STATUS, Format, Stages, staged_fields
+from logagent.formats.base import (
+    BUCKET,
+    PATH,
+    STATUS,
+    Format,
+    Stages,
+    fast_variant,
+    staged_fields,
+)
 from logagent.formats.batchlines import (
     all_lines,
     candidate_lines,
@@ -187,10 +195,13 @@ def extract_scanned(
     unparsed = int(counted[quick.N].sum()) if counted is not None else 0
     parsed = len(text) + unparsed  # every line is counted unparsed or parsed below
     stages, fields = _staged(fmt)
+    split = _split(fmt)
     if not keyed:  # nothing reads the path: Polars then never computes it
         fields = {**fields, PATH: pl.lit(ANY_ROUTE, dtype=pl.String)}
+        if split is not None:
+            split = replace(split, fields={**split.fields, PATH: fields[PATH]})
     lines = pl.LazyFrame({"line": text, UNIT: int64_series(units, UNIT)})
-    base = _parse(lines, len(text), fields, stages).lazy()
+    base = _parse(lines, len(text), fields, stages, split).lazy()
     ok = pl.col(STATUS).is_not_null() & (pl.col("nbytes") >= fmt.min_line_bytes)
     # Optional columns (formats/adapter.py): a continuation line is neither a record nor
     # malformed; a record outside the time window is valid but not counted.
@@ -269,6 +280,41 @@ def _staged_once(fmt: Format) -> tuple[Stages, dict[str, pl.Expr]]:
     return staged_fields(fmt, pl.col("line"))
 
 
+@dataclass(frozen=True)
+class FastSplit:
+    """The lines a layout's fast patterns read (``read``, over the first stage's columns),
+    parsed by its fast variant's later ``stages`` into ``fields`` (``base.fast_variant``)."""
+
+    read: pl.Expr
+    stages: Stages
+    fields: dict[str, pl.Expr]
+
+
+def _split(fmt: Format) -> FastSplit | None:
+    """``fmt``'s ``FastSplit``, built once per format where it is hashable (as ``_staged``)."""
+    try:
+        return _split_once(fmt)  # type: ignore[arg-type]  # unhashable: TypeError
+    except TypeError:
+        return _split_of(fmt)
+
+
+@functools.lru_cache(maxsize=8)
+def _split_once(fmt: Format) -> FastSplit | None:
+    return _split_of(fmt)
+
+
+def _split_of(fmt: Format) -> FastSplit | None:
+    found = fast_variant(fmt)
+    if found is None:
+        return None
+    variant, read = found
+    stages, _ = _staged(fmt)
+    fast_stages, fields = staged_fields(variant, pl.col("line"))
+    if not stages or not fast_stages or list(stages[0]) != list(fast_stages[0]):
+        return None  # the two parses do not open alike: no split
+    return FastSplit(read, fast_stages[1:], fields)
+
+
 @functools.lru_cache(maxsize=8)
 def _route_of_any(rules: tuple[RouteRule, ...] | None) -> str:
     """The route ``ANY_ROUTE`` folds to by ``rules``, as a parsed record's does (a rule of
@@ -277,20 +323,37 @@ def _route_of_any(rules: tuple[RouteRule, ...] | None) -> str:
 
 
 def _parse(
-    lines: pl.LazyFrame, n: int, fields: dict[str, pl.Expr], stages: Stages = ()
+    lines: pl.LazyFrame,
+    n: int,
+    fields: dict[str, pl.Expr],
+    stages: Stages = (),
+    split: FastSplit | None = None,
 ) -> pl.DataFrame:
     """Parse every line once, in slices on Polars' threads (one regex call is one thread),
     each slice's helper columns first (``base.staged_fields``).
 
+    With a ``split`` the first stage (a layout's fast captures) is computed first; the
+    lines it read then go on through the fast variant's stages, the others through the
+    whole layout's (their rows come after: the callers only group and sum them).
     Materialized: the tally runs several queries over it, and Polars would
     otherwise parse the lines again for each of them.
     """
-    plans = []
-    for lo, hi in slices(n):
-        plan = lines.slice(lo, hi - lo)
-        for stage in stages:
+    parts = [lines.slice(lo, hi - lo) for lo, hi in slices(n)]
+    plans: list[tuple[pl.LazyFrame, Stages, dict[str, pl.Expr]]] = []
+    if split is None or not stages:
+        plans = [(part, stages, fields) for part in parts]
+    else:
+        for opened in collect([part.with_columns(**stages[0]) for part in parts]):
+            read = opened.select(split.read).to_series()
+            # each half in one chunk: a filtered frame's two chunks made Polars 1.44 panic
+            # in a when/then over its struct column (an assertion on the chunk counts)
+            plans.append((opened.filter(read).rechunk().lazy(), split.stages, split.fields))
+            plans.append((opened.filter(~read).rechunk().lazy(), stages[1:], fields))
+    out = []
+    for plan, steps, cols in plans:
+        for stage in steps:
             plan = plan.with_columns(**stage)
-        plans.append(
-            plan.select(UNIT, **fields, nbytes=pl.col("line").str.len_bytes(), **{_LINE: "line"})
+        out.append(
+            plan.select(UNIT, **cols, nbytes=pl.col("line").str.len_bytes(), **{_LINE: "line"})
         )
-    return pl.concat(collect(plans))
+    return pl.concat(collect(out))

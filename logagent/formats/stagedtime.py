@@ -14,12 +14,12 @@ same names with the same expressions), and the time over the line otherwise;
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 
 import polars as pl
 
-from logagent.formats.base import Stages, Wrapped
+from logagent.formats.base import Format, Stages, Wrapped, fast_variant
 
 TimeOf = Callable[[pl.Expr], pl.Expr]
 
@@ -79,6 +79,21 @@ class Timed(Wrapped):
     def added(self, line: pl.Expr) -> dict[str, pl.Expr]:
         """The added columns over the line's own time."""
         return self.columns(self.time(line))
+
+    def fast_variant(self) -> tuple[Format, pl.Expr] | None:
+        """The inner format's ``fast_variant``, wrapped alike with that variant's own time:
+        the whole layout's staged time reads helpers the variant computes otherwise, and over
+        the line its time parsed each line again (log4j's ERROR lines: 12 ms -> 0.35 s)."""
+        found = fast_variant(self.inner)
+        if found is None or not isinstance(self.time, StagedTime):
+            return None
+        from logagent.formats.windowed import time_of  # windowed builds on this module
+
+        inner, read = found
+        time = time_of(inner)
+        if not isinstance(time, StagedTime):
+            return None
+        return replace(self, inner=inner, time=time), read
 
     def staged_added(self, line: pl.Expr, stages: Stages) -> dict[str, pl.Expr]:
         """The added columns over the staged time where the stages hold it."""
