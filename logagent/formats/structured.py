@@ -36,6 +36,7 @@ from logagent.formats.jsonl import (
     jsonpath,
 )
 from logagent.formats.levels import LEVEL_MAP, normalize_level
+from logagent.timewindow.columns import stamp_expr
 
 #: Well-known keys per field, most specific first (dotted: nested JSON objects).
 APP_KEYS: dict[str, tuple[str, ...]] = {
@@ -345,13 +346,33 @@ def staged_of(
     times: Stages = []
     time = None
     if TS in get:  # the formats in turn, each on the stamps the ones before it left
-        times, time = staged_times(pl.col(held[TS]), TIME_FORMATS, f"_app_{name}")
+        times, text = staged_times(pl.col(held[TS]), TIME_FORMATS, f"_app_{name}")
+        epoch = f"_app_{name}_epoch"  # then a number, on the stamps none of them read
+        times = [
+            *times,
+            {epoch: pl.coalesce(text, epoch_time(pl.when(text.is_null()).then(pl.col(held[TS]))))},
+        ]
+        time = pl.col(epoch)
     cols = fields_of(
         {k: pl.col(h) for k, h in held.items()}, pl.col(record), time, level_map, head=head
     )
     done = {k: f"_app_{name}_col_{k}" for k in cols}
     last = {done[k]: e for k, e in cols.items()}  # each column once (Polars repeats shared
     return [stage, *late, *times, last], {k: pl.col(done[k]) for k in cols}  # of an expression)
+
+
+def keyed_time(ts: pl.Expr) -> pl.Expr:
+    """A keyed layout's stamp as UTC: text by ``TIME_FORMATS`` (ISO 8601), else a number of
+    epoch seconds, milliseconds, microseconds or nanoseconds (``epoch_time``)."""
+    return pl.coalesce(parse_times(ts, TIME_FORMATS), epoch_time(ts))
+
+
+def epoch_time(ts: pl.Expr) -> pl.Expr:
+    """``ts`` as an epoch number, its unit by its size (``timewindow.columns``): zap's
+    ``"ts":1700000000.123``, pino's ``"time":1700000000123``, journald's microseconds.
+    Read as no time, these had left --since/--until with no stamp to window by (a usage
+    error) and the timeline empty."""
+    return stamp_expr(ts, "epoch")
 
 
 def fields_of(
@@ -378,7 +399,7 @@ def fields_of(
         component = pl.coalesce(named, message_head(message.fill_null("")))
     return {
         TS: pl.when(ok).then(ts),
-        TIME: pl.when(ok).then(parse_times(ts, TIME_FORMATS) if time is None else time),
+        TIME: pl.when(ok).then(keyed_time(ts) if time is None else time),
         LEVEL: pl.when(ok).then(normalize_level(level, level_map) if level is not None else None),
         COMPONENT: pl.when(ok).then(
             pl.when(component.str.len_bytes() > 0).then(component).otherwise(pl.lit(NO_COMPONENT))
