@@ -39,6 +39,7 @@ from logagent.formats.levels import (
     level_from_pri,
     normalize_level,
 )
+from logagent.formats.stagedtime import StampTimes
 
 TS, TIME, LEVEL, COMPONENT, MESSAGE = "ts", "time", "level", "component", "message"
 APP_COLUMNS = (TS, TIME, LEVEL, COMPONENT, MESSAGE)
@@ -173,6 +174,14 @@ class AppRegexFormat:
         done = {k: f"{name}_col_{k}" for k in cols}
         last = {done[k]: e for k, e in cols.items()}
         return [*first, captures, picked, *times, last], {k: pl.col(done[k]) for k in cols}
+
+    def stamp_times(self) -> StampTimes:
+        """Its time from the stamp as written (``staged_fields``' raw ``ts`` helper)."""
+        formats, year = self.time_formats, self.year
+        return StampTimes(
+            f"_app_{self.name}_raw_{TS}",
+            lambda ts, prefix: staged_times(ts, formats, prefix, year),
+        )
 
     def fast_read(self) -> pl.Expr:
         """Whether one of the ``fast`` patterns read the line: over the first stage of

@@ -30,6 +30,8 @@ from logagent.formats.stagedtime import Timed, staged_time
 
 #: Helper columns of the staged parse: the status, and the line where it is an event.
 _STATUS_HELD, _EVENT_LINE = "_bucket_status", "_bucket_event_line"
+#: Helper column of the staged parse: the stamp as written where the line is an event.
+_EVENT_STAMP = "_bucket_event_stamp"
 
 MAX_BUCKETS = 100
 #: Round bucket widths in seconds, smallest first: 1m 5m 10m 15m 30m 1h 3h 6h 12h 1d 7d.
@@ -65,7 +67,18 @@ class Bucketed(Timed):
         held = pl.col(_STATUS_HELD)
         is_event = held.is_between(500, 599)
         time = staged_time(self.time, line, stages)
-        if time is not None:  # an app layout's parse holds every line's time already: masked
+        stamp = getattr(self.time, "stamp", None)
+        if time is not None and stamp is not None and stamp.column in _helpers(stages):
+            # an app layout's parse holds each line's stamp as written: the events' alone
+            # are parsed (every line's time had been, then masked: 200 MB of a JSON log's
+            # -q status, 925 -> 555 ns a line without the bucket; log4j's 606 -> 491)
+            stamped: dict[str, pl.Expr] = {
+                _EVENT_STAMP: pl.when(is_event).then(pl.col(stamp.column))
+            }
+            times, time = stamp.parse(pl.col(_EVENT_STAMP), "_bucket")
+            stages = [*stages, {_STATUS_HELD: fields[STATUS]}, stamped, *times]
+            return stages, {**fields, STATUS: held, **self.columns(time)}
+        if time is not None:  # the parse holds every line's time already: masked
             # (over the line again, its patterns ran unstaged on each event line: log4j's
             # -q status spent more on the bucket than on the parse, and each new pattern more)
             stages = [*stages, {_STATUS_HELD: fields[STATUS]}]
@@ -73,6 +86,11 @@ class Bucketed(Timed):
         event = pl.when(is_event).then(line)  # null elsewhere: no stamp parsed
         stages = [*stages, {_STATUS_HELD: fields[STATUS]}, {_EVENT_LINE: event}]
         return stages, {**fields, STATUS: held, **self.added(pl.col(_EVENT_LINE))}
+
+
+def _helpers(stages: Stages) -> set[str]:
+    """The names of the helper columns ``stages`` compute."""
+    return {name for stage in stages for name in stage}
 
 
 def choose_bucket_s(span_s: float) -> int:

@@ -25,11 +25,23 @@ TimeOf = Callable[[pl.Expr], pl.Expr]
 
 
 @dataclass(frozen=True)
+class StampTimes:
+    """How a layout's time comes from its stamp as written: the helper column of its staged
+    parse holding that stamp (``column``), and the staged parse of a column of such stamps
+    into UTC times, its helpers named after a prefix (``parse(stamps, prefix)``)."""
+
+    column: str
+    parse: Callable[[pl.Expr, str], tuple[Stages, pl.Expr]]
+
+
+@dataclass(frozen=True)
 class StagedTime:
-    """A ``TimeOf`` (``plain``) whose staged form is ``staged(line)``: (its stages, the time)."""
+    """A ``TimeOf`` (``plain``) whose staged form is ``staged(line)``: (its stages, the time);
+    ``stamp``: how that time comes from the stamp as written, where the layout says."""
 
     plain: TimeOf
     staged: Callable[[pl.Expr], tuple[Stages, pl.Expr]]
+    stamp: StampTimes | None = None
 
     def __call__(self, line: pl.Expr) -> pl.Expr:
         """The time over the line itself."""

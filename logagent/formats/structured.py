@@ -36,6 +36,7 @@ from logagent.formats.jsonl import (
     jsonpath,
 )
 from logagent.formats.levels import LEVEL_MAP, normalize_level
+from logagent.formats.stagedtime import StampTimes
 from logagent.timewindow.columns import stamp_expr
 
 #: Well-known keys per field, most specific first (dotted: nested JSON objects).
@@ -137,6 +138,10 @@ class KeyedFields:
         default ``raw``'s, with no stages. ``rare``: fields read on few lines only (the
         stages need not prepare them for every line)."""
         return [], lambda text: self.raw(text)[0], self.raw(line)[1]
+
+    def stamp_times(self) -> StampTimes:
+        """Its time from the stamp as written (``staged_of``'s ``ts`` helper)."""
+        return StampTimes(f"_app_{self.name}_{TS}", keyed_times)
 
     def staged_fields(
         self, line: pl.Expr, *, message_text: bool = True
@@ -345,20 +350,24 @@ def staged_of(
     late: Stages = [{held[MESSAGE]: message(pl.col(held[LEVEL]))}] if message else []
     times: Stages = []
     time = None
-    if TS in get:  # the formats in turn, each on the stamps the ones before it left
-        times, text = staged_times(pl.col(held[TS]), TIME_FORMATS, f"_app_{name}")
-        epoch = f"_app_{name}_epoch"  # then a number, on the stamps none of them read
-        times = [
-            *times,
-            {epoch: pl.coalesce(text, epoch_time(pl.when(text.is_null()).then(pl.col(held[TS]))))},
-        ]
-        time = pl.col(epoch)
+    if TS in get:
+        times, time = keyed_times(pl.col(held[TS]), f"_app_{name}")
     cols = fields_of(
         {k: pl.col(h) for k, h in held.items()}, pl.col(record), time, level_map, head=head
     )
     done = {k: f"_app_{name}_col_{k}" for k in cols}
     last = {done[k]: e for k, e in cols.items()}  # each column once (Polars repeats shared
     return [stage, *late, *times, last], {k: pl.col(done[k]) for k in cols}  # of an expression)
+
+
+def keyed_times(ts: pl.Expr, prefix: str) -> tuple[Stages, pl.Expr]:
+    """``keyed_time`` as helper columns named after ``prefix`` (``base.staged_fields``): the
+    text formats in turn, each on the stamps the ones before it left, then a number on the
+    stamps none of them read."""
+    times, text = staged_times(ts, TIME_FORMATS, prefix)
+    epoch = f"{prefix}_epoch"
+    last = {epoch: pl.coalesce(text, epoch_time(pl.when(text.is_null()).then(ts)))}
+    return [*times, last], pl.col(epoch)
 
 
 def keyed_time(ts: pl.Expr) -> pl.Expr:

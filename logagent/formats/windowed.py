@@ -96,7 +96,9 @@ def _app_time(
         stages, cols = stages_of(line)
         return stages, cols[TIME]
 
-    return StagedTime(lambda line: app.fields(line)[TIME], staged)
+    own = getattr(app, "stamp_times", None)
+    stamp = own() if callable(own) else None
+    return StagedTime(lambda line: app.fields(line)[TIME], staged, stamp)
 
 
 def _json_time(value: pl.Expr, tz: str) -> pl.Expr:
