@@ -185,6 +185,8 @@ _ZONE_NAMES = (
     "AWST|NZST|NZDT|PST|PDT|MST|MDT|CST|CDT|EST|EDT|AKST|AKDT|HST|BRT|ART"
 )
 _ZONED = _CLOCK + rf" ?(?:Z|[+-][0-9]{{2}}:?[0-9]{{2}}|(?:{_ZONE_NAMES}))\b"
+#: A stamp written as a number (``"ts":1700000000.5``): an epoch, UTC by definition.
+_NUMBER = r"^[0-9]+(?:\.[0-9]+)?$"
 #: Layouts whose stamps are UTC by their definition, zone or none (W3C extended logs: IIS's,
 #: CloudFront's; a review found them warned of).
 UTC_BY_DEFINITION = frozenset({"w3c", "cloudfront"})
@@ -199,8 +201,17 @@ def _zoneless(fmt: Format, time: Callable[[pl.Expr], pl.Expr], sample: list[str]
     line = pl.col("line")
     frame = pl.DataFrame({"line": sample}, schema={"line": pl.String})
     timed = fmt.fields(line)[STATUS].is_not_null() & time(line).is_not_null()
-    clocked = timed & line.str.contains(_CLOCK)
-    zoned = clocked & line.str.contains(_ZONED)
+    clock, zone = line.str.contains(_CLOCK), line.str.contains(_ZONED)
+    app = getattr(fmt, "app", None) or getattr(getattr(fmt, "view", None), "app", None)
+    if app is not None:  # the stamp as written too: a JSON key's may come late in the line
+        stamp = app.fields(line)[TS].cast(pl.String)
+        # a stamp written as a number is an epoch, UTC: a clock time in the message is none
+        # (a review: zap's "ts":1700000000.5 with "backup of 10:00:00")
+        timed = timed & ~stamp.str.contains(_NUMBER).fill_null(False)
+        clock = clock | stamp.str.contains(_CLOCK).fill_null(False)
+        zone = zone | stamp.str.contains(_ZONED).fill_null(False)
+    clocked = timed & clock
+    zoned = clocked & zone
     n_clocked, n_zoned = frame.select(clocked.sum(), zoned.sum().alias("z")).row(0)
     return bool(n_clocked) and not n_zoned
 

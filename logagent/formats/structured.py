@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 
 import polars as pl
 
@@ -376,12 +377,21 @@ def keyed_time(ts: pl.Expr) -> pl.Expr:
     return pl.coalesce(parse_times(ts, TIME_FORMATS), epoch_time(ts))
 
 
+#: The times an epoch number in a stamp key may stand for: a number outside them is no stamp
+#: (a duration or a counter under "time" read as 1973-1998, a compact "20240101000007" as a
+#: millisecond epoch in 2611: a review). Logs written as JSON lines began after 2000.
+EPOCH_FROM, EPOCH_UNTIL = datetime(2000, 1, 1, tzinfo=UTC), datetime(2100, 1, 1, tzinfo=UTC)
+
+
 def epoch_time(ts: pl.Expr) -> pl.Expr:
     """``ts`` as an epoch number, its unit by its size (``timewindow.columns``): zap's
-    ``"ts":1700000000.123``, pino's ``"time":1700000000123``, journald's microseconds.
-    Read as no time, these had left --since/--until with no stamp to window by (a usage
-    error) and the timeline empty."""
-    return stamp_expr(ts, "epoch")
+    ``"ts":1700000000.123``, pino's ``"time":1700000000123``, journald's microseconds; null
+    outside ``EPOCH_FROM``..``EPOCH_UNTIL``. Read as no time, these had left --since/--until
+    with no stamp to window by (a usage error) and the timeline empty."""
+    time = stamp_expr(ts, "epoch")
+    return pl.when(time.is_between(pl.lit(EPOCH_FROM), pl.lit(EPOCH_UNTIL), closed="left")).then(
+        time
+    )
 
 
 def fields_of(

@@ -74,3 +74,65 @@ def test_since_windows_a_pino_and_a_zap_log_by_their_epoch_stamps(tmp_path: Path
         got = json.loads(out.output)
         assert (got["input"]["format"], got["status"]) == (fmt, "exact")
         assert {t["key"]: t["count"] for t in got["answer"]["top"]} == truth[fmt]
+
+
+@pytest.mark.parametrize(
+    "stamp",
+    [
+        "123456789",  # a duration or a counter under "time": 1973
+        "900000000",  # 1998
+        '"20240101000007"',  # a compact date, read as milliseconds: 2611
+        "5000000000000",  # milliseconds past 2100
+    ],
+)
+def test_a_number_no_log_could_have_been_stamped_with_is_no_time(stamp: str) -> None:
+    """A review: durations under "time" made a timeline of 98-day buckets from 1973 to 1998,
+    and --since then recused ("no ERROR+ record in the time window") where it had said
+    that no stamp could be read."""
+    line = f'{{"level":"error","ts":{stamp},"caller":"a.go:1","msg":"boom"}}'
+    got = parse_app(ZAP_JSON, pl.Series("line", [line]))
+    assert got["component"].to_list() == ["a.go:1"] and got["time"].to_list() == [None]
+
+
+def test_durations_under_time_leave_since_a_usage_error(tmp_path: Path) -> None:
+    log = tmp_path / "durations.jsonl"
+    rng = random.Random(1)
+    rows = [
+        {
+            "level": rng.choice(["info", "error"]),
+            "time": rng.randint(10**8, 9 * 10**8),
+            "msg": "request done",
+            "component": "api",
+        }
+        for _ in range(200)
+    ]
+    log.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    args = ["analyze", str(log), "--json", "--llm", "off", "--full"]
+    out = CliRunner().invoke(main, [*args, "--since", "24h"])
+    assert out.exit_code == 2 and "reads no timestamp" in out.output
+    got = json.loads(CliRunner().invoke(main, args).output)
+    assert not (got["answer"].get("timeline") or {}).get("buckets")
+
+
+def test_an_epoch_log_with_a_clock_time_in_its_messages_draws_no_zone_warning(
+    tmp_path: Path,
+) -> None:
+    """An epoch is UTC: "backup of 10:00:00" in the message is no stamp without a zone (a
+    review); a JSON log whose stamps are zoneless text still draws the warning."""
+    epoch, text = tmp_path / "zap.jsonl", tmp_path / "slog.jsonl"
+    epoch.write_text("".join(
+        json.dumps({"level": ["info", "error"][i % 2], "ts": 1700000000 + i * 30 + 0.5,
+                    "msg": "backup of 10:00:00 done", "logger": "cron"}) + "\n"
+        for i in range(300)
+    ))  # fmt: skip
+    text.write_text("".join(
+        json.dumps({"level": ["info", "error"][i % 2], "msg": "x", "logger": "cron",
+                    "time": f"2023-11-14 {20 + i // 60 % 4:02d}:{i % 60:02d}:00"}) + "\n"
+        for i in range(300)
+    ))  # fmt: skip
+    for log, warned in ((epoch, False), (text, True)):
+        args = ["analyze", str(log), "--json", "--llm", "off", "--full"]
+        out = CliRunner().invoke(main, [*args, "--since", "2023-11-14T21:00:00Z"])
+        got = json.loads(out.output)
+        zoneless = any("carry no time zone" in w for w in got["warnings"])
+        assert zoneless is warned, (log.name, got["warnings"])
