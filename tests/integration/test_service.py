@@ -5,6 +5,7 @@ from __future__ import annotations
 import gzip
 import json
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -641,20 +642,33 @@ def test_a_sigterm_during_an_upload_answers_503_and_keeps_nothing(
     data = tmp_path / "data"
     s = Server(data, "--grace", "1")
     body = logs["small"].read_bytes()
-    sent = threading.Event()
+    sent, killed = threading.Event(), threading.Event()
 
     def slow() -> Iterator[bytes]:
         for i in range(0, len(body), 1 << 16):
             if i == 4 << 16:
-                sent.set()  # the test sends SIGTERM now
-                time.sleep(1.0)
+                sent.set()  # the test sends SIGTERM now, while the rest waits
+                killed.wait(30)
+                time.sleep(0.5)
             else:
                 time.sleep(0.01)
             yield body[i : i + (1 << 16)]
 
+    def uploaded() -> float:
+        text = httpx.get(f"{s.url}/metrics", timeout=5).text
+        found = re.search(r"^logagent_uploaded_bytes_total ([0-9.e+]+)$", text, re.M)
+        return float(found.group(1)) if found else 0.0
+
     def kill() -> None:
         sent.wait(30)
+        # only once the upload's body is being read: on a slow machine the handler had not
+        # begun when the signal came, and the request was refused as a new one ("try again
+        # later"), which is not what this test is about
+        deadline = time.monotonic() + 30
+        while uploaded() == 0 and time.monotonic() < deadline:
+            time.sleep(0.05)
         s.proc.send_signal(signal.SIGTERM)
+        killed.set()
 
     threading.Thread(target=kill, daemon=True).start()
     try:
